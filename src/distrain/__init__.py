@@ -1,0 +1,75 @@
+"""distrain: declarative, config-driven PyTorch training; distributed training is one config block away.
+
+The public API is imported lazily so that ``distrain --help`` answers without importing torch.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_PUBLIC = {
+    "Registrable": "distrain.registry",
+    "Lazy": "distrain.lazy",
+    "ConfigError": "distrain.config.errors",
+    "load_config": "distrain.config.loading",
+    "Field": "distrain.data.fields",
+    "TextField": "distrain.data.fields",
+    "TokenIdsField": "distrain.data.fields",
+    "LabelField": "distrain.data.fields",
+    "SequenceLabelField": "distrain.data.fields",
+    "TensorField": "distrain.data.fields",
+    "MetadataField": "distrain.data.fields",
+    "Vocabulary": "distrain.data.vocabulary",
+    "DatasetReader": "distrain.data.reader",
+    "DataError": "distrain.data.reader",
+    "Tokenizer": "distrain.data.tokenizer",
+    "Model": "distrain.models.model",
+    "Seq2VecEncoder": "distrain.modules.seq2vec",
+    "FeedForward": "distrain.modules.feedforward",
+    "Metric": "distrain.metrics.metric",
+    "Optimizer": "distrain.training.optimizers",
+    "LearningRateScheduler": "distrain.training.schedulers",
+    "Callback": "distrain.training.callback",
+    "Trainer": "distrain.training.trainer",
+    "World": "distrain.distributed.world",
+    "load_archive": "distrain.archive",
+    "Archive": "distrain.archive",
+}
+
+__all__ = sorted(_PUBLIC) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'distrain' has no attribute {name!r}")
+    from distrain.plugins import import_builtins
+
+    import_builtins()
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from distrain.archive import Archive, load_archive
+    from distrain.config.errors import ConfigError
+    from distrain.config.loading import load_config
+    from distrain.data.fields import Field, LabelField, MetadataField, SequenceLabelField, TensorField, TextField, TokenIdsField
+    from distrain.data.reader import DataError, DatasetReader
+    from distrain.data.tokenizer import Tokenizer
+    from distrain.data.vocabulary import Vocabulary
+    from distrain.distributed.world import World
+    from distrain.lazy import Lazy
+    from distrain.metrics.metric import Metric
+    from distrain.models.model import Model
+    from distrain.modules.feedforward import FeedForward
+    from distrain.modules.seq2vec import Seq2VecEncoder
+    from distrain.registry import Registrable
+    from distrain.training.callback import Callback
+    from distrain.training.optimizers import Optimizer
+    from distrain.training.schedulers import LearningRateScheduler
+    from distrain.training.trainer import Trainer

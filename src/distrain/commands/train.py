@@ -1,0 +1,143 @@
+"""``distrain train CONFIG -s DIR``: validate, prepare data once, launch the workers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shutil
+from pathlib import Path
+from typing import Any
+
+from distrain.errors import UsageError
+
+logger = logging.getLogger("distrain")
+
+
+def parse_ext_vars(pairs: list[str]) -> dict[str, str]:
+    ext_vars = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--ext-var {pair!r}: expected KEY=VALUE")
+        ext_vars[key] = value
+    return ext_vars
+
+
+def load_and_resolve(args: argparse.Namespace):
+    """The evaluated config and its validated plan; plugins are imported first."""
+    from distrain.config.loading import load_config
+    from distrain.experiment import resolve_experiment
+    from distrain.plugins import import_plugins
+
+    config = load_config(args.config, args.overrides, parse_ext_vars(args.ext_var))
+    import_plugins(args.include_package)
+    return config, resolve_experiment(config)
+
+
+def run(args: argparse.Namespace) -> int:
+    from distrain.distributed.environments.environment import detect
+
+    configure_logging()
+    config, resolved = load_and_resolve(args)
+    serialization_dir = Path(args.serialization_dir)
+    launched = detect()
+    if launched is not None:
+        run_as_launched(launched, config, resolved, serialization_dir, args)
+    else:
+        prepare_serialization_dir(serialization_dir, args.force, config)
+        if resolved.distributed is not None:
+            run_spawned(config, resolved, serialization_dir, args.include_package)
+        else:
+            run_single(config, serialization_dir)
+    print(f"training finished; outputs in {serialization_dir}")
+    return 0
+
+
+def configure_logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def prepare_serialization_dir(directory: Path, force: bool, config: dict[str, Any]) -> None:
+    """Refuse to overwrite a previous run unless ``--force``; save the resolved config."""
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"--serialization-dir {directory} exists and is not a directory")
+    if directory.is_dir() and any(directory.iterdir()):
+        if not force:
+            raise UsageError(
+                f"--serialization-dir {directory} is not empty; pass --force to start over"
+            )
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.json").write_text(json.dumps(config, indent=2))
+
+
+def run_single(config: dict[str, Any], serialization_dir: Path) -> None:
+    from distrain.distributed.launch import configure_worker_logging
+    from distrain.distributed.world import SINGLE
+    from distrain.experiment import train_worker
+
+    configure_worker_logging(SINGLE, serialization_dir)
+    train_worker(SINGLE, config, serialization_dir)
+
+
+def run_spawned(config: dict[str, Any], resolved, serialization_dir: Path, include_packages: list[str]) -> None:
+    from distrain.distributed.launch import spawn
+    from distrain.experiment import prepare_data
+
+    prepared = prepare_data(resolved.build())
+    spawn(spawned_worker, (config, serialization_dir, prepared, include_packages), resolved.distributed, serialization_dir)
+
+
+def spawned_worker(world, config, serialization_dir, prepared, include_packages) -> None:
+    from distrain.experiment import train_worker
+    from distrain.plugins import import_plugins
+
+    import_plugins(include_packages)
+    train_worker(world, config, serialization_dir, prepared)
+
+
+def run_as_launched(launched, config, resolved, serialization_dir: Path, args: argparse.Namespace) -> None:
+    """torchrun / srun started this process: join the job; rank 0 alone checks and prepares the folder."""
+    from distrain.distributed.collectives import broadcast_object
+    from distrain.distributed.launch import init_worker, shutdown_worker
+    from distrain.distributed.world import World
+    from distrain.experiment import train_worker
+
+    distributed = resolved.distributed
+    if distributed is not None and len(distributed.cuda_devices) > launched.local_rank:
+        device_id = distributed.cuda_devices[launched.local_rank]
+    else:
+        import torch
+
+        device_id = launched.local_rank if torch.cuda.is_available() else -1
+    world = World(
+        rank=launched.rank,
+        size=launched.world_size,
+        local_rank=launched.local_rank,
+        local_size=launched.local_world_size,
+        device=f"cuda:{device_id}" if device_id >= 0 else "cpu",
+        weights=tuple(distributed.device_weights) if distributed and distributed.device_weights else None,
+    )
+    backend = (distributed.backend if distributed and distributed.backend else None) or (
+        "nccl" if device_id >= 0 else "gloo"
+    )
+    timeout = distributed.timeout if distributed else 1800.0
+    init_method = f"tcp://{launched.master_addr}:{launched.master_port}"
+    init_worker(world, backend, init_method, timeout, serialization_dir=None)
+    try:
+        problem = None
+        if world.is_primary:
+            try:
+                prepare_serialization_dir(serialization_dir, args.force, config)
+            except UsageError as error:
+                problem = str(error)
+        problem = broadcast_object(problem)
+        if problem:
+            raise UsageError(problem)
+        from distrain.distributed.launch import configure_worker_logging
+
+        configure_worker_logging(world, serialization_dir)
+        train_worker(world, config, serialization_dir)
+    finally:
+        shutdown_worker()

@@ -1,0 +1,298 @@
+"""Constructor signatures as the config schema.
+
+A registered class's ``__init__`` type hints say which keys its config block takes. :func:`resolve`
+walks a whole config against them, collects every problem with its key path, and returns a plan
+(a tree of :class:`Node`) that :meth:`Node.build` turns into objects later. Validation never
+constructs anything, so it runs before any data is read.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import dataclasses
+import functools
+import inspect
+import json
+import types
+import typing
+from typing import Any, Union
+
+import pydantic
+
+from distrain.config.errors import Problem, join_path
+from distrain.lazy import Lazy
+from distrain.registry import Registrable, RegistryError, suggest
+
+
+# ---------------------------------------------------------------------------------------- plans
+class Node:
+    """One resolved piece of config."""
+
+    def build(self, **runtime_args: Any) -> Any:
+        raise NotImplementedError
+
+
+@dataclasses.dataclass
+class Value(Node):
+    value: Any
+
+    def build(self, **runtime_args: Any) -> Any:
+        return self.value
+
+
+@dataclasses.dataclass
+class ListOf(Node):
+    items: list[Node]
+
+    def build(self, **runtime_args: Any) -> Any:
+        return [item.build() for item in self.items]
+
+
+@dataclasses.dataclass
+class DictOf(Node):
+    items: dict[str, Node]
+
+    def build(self, **runtime_args: Any) -> Any:
+        return {key: item.build() for key, item in self.items.items()}
+
+
+@dataclasses.dataclass
+class Build(Node):
+    """Construct ``cls(**arguments, **runtime_args)``; with ``lazy`` the result is a :class:`Lazy`."""
+
+    cls: type
+    arguments: dict[str, Node]
+    lazy: bool = False
+    type_name: str | None = None
+
+    def build(self, **runtime_args: Any) -> Any:
+        if self.lazy:
+            return Lazy(self.construct, description=self.type_name or self.cls.__name__)
+        return self.construct(**runtime_args)
+
+    def construct(self, **runtime_args: Any) -> Any:
+        kwargs = {name: node.build() for name, node in self.arguments.items()}
+        kwargs.update(runtime_args)
+        return self.cls(**kwargs)
+
+    def argument(self, name: str) -> Any:
+        """The configured value of a plain argument, or its default when the config omits it."""
+        if name in self.arguments:
+            return self.arguments[name].build()
+        default = inspect.signature(self.cls).parameters[name].default
+        return None if default is inspect.Parameter.empty else default
+
+
+# ------------------------------------------------------------------------------------ signatures
+@dataclasses.dataclass(frozen=True)
+class Parameter:
+    name: str
+    annotation: Any
+    default: Any
+    required: bool
+
+
+@functools.lru_cache(maxsize=None)
+def parameters_of(cls: type) -> tuple[tuple[Parameter, ...], bool]:
+    """The configurable parameters of ``cls`` and whether it also takes arbitrary ``**kwargs``.
+
+    A constructor that takes ``**kwargs`` passes them up, so the parent's parameters are added.
+    """
+    params, takes_kwargs = _own_parameters(cls)
+    if takes_kwargs:
+        parent = next((k for k in cls.__mro__[1:] if "__init__" in vars(k)), object)
+        if parent is not object and parent is not Registrable:
+            names = {param.name for param in params}
+            inherited, takes_kwargs = parameters_of(parent)
+            params = params + tuple(p for p in inherited if p.name not in names)
+        else:
+            takes_kwargs = False  # nothing above us takes keyword arguments
+    return params, takes_kwargs
+
+
+def _own_parameters(cls: type) -> tuple[tuple[Parameter, ...], bool]:
+    init = cls.__init__
+    try:
+        hints = typing.get_type_hints(init, include_extras=True)
+    except Exception:  # noqa: BLE001 - unresolvable forward refs fall back to raw annotations
+        hints = getattr(init, "__annotations__", {})
+    signature = inspect.signature(cls)
+    skipped = set(getattr(cls, "runtime_args", ()))
+    params: list[Parameter] = []
+    takes_kwargs = False
+    for param in signature.parameters.values():
+        if param.kind is inspect.Parameter.VAR_KEYWORD:
+            takes_kwargs = True
+            continue
+        if param.kind is inspect.Parameter.VAR_POSITIONAL or param.name in skipped:
+            continue
+        annotation = hints.get(param.name, Any)
+        required = param.default is inspect.Parameter.empty
+        params.append(Parameter(param.name, annotation, None if required else param.default, required))
+    return tuple(params), takes_kwargs
+
+
+def is_configurable(annotation: Any) -> bool:
+    return inspect.isclass(annotation) and (
+        issubclass(annotation, Registrable) or dataclasses.is_dataclass(annotation)
+    )
+
+
+def _contains_configurable(annotation: Any) -> bool:
+    if is_configurable(annotation) or typing.get_origin(annotation) is Lazy:
+        return True
+    return any(_contains_configurable(arg) for arg in typing.get_args(annotation))
+
+
+_UNION_TYPES = (Union, types.UnionType)
+_SEQUENCES = (list, collections.abc.Sequence, collections.abc.Iterable)
+_MAPPINGS = (dict, collections.abc.Mapping)
+
+
+# --------------------------------------------------------------------------------------- resolve
+def resolve(annotation: Any, value: Any, path: str, problems: list[Problem]) -> Node:
+    """Check ``value`` against ``annotation``; append problems; return the plan for it."""
+    origin = typing.get_origin(annotation)
+    if annotation is Any or annotation is inspect.Parameter.empty:
+        return Value(value)
+    if origin is typing.Annotated and not _contains_configurable(annotation):
+        return _resolve_leaf(annotation, value, path, problems)
+    if origin is typing.Annotated:
+        return resolve(typing.get_args(annotation)[0], value, path, problems)
+    if origin in _UNION_TYPES:
+        return _resolve_union(annotation, value, path, problems)
+    if origin is Lazy:
+        return resolve_object(typing.get_args(annotation)[0], value, path, problems, lazy=True)
+    if is_configurable(annotation):
+        return resolve_object(annotation, value, path, problems, lazy=False)
+    if origin in _SEQUENCES and _contains_configurable(annotation):
+        if not isinstance(value, list):
+            problems.append(Problem(path, f"expected a list, got {_show(value)}"))
+            return Value(value)
+        (item_type,) = typing.get_args(annotation) or (Any,)
+        return ListOf([resolve(item_type, item, join_path(path, i), problems) for i, item in enumerate(value)])
+    if origin in _MAPPINGS and _contains_configurable(annotation):
+        if not isinstance(value, dict):
+            problems.append(Problem(path, f"expected an object, got {_show(value)}"))
+            return Value(value)
+        _, item_type = typing.get_args(annotation) or (str, Any)
+        return DictOf({key: resolve(item_type, item, join_path(path, key), problems) for key, item in value.items()})
+    return _resolve_leaf(annotation, value, path, problems)
+
+
+def _resolve_union(annotation: Any, value: Any, path: str, problems: list[Problem]) -> Node:
+    options = typing.get_args(annotation)
+    if value is None and type(None) in options:
+        return Value(None)
+    if not _contains_configurable(annotation):
+        return _resolve_leaf(annotation, value, path, problems)
+    candidates = [option for option in options if option is not type(None)]
+    first_problems: list[Problem] | None = None
+    for option in candidates:
+        attempt: list[Problem] = []
+        node = resolve(option, value, path, attempt)
+        if not attempt:
+            return node
+        first_problems = first_problems if first_problems is not None else attempt
+    problems.extend(first_problems or [])
+    return Value(value)
+
+
+def resolve_object(base: type, value: Any, path: str, problems: list[Problem], lazy: bool = False) -> Node:
+    """Check a config block for a ``base`` object: its ``type`` when registrable, then its arguments."""
+    if isinstance(value, base):
+        return Value(value)
+    if not isinstance(value, dict):
+        problems.append(Problem(path, f"expected an object configuring a {base.__name__}, got {_show(value)}"))
+        return Value(value)
+    value = dict(value)
+    cls, type_name = base, None
+    if issubclass(base, Registrable):
+        type_name = value.pop("type", None) or base.default_implementation
+        if type_name is None:
+            choices = ", ".join(base.list_available())
+            problems.append(Problem(join_path(path, "type"), f"missing; choose one of: {choices}"))
+            return Value(value)
+        try:
+            cls = base.by_name(type_name)
+        except RegistryError as error:
+            problems.append(Problem(join_path(path, "type"), str(error)))
+            return Value(value)
+    params, takes_kwargs = parameters_of(cls)
+    known = {param.name: param for param in params}
+    arguments: dict[str, Node] = {}
+    for key, item in value.items():
+        if key in known:
+            arguments[key] = resolve(known[key].annotation, item, join_path(path, key), problems)
+        elif takes_kwargs:
+            arguments[key] = Value(item)
+        else:
+            hint = suggest(key, list(known))
+            if hint:
+                message = f'unknown key; did you mean "{hint}"?'
+            else:
+                message = f"unknown key; {type_name or cls.__name__} takes: {', '.join(known) or 'nothing'}"
+            problems.append(Problem(join_path(path, key), message))
+    for param in params:
+        if param.required and param.name not in value:
+            problems.append(Problem(join_path(path, param.name), "missing required key"))
+    return Build(cls, arguments, lazy=lazy, type_name=type_name)
+
+
+# ----------------------------------------------------------------------------------------- leaves
+@functools.lru_cache(maxsize=None)
+def _adapter(annotation: Any) -> pydantic.TypeAdapter:
+    return pydantic.TypeAdapter(annotation)
+
+
+def _resolve_leaf(annotation: Any, value: Any, path: str, problems: list[Problem]) -> Node:
+    try:
+        adapter = _adapter(annotation)
+    except (pydantic.PydanticSchemaGenerationError, TypeError):
+        return Value(value)  # a type pydantic cannot check (e.g. a torch class): pass it through
+    try:
+        # JSON mode + strict: the config came from JSON, so "3" is not an int but [1, 2] is a tuple.
+        return Value(adapter.validate_json(json.dumps(value), strict=True))
+    except pydantic.ValidationError as error:
+        for detail in error.errors():
+            where = path
+            for part in detail["loc"]:
+                if isinstance(part, (str, int)) and not str(part).startswith(("function-", "tagged-")):
+                    where = join_path(where, part)
+            problems.append(Problem(where, _describe(detail)))
+    except (TypeError, ValueError):
+        return Value(value)  # not JSON-serialisable: an object passed programmatically
+    return Value(value)
+
+
+_EXPECTED = {
+    "float": "a number",
+    "int": "an integer",
+    "bool": "true or false",
+    "string": "a string",
+    "list": "a list",
+    "tuple": "a list",
+    "dict": "an object",
+    "none": "null",
+}
+
+
+def _describe(detail: dict) -> str:
+    kind = detail["type"]
+    got = _show(detail.get("input"))
+    for prefix, expected in _EXPECTED.items():
+        if kind.startswith(prefix + "_") and kind.endswith(("_type", "_parsing", "_from_float")):
+            return f"expected {expected}, got {got}"
+    if kind == "literal_error":
+        return f"expected {detail['ctx']['expected']}, got {got}"
+    if kind == "missing":
+        return "missing required key"
+    return f"{detail['msg'][0].lower()}{detail['msg'][1:]}, got {got}"
+
+
+def _show(value: Any) -> str:
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

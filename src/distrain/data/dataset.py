@@ -1,0 +1,180 @@
+"""The indexed dataset: one column per field, so a batch is a gather, not a Python loop.
+
+Text becomes a ragged column (all ids in one flat array plus offsets); labels and feature vectors
+become fixed-shape arrays. Columns are plain numpy arrays, so a saved dataset can be memory-mapped
+by every worker instead of copied, and padding a batch is a handful of vectorised operations.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+
+from distrain.data.fields import Field
+
+
+class Column:
+    kind: str
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def gather(self, indices: np.ndarray) -> Any:
+        raise NotImplementedError
+
+
+class FixedColumn(Column):
+    kind = "fixed"
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def gather(self, indices: np.ndarray):
+        import torch
+
+        return torch.from_numpy(np.ascontiguousarray(self.values[indices]))
+
+
+class RaggedColumn(Column):
+    """Variable-length sequences: ``values[offsets[i]:offsets[i+1]]`` is item ``i``."""
+
+    kind = "ragged"
+
+    def __init__(self, values: np.ndarray, offsets: np.ndarray, pad_value: int | float = 0) -> None:
+        self.values = values
+        self.offsets = offsets
+        self.pad_value = pad_value
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def lengths(self, indices: np.ndarray | None = None) -> np.ndarray:
+        lengths = np.diff(self.offsets)
+        return lengths if indices is None else lengths[indices]
+
+    def gather(self, indices: np.ndarray):
+        import torch
+
+        starts = self.offsets[indices]
+        lengths = self.offsets[indices + 1] - starts
+        width = int(lengths.max()) if len(lengths) else 0
+        positions = np.arange(width)
+        mask = positions[None, :] < lengths[:, None]
+        source = np.where(mask, starts[:, None] + positions[None, :], 0)
+        padded = np.where(mask, self.values[source] if len(self.values) else 0, self.pad_value)
+        return torch.from_numpy(padded.astype(self.values.dtype, copy=False))
+
+
+class ObjectColumn(Column):
+    kind = "object"
+
+    def __init__(self, values: list) -> None:
+        self.values = values
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def gather(self, indices: np.ndarray) -> list:
+        return [self.values[i] for i in indices]
+
+
+class IndexedDataset:
+    """Columns of equal length; ``batch(indices)`` returns the model's keyword arguments."""
+
+    def __init__(self, columns: dict[str, Column]) -> None:
+        sizes = {len(column) for column in columns.values()}
+        if len(sizes) > 1:
+            raise ValueError(f"columns differ in length: { {k: len(c) for k, c in columns.items()} }")
+        self.columns = columns
+        self._size = sizes.pop() if sizes else 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    def batch(self, indices: np.ndarray) -> dict[str, Any]:
+        return {name: column.gather(indices) for name, column in self.columns.items()}
+
+    def lengths(self) -> np.ndarray:
+        """The longest ragged field of each item (for bucketing and token budgets); ones if none."""
+        ragged = [column.lengths() for column in self.columns.values() if isinstance(column, RaggedColumn)]
+        if not ragged:
+            return np.ones(len(self), dtype=np.int64)
+        return np.max(np.stack(ragged), axis=0)
+
+    # ------------------------------------------------------------------------------- building
+    @classmethod
+    def from_instances(cls, instances: Iterable[dict[str, Field]], vocab: Any) -> IndexedDataset:
+        values: dict[str, list] = {}
+        kinds: dict[str, type[Field]] = {}
+        pads: dict[str, Any] = {}
+        for position, instance in enumerate(instances):
+            if position == 0:
+                kinds = {name: type(field) for name, field in instance.items()}
+                pads = {name: field.pad_value for name, field in instance.items()}
+                values = {name: [] for name in instance}
+            elif instance.keys() != kinds.keys():
+                raise ValueError(
+                    f"instance {position} has fields {sorted(instance)}, the first had {sorted(kinds)}"
+                )
+            for name, field in instance.items():
+                values[name].append(field.index(vocab))
+        columns: dict[str, Column] = {}
+        for name, items in values.items():
+            kind = kinds[name].column_kind
+            if kind == "ragged":
+                lengths = np.fromiter((len(item) for item in items), dtype=np.int64, count=len(items))
+                offsets = np.zeros(len(items) + 1, dtype=np.int64)
+                np.cumsum(lengths, out=offsets[1:])
+                flat = np.concatenate(items) if items else np.zeros(0, dtype=np.int64)
+                columns[name] = RaggedColumn(flat, offsets, pads[name])
+            elif kind == "fixed":
+                columns[name] = FixedColumn(np.stack(items) if items else np.zeros(0))
+            else:
+                columns[name] = ObjectColumn(items)
+        return cls(columns)
+
+    # ---------------------------------------------------------------------------- persistence
+    def save(self, directory: str | Path) -> None:
+        """Write each array as ``.npy`` so :meth:`load` can memory-map it."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        layout: dict[str, dict] = {}
+        for name, column in self.columns.items():
+            if isinstance(column, RaggedColumn):
+                np.save(directory / f"{name}.values.npy", column.values)
+                np.save(directory / f"{name}.offsets.npy", column.offsets)
+                layout[name] = {"kind": "ragged", "pad_value": column.pad_value}
+            elif isinstance(column, FixedColumn):
+                np.save(directory / f"{name}.npy", column.values)
+                layout[name] = {"kind": "fixed"}
+            else:
+                (directory / f"{name}.pkl").write_bytes(pickle.dumps(column.values))
+                layout[name] = {"kind": "object"}
+        (directory / "layout.json").write_text(json.dumps(layout))
+
+    @classmethod
+    def load(cls, directory: str | Path, mmap: bool = True) -> IndexedDataset:
+        directory = Path(directory)
+        layout = json.loads((directory / "layout.json").read_text())
+        mode = "r" if mmap else None
+        columns: dict[str, Column] = {}
+        for name, spec in layout.items():
+            if spec["kind"] == "ragged":
+                columns[name] = RaggedColumn(
+                    np.load(directory / f"{name}.values.npy", mmap_mode=mode),
+                    np.load(directory / f"{name}.offsets.npy", mmap_mode=mode),
+                    spec["pad_value"],
+                )
+            elif spec["kind"] == "fixed":
+                columns[name] = FixedColumn(np.load(directory / f"{name}.npy", mmap_mode=mode))
+            else:
+                # Our own cache file, written above by this process's parent; never user input.
+                columns[name] = ObjectColumn(pickle.loads((directory / f"{name}.pkl").read_bytes()))
+        return cls(columns)

@@ -1,0 +1,73 @@
+"""Per-worker data loading over the global batches of :mod:`distrain.data.sampler`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator, NamedTuple
+
+import numpy as np
+
+from distrain.data.dataset import IndexedDataset
+from distrain.data.sampler import GlobalBatchSampler, split_counts
+from distrain.distributed.world import SINGLE, World
+
+
+@dataclass
+class DataLoaderConfig:
+    """The ``data_loader`` block. ``batch_size`` and ``max_tokens_per_batch`` are per worker."""
+
+    batch_size: int = 32
+    shuffle: bool = True
+    drop_last: bool = False
+    sort_by_length: bool = False
+    max_tokens_per_batch: int | None = None
+
+
+class Batch(NamedTuple):
+    inputs: dict[str, Any]
+    #: samples this worker holds (0: ``inputs`` is a placeholder that must carry zero weight)
+    size: int
+    #: samples in the whole global batch, over all workers
+    global_size: int
+    #: positions of this worker's samples in the dataset
+    indices: np.ndarray
+
+
+class DataLoader:
+    """Yields this worker's slice of every global batch; every worker yields the same count."""
+
+    def __init__(self, dataset: IndexedDataset, config: DataLoaderConfig, world: World = SINGLE, seed: int = 0) -> None:
+        self.dataset = dataset
+        self.config = config
+        self.world = world
+        needs_lengths = config.sort_by_length or config.max_tokens_per_batch is not None
+        self.sampler = GlobalBatchSampler(
+            size=len(dataset),
+            batch_size=config.batch_size * world.size,
+            shuffle=config.shuffle,
+            seed=seed,
+            drop_last=config.drop_last,
+            lengths=dataset.lengths() if needs_lengths else None,
+            sort_by_length=config.sort_by_length,
+            max_tokens=config.max_tokens_per_batch * world.size if config.max_tokens_per_batch else None,
+        )
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch = epoch
+
+    def __len__(self) -> int:
+        return len(self.sampler.batches(self.epoch))
+
+    def my_slice(self, batch: np.ndarray) -> np.ndarray:
+        counts = split_counts(len(batch), self.world.shares())
+        start = sum(counts[: self.world.rank])
+        return batch[start : start + counts[self.world.rank]]
+
+    def __iter__(self) -> Iterator[Batch]:
+        for batch in self.sampler.batches(self.epoch):
+            mine = self.my_slice(batch)
+            if len(mine):
+                yield Batch(self.dataset.batch(mine), len(mine), len(batch), mine)
+            else:
+                yield Batch(self.dataset.batch(batch[:1]), 0, len(batch), mine)

@@ -1,0 +1,40 @@
+"""JSON lines with a text and a label: ``{"text": "...", "label": "positive"}``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from distrain.data.fields import LabelField, TextField
+from distrain.data.reader import DatasetReader
+from distrain.data.tokenizer import Tokenizer
+from distrain.data.tokenizers.whitespace import WhitespaceTokenizer
+
+
+@DatasetReader.register("text_classification_json")
+class TextClassificationJsonReader(DatasetReader):
+    def __init__(
+        self,
+        tokenizer: Tokenizer | None = None,
+        text_key: str = "text",
+        label_key: str = "label",
+        **kwargs,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.tokenizer = tokenizer or WhitespaceTokenizer()
+        self.text_key = text_key
+        self.label_key = label_key
+
+    def _read(self, path: Path) -> Iterator[dict]:
+        for number, record in self.json_lines(path, required=(self.text_key,)):
+            text = record[self.text_key]
+            if not isinstance(text, str):
+                self.invalid(path, number, f'"{self.text_key}" must be a string, got {type(text).__name__}')
+                continue
+            yield self.text_to_instance(text, record.get(self.label_key))
+
+    def text_to_instance(self, text: str, label: str | int | None = None) -> dict:
+        instance = {"tokens": TextField(self.tokenizer.tokenize(text))}
+        if label is not None:
+            instance["label"] = LabelField(str(label))
+        return instance

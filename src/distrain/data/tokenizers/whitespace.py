@@ -1,0 +1,22 @@
+"""A regex word splitter: runs of word characters, and each punctuation mark on its own."""
+
+from __future__ import annotations
+
+import re
+
+from distrain.data.tokenizer import Tokenizer
+
+_WORDS = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+
+
+@Tokenizer.register("whitespace")
+class WhitespaceTokenizer(Tokenizer):
+    def __init__(self, lowercase: bool = True, max_length: int | None = None) -> None:
+        self.lowercase = lowercase
+        self.max_length = max_length
+
+    def tokenize(self, text: str) -> list[str]:
+        if self.lowercase:
+            text = text.lower()
+        tokens = _WORDS.findall(text)
+        return tokens[: self.max_length] if self.max_length else tokens

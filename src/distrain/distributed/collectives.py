@@ -1,0 +1,72 @@
+"""The few collective operations the framework needs, safe to call in a single process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+
+def is_distributed() -> bool:
+    return dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
+
+
+def _device() -> torch.device:
+    if dist.get_backend() == "nccl":
+        return torch.device("cuda", torch.cuda.current_device())
+    return torch.device("cpu")
+
+
+def all_reduce_sum(tensor: torch.Tensor) -> torch.Tensor:
+    """The element-wise sum over all ranks (the input itself when not distributed)."""
+    if not is_distributed():
+        return tensor
+    moved = tensor.to(_device())
+    dist.all_reduce(moved, op=dist.ReduceOp.SUM)
+    return moved.to(tensor.device)
+
+
+def all_reduce_max(tensor: torch.Tensor) -> torch.Tensor:
+    if not is_distributed():
+        return tensor
+    moved = tensor.to(_device())
+    dist.all_reduce(moved, op=dist.ReduceOp.MAX)
+    return moved.to(tensor.device)
+
+
+def all_gather_tensors(tensor: torch.Tensor) -> list[torch.Tensor]:
+    """Every rank's 1-D tensor, whatever its length (empty included), in rank order."""
+    if not is_distributed():
+        return [tensor]
+    device = _device()
+    length = torch.tensor([tensor.shape[0]], device=device)
+    lengths = [torch.zeros_like(length) for _ in range(dist.get_world_size())]
+    dist.all_gather(lengths, length)
+    longest = int(max(l.item() for l in lengths))
+    padded = torch.zeros((longest, *tensor.shape[1:]), dtype=tensor.dtype, device=device)
+    padded[: tensor.shape[0]] = tensor.to(device)
+    gathered = [torch.zeros_like(padded) for _ in lengths]
+    dist.all_gather(gathered, padded)
+    return [g[: int(l.item())].to(tensor.device) for g, l in zip(gathered, lengths)]
+
+
+def all_gather_object(value: Any) -> list[Any]:
+    if not is_distributed():
+        return [value]
+    gathered: list[Any] = [None] * dist.get_world_size()
+    dist.all_gather_object(gathered, value)
+    return gathered
+
+
+def broadcast_object(value: Any, src: int = 0) -> Any:
+    if not is_distributed():
+        return value
+    holder = [value]
+    dist.broadcast_object_list(holder, src=src)
+    return holder[0]
+
+
+def barrier() -> None:
+    if is_distributed():
+        dist.barrier()

@@ -1,0 +1,25 @@
+"""``Lazy[T]``: a validated config for a ``T`` that is built later, when run-time arguments exist.
+
+An optimizer needs the model's parameters and a scheduler needs the optimizer; neither exists when
+the config is read. The config is still validated up front; only construction waits.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Lazy(Generic[T]):
+    """A recipe for a ``T``: call :meth:`construct` with the run-time arguments."""
+
+    def __init__(self, build: Callable[..., T], description: str = "") -> None:
+        self._build = build
+        self.description = description
+
+    def construct(self, **runtime_args: Any) -> T:
+        return self._build(**runtime_args)
+
+    def __repr__(self) -> str:
+        return f"Lazy({self.description})"

@@ -1,0 +1,48 @@
+"""Text classifier: embed tokens → encode to a vector → optional feed-forward → label logits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from distrain.data.vocabulary import Vocabulary
+from distrain.metrics.categorical_accuracy import CategoricalAccuracy
+from distrain.metrics.metric import Metric
+from distrain.models.classification import ClassifierOutputs
+from distrain.models.model import Model
+from distrain.lazy import Lazy
+from distrain.modules.feedforward import FeedForward
+from distrain.modules.seq2vec import Seq2VecEncoder
+
+
+@Model.register("basic_classifier")
+class BasicClassifier(ClassifierOutputs, Model):
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        encoder: Lazy[Seq2VecEncoder],
+        embedding_dim: int = 100,
+        feedforward: Lazy[FeedForward] | None = None,
+        dropout: float = 0.0,
+        namespace: str = "tokens",
+        label_namespace: str = "labels",
+        metrics: dict[str, Metric] | None = None,
+    ) -> None:
+        super().__init__(vocab, metrics if metrics is not None else {"accuracy": CategoricalAccuracy()})
+        self.label_namespace = label_namespace
+        self.embedding = torch.nn.Embedding(vocab.size(namespace), embedding_dim, padding_idx=0)
+        self.encoder = encoder.construct(input_dim=embedding_dim)
+        width = self.encoder.output_dim
+        self.feedforward = feedforward.construct(input_dim=width) if feedforward else None
+        width = self.feedforward.output_dim if self.feedforward else width
+        self.dropout = torch.nn.Dropout(dropout) if dropout > 0 else torch.nn.Identity()
+        self.output = torch.nn.Linear(width, vocab.size(label_namespace))
+
+    def forward(self, tokens: torch.Tensor, label: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
+        mask = tokens.ne(0)
+        encoded = self.encoder(self.embedding(tokens), mask)
+        if self.feedforward is not None:
+            encoded = self.feedforward(encoded)
+        logits = self.output(self.dropout(encoded))
+        return self.classify(logits, label)

@@ -1,0 +1,41 @@
+"""Classifier over a dense feature vector (e.g. the 64 pixels of a digits image)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from distrain.data.vocabulary import Vocabulary
+from distrain.metrics.categorical_accuracy import CategoricalAccuracy
+from distrain.metrics.metric import Metric
+from distrain.models.classification import ClassifierOutputs
+from distrain.models.model import Model
+from distrain.lazy import Lazy
+from distrain.modules.feedforward import FeedForward
+
+
+@Model.register("feedforward_classifier")
+class FeedForwardClassifier(ClassifierOutputs, Model):
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        input_dim: int,
+        feedforward: Lazy[FeedForward] | None = None,
+        feature_scale: float = 1.0,
+        label_namespace: str = "labels",
+        metrics: dict[str, Metric] | None = None,
+    ) -> None:
+        super().__init__(vocab, metrics if metrics is not None else {"accuracy": CategoricalAccuracy()})
+        self.label_namespace = label_namespace
+        self.feature_scale = feature_scale
+        self.feedforward = feedforward.construct(input_dim=input_dim) if feedforward else None
+        width = self.feedforward.output_dim if self.feedforward else input_dim
+        self.output = torch.nn.Linear(width, vocab.size(label_namespace))
+
+    def forward(self, features: torch.Tensor, label: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
+        hidden = features * self.feature_scale if self.feature_scale != 1.0 else features
+        if self.feedforward is not None:
+            hidden = self.feedforward(hidden)
+        logits = self.output(hidden)
+        return self.classify(logits, label)

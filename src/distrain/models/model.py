@@ -1,0 +1,57 @@
+"""Model base: ``forward(**batch)`` returns a dict with ``"loss"`` when labels are given.
+
+Metrics are declared in ``self.metrics`` (name → :class:`Metric`, usually from the config);
+:meth:`get_metrics` reads them all, reducing across workers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator
+
+import torch
+
+from distrain.data.vocabulary import Vocabulary
+from distrain.metrics.metric import Metric
+from distrain.registry import Registrable
+
+
+class Model(torch.nn.Module, Registrable):
+    runtime_args = ("vocab",)
+
+    def __init__(self, vocab: Vocabulary, metrics: dict[str, Metric] | None = None) -> None:
+        super().__init__()
+        self.vocab = vocab
+        self.metrics: dict[str, Metric] = dict(metrics or {})
+
+    def forward(self, **inputs: Any) -> dict[str, torch.Tensor]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def get_metrics(self, reset: bool = False) -> dict[str, float]:
+        """Every metric's value; a metric returning a dict contributes one entry per key."""
+        values: dict[str, float] = {}
+        for name, metric in self.metrics.items():
+            value = metric.get_metric(reset)
+            if isinstance(value, dict):
+                values.update({f"{name}_{key}" if key else name: v for key, v in value.items()})
+            else:
+                values[name] = value
+        return values
+
+    def make_output_human_readable(self, output: dict[str, torch.Tensor]) -> list[dict[str, Any]]:
+        """One JSON-able dict per item of the batch (used by ``distrain predict``)."""
+        size = next((v.shape[0] for v in output.values() if isinstance(v, torch.Tensor) and v.dim()), 0)
+        return [
+            {key: value[i].tolist() for key, value in output.items() if isinstance(value, torch.Tensor) and value.dim()}
+            for i in range(size)
+        ]
+
+    @contextlib.contextmanager
+    def metrics_frozen(self) -> Iterator[None]:
+        """Run a forward pass whose batch must not count (a worker's zero-weight placeholder)."""
+        saved = {name: metric.state() for name, metric in self.metrics.items()}
+        try:
+            yield
+        finally:
+            for name, state in saved.items():
+                self.metrics[name].load_state(state)

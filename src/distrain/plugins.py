@@ -1,0 +1,48 @@
+"""Importing components so their ``register`` calls run: built-ins, ``--include-package`` modules,
+and packages that declare the ``distrain.plugins`` entry point."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import pkgutil
+from importlib.metadata import entry_points
+
+logger = logging.getLogger(__name__)
+
+#: every module directly inside these packages is imported, so a new component file needs no list
+BUILTIN_PACKAGES = (
+    "distrain.data.tokenizers",
+    "distrain.data.readers",
+    "distrain.modules",
+    "distrain.metrics",
+    "distrain.models",
+    "distrain.training",
+    "distrain.training.callbacks",
+)
+
+
+class PluginError(Exception):
+    pass
+
+
+def import_builtins() -> None:
+    for package_name in BUILTIN_PACKAGES:
+        package = importlib.import_module(package_name)
+        for module in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"{package_name}.{module.name}")
+
+
+def import_plugins(include_packages: list[str] | tuple[str, ...] = ()) -> None:
+    """Import built-ins, then every entry point of group ``distrain.plugins``, then ``include_packages``."""
+    import_builtins()
+    for entry_point in entry_points(group="distrain.plugins"):
+        try:
+            entry_point.load()
+        except Exception as error:  # noqa: BLE001 - a broken third-party plugin must not stop the run
+            logger.warning("plugin %s could not be loaded: %s", entry_point.name, error)
+    for name in include_packages:
+        try:
+            importlib.import_module(name)
+        except ImportError as error:
+            raise PluginError(f'--include-package {name}: cannot import it ({error})') from None

@@ -1,0 +1,30 @@
+"""Callbacks: hooks the trainer calls on every worker. Writers check ``trainer.world.is_primary``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from distrain.registry import Registrable
+
+if TYPE_CHECKING:
+    from distrain.training.trainer import Trainer
+
+
+class Callback(Registrable):
+    def on_start(self, trainer: Trainer) -> None:
+        pass
+
+    def on_step(self, trainer: Trainer, step: int, loss: float | None) -> None:
+        """After each optimizer step. ``loss`` is this worker's recent mean, only when it was read."""
+
+    def on_epoch(self, trainer: Trainer, epoch: int, metrics: dict[str, Any]) -> None:
+        """After each epoch's validation, with the reduced metrics (identical on every worker)."""
+
+    def on_end(self, trainer: Trainer, metrics: dict[str, Any]) -> None:
+        pass
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        pass

@@ -1,0 +1,42 @@
+"""Write epoch metrics (and the training loss every ``log_every`` steps) for TensorBoard."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from distrain.training.callback import Callback
+
+
+@Callback.register("tensorboard")
+class TensorBoardCallback(Callback):
+    def __init__(self, log_every: int = 10) -> None:
+        self.log_every = log_every
+        self.writer = None
+
+    def on_start(self, trainer) -> None:
+        if not trainer.world.is_primary:
+            return
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+        except ImportError as error:
+            raise RuntimeError(
+                "the tensorboard callback needs the tensorboard package: pip install 'distrain[tensorboard]'"
+            ) from error
+        self.writer = SummaryWriter(str(trainer.serialization_dir / "tensorboard"))
+
+    def on_step(self, trainer, step: int, loss: float | None) -> None:
+        if self.writer is not None and loss is not None and step % self.log_every == 0:
+            self.writer.add_scalar("train/loss", loss, step)
+
+    def on_epoch(self, trainer, epoch: int, metrics: dict[str, Any]) -> None:
+        if self.writer is None:
+            return
+        for key, value in metrics.items():
+            if isinstance(value, (int, float)) and key.startswith(("training_", "validation_")):
+                split, _, name = key.partition("_")
+                self.writer.add_scalar(f"{split}/{name}", value, epoch)
+        self.writer.flush()
+
+    def on_end(self, trainer, metrics: dict[str, Any]) -> None:
+        if self.writer is not None:
+            self.writer.close()

@@ -1,0 +1,45 @@
+"""Which epoch was best by ``validation_metric`` (``"+accuracy"``, ``"-loss"``), and when to stop."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MetricTracker:
+    def __init__(self, validation_metric: str = "-loss", patience: int | None = None) -> None:
+        if not validation_metric or validation_metric[0] not in "+-":
+            raise ValueError(f'validation_metric must start with "+" or "-", got "{validation_metric}"')
+        self.name = validation_metric[1:]
+        self.higher_is_better = validation_metric[0] == "+"
+        self.patience = patience
+        self.best_value: float | None = None
+        self.best_epoch: int | None = None
+        self.epochs_without_improvement = 0
+
+    def update(self, epoch: int, metrics: dict[str, Any]) -> bool:
+        """Record ``metrics`` of ``epoch``; return whether it is the best so far."""
+        value = metrics[self.name]
+        better = self.best_value is None or (
+            value > self.best_value if self.higher_is_better else value < self.best_value
+        )
+        if better:
+            self.best_value, self.best_epoch = value, epoch
+            self.epochs_without_improvement = 0
+        else:
+            self.epochs_without_improvement += 1
+        return better
+
+    def should_stop(self) -> bool:
+        return self.patience is not None and self.epochs_without_improvement >= self.patience
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "best_value": self.best_value,
+            "best_epoch": self.best_epoch,
+            "epochs_without_improvement": self.epochs_without_improvement,
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.best_value = state["best_value"]
+        self.best_epoch = state["best_epoch"]
+        self.epochs_without_improvement = state["epochs_without_improvement"]

@@ -1,0 +1,78 @@
+"""Shared helpers: run the CLI as a user would, and write tiny datasets and configs."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGINS = Path(__file__).resolve().parent / "plugins"
+
+
+def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``python -m distrain ARGS`` in a fresh process; test plugins importable; output captured."""
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT / "src"), str(PLUGINS), environment.get("PYTHONPATH", "")]
+    )
+    environment.setdefault("HF_HUB_OFFLINE", "1")
+    environment.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "distrain", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=timeout, env=environment,
+    )
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
+
+
+def write_config(path: Path, config: dict) -> Path:
+    path.write_text(json.dumps(config, indent=2))
+    return path
+
+
+WORDS = {
+    "pos": ["good", "great", "fine", "excellent", "happy", "love"],
+    "neg": ["bad", "awful", "poor", "terrible", "sad", "hate"],
+}
+
+
+def sentiment_records(count: int, seed: int = 0) -> list[dict]:
+    """A learnable toy text task: the label is the word family that dominates the text."""
+    rng = random.Random(seed)
+    records = []
+    for _ in range(count):
+        label = rng.choice(["pos", "neg"])
+        words = [rng.choice(WORDS[label]) for _ in range(rng.randint(2, 6))]
+        words += [rng.choice(["the", "a", "movie", "it", "was"]) for _ in range(rng.randint(0, 4))]
+        rng.shuffle(words)
+        records.append({"text": " ".join(words), "label": label})
+    return records
+
+
+@pytest.fixture
+def text_data(tmp_path: Path) -> dict[str, Path]:
+    return {
+        "train": write_jsonl(tmp_path / "train.jsonl", sentiment_records(120, seed=1)),
+        "validation": write_jsonl(tmp_path / "validation.jsonl", sentiment_records(40, seed=2)),
+    }
+
+
+def text_config(data: dict[str, Path], **trainer) -> dict:
+    return {
+        "dataset_reader": {"type": "text_classification_json"},
+        "train_data_path": str(data["train"]),
+        "validation_data_path": str(data["validation"]),
+        "model": {"type": "basic_classifier", "embedding_dim": 8, "encoder": {"type": "boe"}},
+        "data_loader": {"batch_size": 8},
+        "trainer": {"num_epochs": 2, "optimizer": {"type": "adam", "lr": 0.01}, "progress_bar": False, **trainer},
+    }
