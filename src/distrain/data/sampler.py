@@ -11,16 +11,19 @@ import numpy as np
 
 
 def split_counts(total: int, shares: tuple[float, ...]) -> list[int]:
-    """Split ``total`` samples proportionally to ``shares`` (largest remainder; ties go to lower ranks)."""
-    weights = np.asarray(shares, dtype=np.float64)
-    exact = total * weights / weights.sum()
-    counts = np.floor(exact).astype(np.int64)
-    remainder = total - int(counts.sum())
+    """Split ``total`` samples proportionally to ``shares`` (largest remainder; ties go to lower ranks).
+
+    Plain Python: it runs once per batch on a handful of numbers, where numpy's call overhead dominates.
+    """
+    weight = float(sum(shares))
+    exact = [total * share / weight for share in shares]
+    counts = [int(value) for value in exact]
+    remainder = total - sum(counts)
     if remainder:
-        order = sorted(range(len(shares)), key=lambda rank: (-(exact[rank] - counts[rank]), rank))
+        order = sorted(range(len(shares)), key=lambda rank: (counts[rank] - exact[rank], rank))
         for rank in order[:remainder]:
             counts[rank] += 1
-    return counts.tolist()
+    return counts
 
 
 class GlobalBatchSampler:

@@ -81,6 +81,8 @@ class GradientDescentTrainer(Trainer):
         self.tracker = MetricTracker(validation_metric, patience)
         self.checkpointer = Checkpointer(self.serialization_dir / "checkpoints", keep_checkpoints)
         self.device = torch.device(world.device)
+        if world.is_primary:
+            self.serialization_dir.mkdir(parents=True, exist_ok=True)
 
         self.model.to(self.device)
         self.parallel_model = self._wrap(self.model)
