@@ -13,7 +13,9 @@ from distrain.metrics.ranking import average_ranks
 
 @Metric.register("auc")
 class Auc(Metric):
-    """``predictions``: a score per item ``[B]``, or class logits ``[B, C]`` (the positive class's
+    """Exact ROC AUC of one positive class; scores are gathered from every worker.
+
+    ``predictions``: a score per item ``[B]``, or class logits ``[B, C]`` (the positive class's
     log-softmax is its score); ``gold_labels``: class ids ``[B]``, positive where they equal
     ``positive_label`` (an index, or a name from the model's label vocabulary).
 

@@ -9,7 +9,9 @@ from distrain.metrics.metric import Metric
 
 @Metric.register("average")
 class Average(Metric):
-    """``metric(value)`` adds one value; ``metric(mean, count=n)`` a mean over ``n`` items;
+    """The weighted mean of values passed in (losses, lengths, anything a model computes).
+
+    ``metric(value)`` adds one value; ``metric(mean, count=n)`` a mean over ``n`` items;
     ``metric(values, mask=mask)`` every unmasked element of a tensor."""
 
     summed = ("sum", "count")

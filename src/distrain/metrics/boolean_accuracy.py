@@ -9,7 +9,9 @@ from distrain.metrics.metric import Metric
 
 @Metric.register("boolean_accuracy")
 class BooleanAccuracy(Metric):
-    """``predictions`` and ``gold_labels`` of one shape ``[B, ...]``; item ``b`` is right when all its
+    """Fraction of items predicted exactly right.
+
+    ``predictions`` and ``gold_labels`` of one shape ``[B, ...]``; item ``b`` is right when all its
     unmasked entries match. An item whose entries are all masked does not count at all."""
 
     summed = ("correct", "total")

@@ -13,7 +13,9 @@ from distrain.metrics.metric import Metric
 
 @Metric.register("categorical_accuracy")
 class CategoricalAccuracy(Metric):
-    """``predictions``: class scores ``[..., C]``; ``gold_labels``: ids ``[...]``; ``mask``: ``[...]``.
+    """Fraction of items whose gold class is among the top-k scores.
+
+    ``predictions``: class scores ``[..., C]``; ``gold_labels``: ids ``[...]``; ``mask``: ``[...]``.
 
     With ``tie_break`` an item whose top score is shared by ``n`` classes, the gold among them,
     counts ``1/n`` correct instead of depending on which tied class ``argmax`` happens to return.

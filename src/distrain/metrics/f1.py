@@ -10,7 +10,9 @@ from distrain.metrics.metric import Metric
 
 @Metric.register("f1")
 class F1(FBeta):
-    """``positive_label``: the class whose precision/recall/F1 is reported, by index or by name.
+    """Precision, recall and F1 of one positive class.
+
+    ``positive_label``: the class whose precision/recall/F1 is reported, by index or by name.
     Inputs as :class:`FBeta`; the result has ``precision``, ``recall`` and ``f1``."""
 
     def __init__(self, positive_label: int | str = 1) -> None:

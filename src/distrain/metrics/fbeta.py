@@ -23,7 +23,9 @@ def ratio(numerator: torch.Tensor, denominator: torch.Tensor) -> torch.Tensor:
 
 @Metric.register("fbeta")
 class FBeta(Metric):
-    """``predictions``: scores ``[..., C]`` or class ids ``[...]``; ``gold_labels``: ``[...]``.
+    """Precision, recall and F-beta per class, or micro/macro/weighted averages (as scikit-learn).
+
+    ``predictions``: scores ``[..., C]`` or class ids ``[...]``; ``gold_labels``: ``[...]``.
 
     Keeps true-positive, predicted and gold counts per class (summed over workers). ``labels``
     (indices or names from the model's label vocabulary) picks and orders the classes reported and

@@ -10,6 +10,8 @@ from distrain.metrics.metric import Metric
 
 @Metric.register("mean_absolute_error")
 class MeanAbsoluteError(Metric):
+    """Mean absolute difference of predictions and gold values (same shapes; masked elements skipped)."""
+
     summed = ("absolute_error", "count")
 
     def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor, mask: torch.Tensor | None = None) -> None:

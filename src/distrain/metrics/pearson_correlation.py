@@ -12,9 +12,9 @@ from distrain.metrics.metric import Metric
 
 @Metric.register("pearson_correlation")
 class PearsonCorrelation(Metric):
-    """``predictions`` and ``gold_labels`` of one shape; every unmasked element is one pair.
+    """Pearson's correlation of predictions with gold values.
 
-    Keeps the count and the sums of x, y, x², y², xy in float64 (summed over workers). The
+    ``predictions`` and ``gold_labels`` of one shape; every unmasked element is one pair. Keeps the count and the sums of x, y, x², y², xy in float64 (summed over workers). The
     one-pass formula loses digits only when the values' mean is huge against their spread
     (relative error about 1e-16 × (mean/std)²). A constant side gives 0.
     """

@@ -12,7 +12,9 @@ from distrain.metrics.metric import Metric
 
 @Metric.register("perplexity")
 class Perplexity(Metric):
-    """``predictions``: logits ``[..., V]``; ``gold_labels``: token ids ``[...]``; ``mask``: ``[...]``.
+    """exp(mean token negative log-likelihood), over all tokens of all workers.
+
+    ``predictions``: logits ``[..., V]``; ``gold_labels``: token ids ``[...]``; ``mask``: ``[...]``.
 
     Keeps the summed token log-likelihood and the token count, so the value is the perplexity of
     all tokens together, not a mean of per-batch (or per-worker) perplexities.

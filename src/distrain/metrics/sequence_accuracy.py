@@ -10,7 +10,9 @@ from distrain.metrics.metric import Metric
 
 @Metric.register("sequence_accuracy")
 class SequenceAccuracy(Metric):
-    """``predictions``: tag scores ``[B, T, C]`` or tag ids ``[B, T]``; ``gold_labels``: ``[B, T]``;
+    """Fraction of sequences predicted right in every unmasked position.
+
+    ``predictions``: tag scores ``[B, T, C]`` or tag ids ``[B, T]``; ``gold_labels``: ``[B, T]``;
     ``mask``: ``[B, T]``, padding positions false. A sequence with no unmasked position counts as right."""
 
     summed = ("correct", "total")

@@ -57,7 +57,9 @@ def spans(tags: Sequence[tuple[str, str]]) -> set[tuple[str, int, int]]:
 
 @Metric.register("span_f1")
 class SpanF1(Metric):
-    """``predictions``: tag scores ``[B, T, C]`` or tag ids ``[B, T]``; ``gold_labels``: ``[B, T]``;
+    """Precision, recall and F1 of labelled spans from BIO or BIOUL tags, per type and overall.
+
+    ``predictions``: tag scores ``[B, T, C]`` or tag ids ``[B, T]``; ``gold_labels``: ``[B, T]``;
     ``mask``: ``[B, T]``. Needs the tag names: the model passes its tag vocabulary.
 
     A predicted span counts when its type, start and end all match a gold span. Counts are kept

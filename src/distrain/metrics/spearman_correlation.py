@@ -11,9 +11,9 @@ from distrain.metrics.ranking import average_ranks, pearson_from_centered
 
 @Metric.register("spearman_correlation")
 class SpearmanCorrelation(Metric):
-    """``predictions`` and ``gold_labels`` of one shape; every unmasked element is one pair.
+    """Spearman's rank correlation of predictions with gold values, exact.
 
-    Pearson's r of the ranks, ties sharing their mean rank: ``scipy.stats.spearmanr``. Ranks
+    ``predictions`` and ``gold_labels`` of one shape; every unmasked element is one pair. Pearson's r of the ranks, ties sharing their mean rank: ``scipy.stats.spearmanr``. Ranks
     depend on every value, so the pairs are gathered, not summed. A constant side gives 0.
     """
 
