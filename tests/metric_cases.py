@@ -8,7 +8,7 @@ with an empty batch and a discarded placeholder batch thrown in, then reads the 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -27,7 +27,6 @@ class Case:
     make_data: Callable[[np.random.Generator], dict[str, np.ndarray]]
     label_names: list[str] | None = None
     seed: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def data(self) -> dict[str, np.ndarray]:
         return self.make_data(np.random.default_rng(self.seed))
@@ -87,11 +86,6 @@ def scores_for_auc(rng):
     return {"predictions": scores, "gold_labels": gold, "mask": _item_mask(rng)}
 
 
-def logits_for_auc(rng):
-    data = class_scores(rng, classes=2)
-    return data
-
-
 def correlated(rng, ties: bool = False):
     x = rng.normal(size=NUM_ITEMS) * 3 + 10
     y = 0.6 * x + rng.normal(size=NUM_ITEMS)
@@ -143,7 +137,7 @@ CASES: dict[str, Case] = {
         {"type": "span_f1", "tag_scheme": "BIOUL"}, tag_sequences(BIOUL_TAGS, as_scores=False), BIOUL_TAGS, seed=12
     ),
     "auc": Case({"type": "auc"}, scores_for_auc, seed=13),
-    "auc_from_logits": Case({"type": "auc", "positive_label": "yes"}, logits_for_auc, ["no", "yes"], seed=14),
+    "auc_from_logits": Case({"type": "auc", "positive_label": "yes"}, binary_scores, ["no", "yes"], seed=14),
     "pearson_correlation": Case({"type": "pearson_correlation"}, correlated, seed=15),
     "spearman_correlation": Case({"type": "spearman_correlation"}, lambda rng: correlated(rng, ties=True), seed=16),
     "mean_absolute_error": Case({"type": "mean_absolute_error"}, correlated, seed=17),

@@ -104,16 +104,20 @@ def load_job(
     from distrain.plugins import import_builtins
 
     import_builtins()
-    archive = load_archive(archive_path, overrides)
+    # the archived distributed block named the training machine's devices: drop it, use -o's
+    model_overrides = {key: value for key, value in overrides.items() if key.split(".")[0] != "distributed"}
+    archive = load_archive(archive_path, {"distributed": None, **model_overrides})
     experiment = resolve_experiment(archive.config).build()
     distributed = None
     requested = apply_overrides({}, overrides).get("distributed")
     if requested is not None:
         problems: list[Problem] = []
-        distributed = resolve_object(DistributedConfig, requested, "distributed", problems).build()
-        problems += [] if problems else distributed.problems()
+        plan = resolve_object(DistributedConfig, requested, "distributed", problems)
         if problems:
             raise ConfigError(problems)
+        distributed = plan.build()
+        if distributed.problems():
+            raise ConfigError(distributed.problems())
     dataset = read_dataset(experiment.validation_dataset_reader, data_path, archive.vocab)
     loader = dataclasses.replace(
         experiment.validation_data_loader, shuffle=False, drop_last=False,
