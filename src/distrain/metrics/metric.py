@@ -69,16 +69,16 @@ class Metric(Registrable):
         for name, value in values.items():
             if name not in self.summed:
                 raise KeyError(f"{type(self).__name__}: statistic {name!r} is not declared in `summed`")
-            value = torch.as_tensor(value).detach().to(torch.float64).cpu()
+            value = torch.as_tensor(value).detach().to(torch.float64)  # stays on its device until read
             current = self._stats.get(name)
-            self._stats[name] = value if current is None else _add(current, value)
+            self._stats[name] = value if current is None else _add(current, value.to(current.device))
 
     def collect(self, **values: torch.Tensor) -> None:
         """Append per-item values to gathered statistics."""
         for name, value in values.items():
             if name not in self.gathered:
                 raise KeyError(f"{type(self).__name__}: statistic {name!r} is not declared in `gathered`")
-            self._pieces.setdefault(name, []).append(torch.as_tensor(value).detach().reshape(-1).to(torch.float64).cpu())
+            self._pieces.setdefault(name, []).append(torch.as_tensor(value).detach().reshape(-1).to(torch.float64))
 
     def set_label_names(self, names: Sequence[str]) -> None:
         """The names of the class indices (from the vocabulary); the model tells its metrics."""
@@ -111,10 +111,10 @@ class Metric(Registrable):
         self._pieces = {}
 
     def state(self) -> dict[str, torch.Tensor]:
-        """This worker's statistics; gathered ones as one concatenated tensor each."""
-        state = {name: value.clone() for name, value in self._stats.items()}
+        """This worker's statistics, on the CPU; gathered ones as one concatenated tensor each."""
+        state = {name: value.detach().cpu().clone() for name, value in self._stats.items()}
         for name, pieces in self._pieces.items():
-            state[name] = torch.cat(pieces) if pieces else torch.zeros(0, dtype=torch.float64)
+            state[name] = torch.cat([piece.cpu() for piece in pieces]) if pieces else torch.zeros(0, dtype=torch.float64)
         return state
 
     def load_state(self, state: dict[str, Any]) -> None:
