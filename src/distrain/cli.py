@@ -13,6 +13,8 @@ COMMANDS = {
     "train": "distrain.commands.train",
     "check": "distrain.commands.check",
     "list": "distrain.commands.list_components",
+    "evaluate": "distrain.commands.evaluate",
+    "predict": "distrain.commands.predict",
 }
 
 #: exit status for bad input (config, data, archive, flags); 1 is for failures during a run
@@ -39,6 +41,18 @@ def _plugin_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _archive_data_arguments(parser: argparse.ArgumentParser, output: str) -> None:
+    parser.add_argument("archive", help="model.tar.gz written by distrain train")
+    parser.add_argument("data", help="data file, read with the archive's (validation) dataset reader")
+    parser.add_argument("--output-file", required=True, help=f"where to write {output}")
+    parser.add_argument(
+        "-o", "--overrides", default=None,
+        help='JSON merged into the archived config, e.g. \'{"distributed": {"cuda_devices": [-1, -1]}}\'',
+    )
+    parser.add_argument("--batch-size", type=int, default=None, help="instances per worker per batch")
+    _plugin_arguments(parser)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="distrain",
@@ -56,6 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="validate a config and build everything short of training")
     _config_arguments(check)
+
+    evaluate = commands.add_parser("evaluate", help="write an archived model's loss and metrics on a data file")
+    _archive_data_arguments(evaluate, "the metrics as JSON")
+    predict = commands.add_parser("predict", help="write an archived model's predictions, one JSON line per input")
+    _archive_data_arguments(predict, "one JSON line per input, in input order")
 
     listing = commands.add_parser("list", help="list registered components and their arguments")
     listing.add_argument("base", nargs="?", help="only this base class, e.g. Model or DatasetReader")

@@ -9,13 +9,25 @@ from distrain.metrics.metric import Metric
 
 @Metric.register("average")
 class Average(Metric):
-    def stat_names(self) -> list[str]:
-        return ["sum", "count"]
+    """The weighted mean of values passed in (losses, lengths, anything a model computes).
 
-    def __call__(self, value: torch.Tensor | float, count: torch.Tensor | float = 1.0, mask=None) -> None:  # type: ignore[override]
-        value = torch.as_tensor(value, dtype=torch.float64)
-        self.accumulate(sum=value.sum() * count if value.numel() == 1 else value.sum(),
-                        count=count if value.numel() == 1 else value.numel())
+    ``metric(value)`` adds one value; ``metric(mean, count=n)`` a mean over ``n`` items;
+    ``metric(values, mask=mask)`` every unmasked element of a tensor."""
+
+    summed = ("sum", "count")
+
+    def __call__(  # type: ignore[override]
+        self, value: torch.Tensor | float, count: torch.Tensor | float = 1.0, mask: torch.Tensor | None = None
+    ) -> None:
+        value = torch.as_tensor(value).detach().to(torch.float64)
+        if mask is not None:
+            weights = mask.detach().to(torch.float64).reshape(value.shape)
+            self.accumulate(sum=(value * weights).sum(), count=weights.sum())
+        elif value.numel() == 1:
+            count = torch.as_tensor(count).detach().to(torch.float64)
+            self.accumulate(sum=value.reshape(()) * count, count=count)
+        else:
+            self.accumulate(sum=value.sum(), count=value.numel())
 
     def compute(self, stats: dict[str, torch.Tensor]) -> float:
         count = float(stats.get("count", 0.0))

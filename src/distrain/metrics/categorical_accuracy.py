@@ -2,43 +2,56 @@
 
 from __future__ import annotations
 
-import torch
+from typing import Annotated
 
+import torch
+from annotated_types import Ge
+
+from distrain.metrics.classes import check_gold_range, flat_weights
 from distrain.metrics.metric import Metric
 
 
 @Metric.register("categorical_accuracy")
 class CategoricalAccuracy(Metric):
-    def __init__(self, top_k: int = 1, tie_break: bool = False) -> None:
+    """Fraction of items whose gold class is among the top-k scores.
+
+    ``predictions``: class scores ``[..., C]``; ``gold_labels``: ids ``[...]``; ``mask``: ``[...]``.
+
+    With ``tie_break`` an item whose top score is shared by ``n`` classes, the gold among them,
+    counts ``1/n`` correct instead of depending on which tied class ``argmax`` happens to return.
+    """
+
+    summed = ("correct", "total")
+
+    def __init__(self, top_k: Annotated[int, Ge(1)] = 1, tie_break: bool = False) -> None:
         super().__init__()
         if tie_break and top_k != 1:
             raise ValueError("tie_break only applies to top_k = 1")
         self.top_k = top_k
         self.tie_break = tie_break
 
-    def stat_names(self) -> list[str]:
-        return ["correct", "total"]
-
     def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor, mask: torch.Tensor | None = None) -> None:
         predictions, gold_labels = predictions.detach(), gold_labels.detach()
+        if predictions.dim() != gold_labels.dim() + 1:
+            raise ValueError(
+                f"categorical_accuracy needs class scores [..., C] for gold labels [...]; got "
+                f"{tuple(predictions.shape)} and {tuple(gold_labels.shape)}"
+            )
         num_classes = predictions.size(-1)
-        predictions = predictions.reshape(-1, num_classes)
+        scores = predictions.reshape(-1, num_classes)
         gold = gold_labels.reshape(-1).long()
+        weights = flat_weights(gold_labels, mask)
+        check_gold_range(gold, weights, num_classes, "categorical_accuracy")
+        gold = gold.clamp(0, num_classes - 1)  # masked padding ids must still index
         if self.tie_break:
-            # ties share the credit: 1 / (number of classes tied for the top score)
-            top = predictions.max(-1, keepdim=True).values
-            tied = predictions.eq(top)
-            correct = tied.gather(1, gold.unsqueeze(1)).squeeze(1).float() / tied.sum(-1).float()
+            tied = scores.eq(scores.max(-1, keepdim=True).values)
+            correct = tied.gather(1, gold.unsqueeze(1)).squeeze(1).double() / tied.sum(-1).double()
         elif self.top_k == 1:
-            correct = predictions.argmax(-1).eq(gold).float()
+            correct = scores.argmax(-1).eq(gold).double()
         else:
-            top_k = predictions.topk(min(self.top_k, num_classes), -1).indices
-            correct = top_k.eq(gold.unsqueeze(-1)).any(-1).float()
-        if mask is not None:
-            weights = mask.reshape(-1).float()
-            self.accumulate(correct=(correct * weights).sum(), total=weights.sum())
-        else:
-            self.accumulate(correct=correct.sum(), total=correct.numel())
+            top = scores.topk(min(self.top_k, num_classes), -1).indices
+            correct = top.eq(gold.unsqueeze(-1)).any(-1).double()
+        self.accumulate(correct=(correct * weights).sum(), total=weights.sum())
 
     def compute(self, stats: dict[str, torch.Tensor]) -> float:
         total = float(stats.get("total", 0.0))

@@ -1,14 +1,23 @@
 """Metric base: keep sufficient statistics, reduce them across workers once, when read.
 
-A metric adds counts and sums as batches pass (:meth:`accumulate`) and turns the summed statistics
-into a value only in :meth:`get_metric`. Summing statistics over workers and then computing gives
-exactly the single-process value; averaging per-worker averages would not.
+A metric keeps two kinds of statistics while batches pass:
+
+- **summed** (:attr:`Metric.summed`, filled by :meth:`Metric.accumulate`): counts and sums, scalars
+  or 1-D vectors (e.g. one count per class). Workers add theirs up.
+- **gathered** (:attr:`Metric.gathered`, filled by :meth:`Metric.collect`): per-item values a
+  metric needs whole (AUC's scores, Spearman's pairs). Workers concatenate theirs, whatever their
+  lengths.
+
+Only :meth:`get_metric` turns statistics into a value, after one reduction over all workers.
+Summing statistics and then computing gives exactly the single-process value; averaging
+per-worker values would not. A worker that saw no data, or a vector shorter than another
+worker's, takes part with zeros, so every worker makes the same collective calls.
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from typing import Any, ClassVar, Iterator, Sequence
 
 import torch
 
@@ -32,38 +41,64 @@ def syncing() -> bool:
 
 
 class Metric(Registrable):
-    """Subclasses implement ``__call__`` (calling :meth:`accumulate`) and :meth:`compute`."""
+    """Subclasses declare their statistics and implement ``__call__`` and :meth:`compute`.
+
+    Every worker must declare the same names (they are class attributes for that reason).
+    """
+
+    #: statistics summed over workers: scalars or 1-D vectors (shorter ones are padded with zeros)
+    summed: ClassVar[tuple[str, ...]] = ()
+    #: statistics concatenated over workers in rank order: 1-D, one entry per item
+    gathered: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
         self._stats: dict[str, torch.Tensor] = {}
+        self._pieces: dict[str, list[torch.Tensor]] = {}
+        self.label_names: list[str] | None = None
 
     def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor, mask: torch.Tensor | None = None) -> None:
         raise NotImplementedError
 
-    def accumulate(self, **values: torch.Tensor | float) -> None:
-        for name, value in values.items():
-            value = torch.as_tensor(value).detach().to(torch.float64)
-            current = self._stats.get(name)
-            self._stats[name] = value if current is None else current + value.to(current.device)
-
     def compute(self, stats: dict[str, torch.Tensor]) -> float | dict[str, float]:
+        """The value from statistics summed/concatenated over all workers (absent: nothing seen)."""
         raise NotImplementedError
 
+    # ------------------------------------------------------------------------------ recording
+    def accumulate(self, **values: torch.Tensor | float) -> None:
+        """Add to summed statistics; a vector longer than the one held extends it with zeros."""
+        for name, value in values.items():
+            if name not in self.summed:
+                raise KeyError(f"{type(self).__name__}: statistic {name!r} is not declared in `summed`")
+            value = torch.as_tensor(value).detach().to(torch.float64)  # stays on its device until read
+            current = self._stats.get(name)
+            self._stats[name] = value if current is None else _add(current, value.to(current.device))
+
+    def collect(self, **values: torch.Tensor) -> None:
+        """Append per-item values to gathered statistics."""
+        for name, value in values.items():
+            if name not in self.gathered:
+                raise KeyError(f"{type(self).__name__}: statistic {name!r} is not declared in `gathered`")
+            self._pieces.setdefault(name, []).append(torch.as_tensor(value).detach().reshape(-1).to(torch.float64))
+
+    def set_label_names(self, names: Sequence[str]) -> None:
+        """The names of the class indices (from the vocabulary); the model tells its metrics."""
+        self.label_names = list(names)
+
+    # ------------------------------------------------------------------------------- reading
+    def stat_names(self) -> list[str]:
+        return sorted(self.summed + self.gathered)
+
     def reduced_state(self) -> dict[str, torch.Tensor]:
-        """The statistics summed over all workers (every worker must call this together)."""
-        from distrain.distributed.collectives import all_reduce_sum, is_distributed
+        """The statistics over all workers (every worker must call this together)."""
+        from distrain.distributed.collectives import is_distributed
 
         stats = self.state()
         if not syncing() or not is_distributed():
             return stats
-        names = sorted(self.stat_names())
-        stacked = torch.stack([stats.get(name, torch.zeros((), dtype=torch.float64)).cpu() for name in names])
-        reduced = all_reduce_sum(stacked)
-        return dict(zip(names, reduced))
-
-    def stat_names(self) -> list[str]:
-        """The names of all statistics, including those no batch has touched yet on this worker."""
-        return sorted(self._stats)
+        reduced = _reduce_summed({name: stats.get(name) for name in sorted(self.summed)})
+        for name in self.gathered:
+            reduced[name] = _gather(stats.get(name, torch.zeros(0, dtype=torch.float64)))
+        return reduced
 
     def get_metric(self, reset: bool = False) -> float | dict[str, float]:
         value = self.compute(self.reduced_state())
@@ -73,9 +108,79 @@ class Metric(Registrable):
 
     def reset(self) -> None:
         self._stats = {}
+        self._pieces = {}
 
     def state(self) -> dict[str, torch.Tensor]:
-        return {name: value.clone() for name, value in self._stats.items()}
+        """This worker's statistics, on the CPU; gathered ones as one concatenated tensor each."""
+        state = {name: value.detach().cpu().clone() for name, value in self._stats.items()}
+        for name, pieces in self._pieces.items():
+            state[name] = torch.cat([piece.cpu() for piece in pieces]) if pieces else torch.zeros(0, dtype=torch.float64)
+        return state
 
     def load_state(self, state: dict[str, Any]) -> None:
-        self._stats = {name: torch.as_tensor(value) for name, value in state.items()}
+        self.reset()
+        for name, value in state.items():
+            value = torch.as_tensor(value)
+            if name in self.gathered:
+                self._pieces[name] = [value.reshape(-1).to(torch.float64)]
+            else:
+                self._stats[name] = value.to(torch.float64)
+
+    # ------------------------------------------------------------------------------- helpers
+    def label_index(self, label: int | str, option: str) -> int:
+        """A label given by index or by name (names need :meth:`set_label_names`)."""
+        if isinstance(label, int):
+            return label
+        if self.label_names is None:
+            raise ValueError(f"{type(self).__name__}: {option} {label!r} is a name, but no label names are known")
+        try:
+            return self.label_names.index(label)
+        except ValueError:
+            raise ValueError(
+                f"{type(self).__name__}: {option} {label!r} is not a label; labels: {', '.join(self.label_names)}"
+            ) from None
+
+
+def _add(current: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+    if current.shape == value.shape:
+        return current + value
+    width = max(current.numel(), value.numel())
+    return _padded(current, width) + _padded(value, width)
+
+
+def _padded(value: torch.Tensor, width: int) -> torch.Tensor:
+    flat = value.reshape(-1)
+    return torch.cat([flat, flat.new_zeros(width - flat.numel())]) if flat.numel() < width else flat
+
+
+def _reduce_summed(stats: dict[str, torch.Tensor | None]) -> dict[str, torch.Tensor]:
+    """Two collectives: agree on each statistic's shape (max), then sum them all in one vector."""
+    from distrain.distributed.collectives import all_reduce_max, all_reduce_sum
+
+    names = list(stats)
+    if not names:
+        return {}
+    shapes = torch.tensor(
+        [[-1, 0] if stats[n] is None else [stats[n].dim(), stats[n].numel()] for n in names], dtype=torch.int64
+    ).reshape(-1, 2)
+    shapes = all_reduce_max(shapes)
+    widths = [int(width) for width in shapes[:, 1]]
+    flat = torch.cat(
+        [torch.zeros(0, dtype=torch.float64)]
+        + [_padded(stats[n], w) if stats[n] is not None else torch.zeros(w, dtype=torch.float64) for n, w in zip(names, widths)]
+    )
+    flat = all_reduce_sum(flat)
+    reduced: dict[str, torch.Tensor] = {}
+    offset = 0
+    for name, (dims, width) in zip(names, shapes.tolist()):
+        if dims >= 0:  # some worker has it
+            value = flat[offset : offset + width]
+            reduced[name] = value.reshape(()) if dims == 0 else value
+        offset += width
+    return reduced
+
+
+def _gather(value: torch.Tensor) -> torch.Tensor:
+    from distrain.distributed.collectives import all_gather_tensors
+
+    return torch.cat(all_gather_tensors(value))

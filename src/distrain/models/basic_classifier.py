@@ -31,6 +31,7 @@ class BasicClassifier(ClassifierOutputs, Model):
     ) -> None:
         super().__init__(vocab, metrics if metrics is not None else {"accuracy": CategoricalAccuracy()})
         self.label_namespace = label_namespace
+        self.use_label_names(label_namespace)
         self.embedding = torch.nn.Embedding(vocab.size(namespace), embedding_dim, padding_idx=0)
         self.encoder = encoder.construct(input_dim=embedding_dim)
         width = self.encoder.output_dim

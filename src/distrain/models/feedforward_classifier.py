@@ -28,6 +28,7 @@ class FeedForwardClassifier(ClassifierOutputs, Model):
     ) -> None:
         super().__init__(vocab, metrics if metrics is not None else {"accuracy": CategoricalAccuracy()})
         self.label_namespace = label_namespace
+        self.use_label_names(label_namespace)
         self.feature_scale = feature_scale
         self.feedforward = feedforward.construct(input_dim=input_dim) if feedforward else None
         width = self.feedforward.output_dim if self.feedforward else input_dim

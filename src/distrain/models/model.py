@@ -24,6 +24,21 @@ class Model(torch.nn.Module, Registrable):
         self.vocab = vocab
         self.metrics: dict[str, Metric] = dict(metrics or {})
 
+    def use_label_names(self, namespace: str) -> None:
+        """Tell every metric the names of the class indices, so configs may name labels
+        (``"positive_label": "positive"``) and per-label results carry names, not numbers."""
+        from distrain.config.errors import ConfigError, Problem
+
+        names = self.vocab.tokens(namespace) if namespace in self.vocab.namespaces() else []
+        problems = []
+        for metric_name, metric in self.metrics.items():
+            try:
+                metric.set_label_names(names)
+            except ValueError as error:
+                problems.append(Problem(f"model.metrics.{metric_name}", str(error)))
+        if problems:
+            raise ConfigError(problems)
+
     def forward(self, **inputs: Any) -> dict[str, torch.Tensor]:  # pragma: no cover - abstract
         raise NotImplementedError
 

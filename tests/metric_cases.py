@@ -1,0 +1,198 @@
+"""Metric test cases shared by the test process (references) and the worker processes (metrics).
+
+Every case builds the same data from its seed in every process. A worker feeds only its own,
+deliberately uneven share of the items (one worker of three gets none) in batches of varying size,
+with an empty batch and a discarded placeholder batch thrown in, then reads the metric.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+NUM_ITEMS = 61
+BIO_TAGS = ["O", "B-LOC", "I-LOC", "B-PER", "I-PER", "B-ORG", "I-ORG"]
+BIOUL_TAGS = ["O", "B-LOC", "I-LOC", "L-LOC", "U-LOC", "B-PER", "I-PER", "L-PER", "U-PER"]
+CLASS_NAMES = ["a", "b", "c", "d", "e", "f"]
+
+
+@dataclass
+class Case:
+    metric: dict[str, Any]
+    make_data: Callable[[np.random.Generator], dict[str, np.ndarray]]
+    label_names: list[str] | None = None
+    seed: int = 0
+
+    def data(self) -> dict[str, np.ndarray]:
+        return self.make_data(np.random.default_rng(self.seed))
+
+
+# ------------------------------------------------------------------------------ data makers
+def _item_mask(rng, shape=(NUM_ITEMS,)):
+    return (rng.random(shape) > 0.15).astype(np.float64)
+
+
+def class_scores(rng, classes: int = 5, never: int | None = None):
+    scores = rng.normal(size=(NUM_ITEMS, classes))
+    gold = rng.integers(0, classes if never is None else never, NUM_ITEMS)
+    scores[np.arange(NUM_ITEMS), gold] += rng.random(NUM_ITEMS) * 1.5  # better than chance
+    if never is not None:
+        scores[:, never:] = -1e9
+    return {"predictions": scores, "gold_labels": gold, "mask": _item_mask(rng)}
+
+
+def tied_scores(rng):
+    scores = rng.integers(0, 3, size=(NUM_ITEMS, 5)).astype(np.float64)
+    return {"predictions": scores, "gold_labels": rng.integers(0, 5, NUM_ITEMS), "mask": _item_mask(rng)}
+
+
+def boolean_items(rng):
+    gold = rng.integers(0, 2, size=(NUM_ITEMS, 3))
+    flips = rng.random((NUM_ITEMS, 3)) < 0.2
+    mask = (rng.random((NUM_ITEMS, 3)) > 0.25).astype(np.float64)
+    mask[:3] = 0  # items with nothing to compare do not count
+    return {"predictions": np.where(flips, 1 - gold, gold), "gold_labels": gold, "mask": mask}
+
+
+def binary_scores(rng):
+    return class_scores(rng, classes=2)
+
+
+def tag_sequences(tags: list[str], as_scores: bool):
+    def make(rng):
+        length = 9
+        gold = rng.integers(0, len(tags), size=(NUM_ITEMS, length))
+        gold[rng.random((NUM_ITEMS, length)) < 0.4] = 0  # plenty of O
+        noise = rng.random((NUM_ITEMS, length)) < 0.25
+        predicted = np.where(noise, rng.integers(0, len(tags), size=(NUM_ITEMS, length)), gold)
+        lengths = rng.integers(0, length + 1, NUM_ITEMS)
+        mask = (np.arange(length)[None, :] < lengths[:, None]).astype(np.float64)
+        gold = np.where(mask > 0, gold, -100)  # padding as SequenceLabelField pads it
+        if as_scores:
+            predicted = np.eye(len(tags))[predicted] + rng.random((NUM_ITEMS, length, len(tags))) * 0.1
+        return {"predictions": predicted, "gold_labels": gold, "mask": mask}
+
+    return make
+
+
+def scores_for_auc(rng):
+    gold = rng.integers(0, 2, NUM_ITEMS)
+    scores = np.round(gold * 0.4 + rng.random(NUM_ITEMS), 1)  # rounding makes ties
+    return {"predictions": scores, "gold_labels": gold, "mask": _item_mask(rng)}
+
+
+def correlated(rng, ties: bool = False):
+    x = rng.normal(size=NUM_ITEMS) * 3 + 10
+    y = 0.6 * x + rng.normal(size=NUM_ITEMS)
+    if ties:
+        x, y = np.round(x), np.round(y)
+    return {"predictions": x, "gold_labels": y, "mask": _item_mask(rng)}
+
+
+def token_logits(rng):
+    vocab, length = 7, 5
+    gold = rng.integers(0, vocab, size=(NUM_ITEMS, length))
+    logits = rng.normal(size=(NUM_ITEMS, length, vocab))
+    mask = (rng.random((NUM_ITEMS, length)) > 0.2).astype(np.float64)
+    return {"predictions": logits, "gold_labels": np.where(mask > 0, gold, -100), "mask": mask}
+
+
+def values(rng):
+    return {"value": rng.normal(size=NUM_ITEMS) * 2 + 1, "mask": _item_mask(rng)}
+
+
+def tag_id_sequences(rng):
+    gold = rng.integers(0, 3, size=(NUM_ITEMS, 4))
+    predicted = np.where(rng.random((NUM_ITEMS, 4)) < 0.1, rng.integers(0, 3, size=(NUM_ITEMS, 4)), gold)
+    lengths = rng.integers(0, 5, NUM_ITEMS)
+    mask = (np.arange(4)[None, :] < lengths[:, None]).astype(np.float64)
+    return {"predictions": predicted, "gold_labels": np.where(mask > 0, gold, -100), "mask": mask}
+
+
+CASES: dict[str, Case] = {
+    "categorical_accuracy": Case({"type": "categorical_accuracy"}, class_scores, seed=1),
+    "categorical_accuracy_top3": Case({"type": "categorical_accuracy", "top_k": 3}, class_scores, seed=2),
+    "categorical_accuracy_tie_break": Case({"type": "categorical_accuracy", "tie_break": True}, tied_scores, seed=3),
+    "boolean_accuracy": Case({"type": "boolean_accuracy"}, boolean_items, seed=4),
+    "fbeta_per_label": Case(
+        {"type": "fbeta", "beta": 2.0}, lambda rng: class_scores(rng, 6, never=5), CLASS_NAMES, seed=5
+    ),
+    "fbeta_micro": Case({"type": "fbeta", "average": "micro"}, lambda rng: class_scores(rng, 6, never=5), CLASS_NAMES, seed=6),
+    "fbeta_macro": Case({"type": "fbeta", "average": "macro"}, lambda rng: class_scores(rng, 6, never=5), CLASS_NAMES, seed=7),
+    "fbeta_weighted": Case(
+        {"type": "fbeta", "average": "weighted", "beta": 0.5}, lambda rng: class_scores(rng, 6, never=5), CLASS_NAMES, seed=8
+    ),
+    "fbeta_macro_named_labels": Case(
+        {"type": "fbeta", "average": "macro", "labels": ["c", "a", "f"]},
+        lambda rng: class_scores(rng, 6, never=5), CLASS_NAMES, seed=9,
+    ),
+    "f1": Case({"type": "f1", "positive_label": "yes"}, binary_scores, ["no", "yes"], seed=10),
+    "span_f1_bio": Case({"type": "span_f1"}, tag_sequences(BIO_TAGS, as_scores=True), BIO_TAGS, seed=11),
+    "span_f1_bioul": Case(
+        {"type": "span_f1", "tag_scheme": "BIOUL"}, tag_sequences(BIOUL_TAGS, as_scores=False), BIOUL_TAGS, seed=12
+    ),
+    "auc": Case({"type": "auc"}, scores_for_auc, seed=13),
+    "auc_from_logits": Case({"type": "auc", "positive_label": "yes"}, binary_scores, ["no", "yes"], seed=14),
+    "pearson_correlation": Case({"type": "pearson_correlation"}, correlated, seed=15),
+    "spearman_correlation": Case({"type": "spearman_correlation"}, lambda rng: correlated(rng, ties=True), seed=16),
+    "mean_absolute_error": Case({"type": "mean_absolute_error"}, correlated, seed=17),
+    "perplexity": Case({"type": "perplexity"}, token_logits, seed=18),
+    "average": Case({"type": "average"}, values, seed=19),
+    "sequence_accuracy": Case({"type": "sequence_accuracy"}, tag_id_sequences, seed=20),
+}
+
+
+# ---------------------------------------------------------------------------- the worker side
+def share_of(rank: int, world_size: int) -> slice:
+    """Uneven shares: 2 workers split 3:1; of 3 workers, rank 0 gets nothing."""
+    cuts = {1: [0, NUM_ITEMS], 2: [0, 45, NUM_ITEMS], 3: [0, 0, 40, NUM_ITEMS]}[world_size]
+    return slice(cuts[rank], cuts[rank + 1])
+
+
+def build_metric(case: Case):
+    from distrain.config.schema import resolve_object
+    from distrain.metrics.metric import Metric
+    from distrain.plugins import import_builtins
+
+    import_builtins()
+    problems: list = []
+    metric = resolve_object(Metric, case.metric, "metric", problems).build()
+    assert not problems, problems
+    if case.label_names is not None:
+        metric.set_label_names(case.label_names)
+    return metric
+
+
+def feed(metric, data: dict[str, np.ndarray], items: slice) -> None:
+    tensors = {name: torch.as_tensor(array[items]) for name, array in data.items()}
+    count = len(next(iter(tensors.values())))
+    if count == 0:
+        return  # a worker without data never calls the metric, as in the trainer
+    metric(**{name: tensor[:0] for name, tensor in tensors.items()})  # an empty batch changes nothing
+    start, sizes = 0, [7, 1, 12]
+    for position in range(count):
+        size = sizes[position % len(sizes)]
+        if start >= count:
+            break
+        if position == 1:  # a zero-weight placeholder, discarded as Model.metrics_frozen does
+            saved = metric.state()
+            metric(**{name: tensor[:2] for name, tensor in tensors.items()})
+            metric.load_state(saved)
+        metric(**{name: tensor[start : start + size] for name, tensor in tensors.items()})
+        start += size
+
+
+def compute_all(world, out_dir: str) -> None:
+    """Every case on this worker's share; every worker writes what it read."""
+    results = {}
+    for name, case in CASES.items():
+        metric = build_metric(case)
+        feed(metric, case.data(), share_of(world.rank, world.size))
+        results[name] = metric.get_metric(reset=True)
+        results[name + "/after_reset"] = metric.get_metric()
+    Path(out_dir, f"rank{world.rank}.json").write_text(json.dumps(results))
