@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 import torch
@@ -17,7 +18,8 @@ from distrain.training.callback import Callback
 @Callback.register("test_kill_switch")
 class KillSwitch(Callback):
     """``DISTRAIN_TEST_KILL_AT_STEP=k``: SIGKILL the whole process group after optimizer step k.
-    ``DISTRAIN_TEST_MARK_AT_STEP=k`` with ``DISTRAIN_TEST_MARKER=path``: create that file instead."""
+    ``DISTRAIN_TEST_MARK_AT_STEP=k`` with ``DISTRAIN_TEST_MARKER=path``: create that file instead and
+    wait (up to 60 s) for the stop signal the test then sends, so the step it arrives at is known."""
 
     def on_step(self, trainer, step, loss) -> None:
         if not trainer.world.is_primary:
@@ -26,6 +28,9 @@ class KillSwitch(Callback):
             os.killpg(os.getpgid(0), signal.SIGKILL)
         if os.environ.get("DISTRAIN_TEST_MARK_AT_STEP") == str(step):
             Path(os.environ["DISTRAIN_TEST_MARKER"]).write_text(str(step))
+            deadline = time.monotonic() + 60
+            while not trainer.stop_requested and time.monotonic() < deadline:
+                time.sleep(0.01)
 
 
 @Model.register("test_nan_classifier")
