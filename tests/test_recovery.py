@@ -68,18 +68,29 @@ def kill_at_random_step(config: Path, directory: Path, steps: int) -> int:
     return step
 
 
-def test_kill_9_at_random_step_then_recover_is_bitwise_equal_on_one_worker(data, tmp_path):
-    # dropout makes the result depend on the restored random state, not only on the data position
-    config = recovery_config(data, tmp_path, workers=1, dropout=0.3)
-    reference = run_cli("train", str(config), "-s", str(tmp_path / "reference"), *PLUGIN)
-    assert reference.returncode == 0, reference.stderr
+@pytest.fixture(scope="module")
+def finished_run(data, tmp_path_factory) -> tuple[Path, Path]:
+    """An uninterrupted 1-worker run; dropout makes its result depend on the random state too."""
+    folder = tmp_path_factory.mktemp("finished")
+    config = recovery_config(data, folder, workers=1, dropout=0.3)
+    result = run_cli("train", str(config), "-s", str(folder / "run"), *PLUGIN)
+    assert result.returncode == 0, result.stderr
+    return config, folder / "run"
+
+
+def assert_same_result(reference: Path, resumed: Path, context: str) -> None:
+    expected, actual = weights(reference / FINAL), weights(resumed / FINAL)
+    for name in expected:
+        assert torch.equal(expected[name], actual[name]), f"{name} differs ({context})"
+    assert metrics_without_duration(resumed) == metrics_without_duration(reference)
+
+
+def test_kill_9_at_random_step_then_recover_is_bitwise_equal_on_one_worker(finished_run, tmp_path):
+    config, reference = finished_run
     step = kill_at_random_step(config, tmp_path / "killed", steps=30)  # 15 batches x 2 epochs
     recovered = run_cli("train", str(config), "-s", str(tmp_path / "killed"), *PLUGIN, "--recover")
     assert recovered.returncode == 0, recovered.stderr
-    expected, actual = weights(tmp_path / "reference" / FINAL), weights(tmp_path / "killed" / FINAL)
-    for name in expected:
-        assert torch.equal(expected[name], actual[name]), f"{name} differs after a kill at step {step}"
-    assert metrics_without_duration(tmp_path / "killed") == metrics_without_duration(tmp_path / "reference")
+    assert_same_result(reference, tmp_path / "killed", f"kill -9 at step {step}")
 
 
 def test_kill_9_at_random_step_on_two_workers_then_recover_on_two_and_on_one_worker(data, tmp_path):
@@ -91,10 +102,8 @@ def test_kill_9_at_random_step_on_two_workers_then_recover_on_two_and_on_one_wor
 
     recovered = run_cli("train", str(config), "-s", str(tmp_path / "killed"), *PLUGIN, "--recover")
     assert recovered.returncode == 0, recovered.stderr
-    expected, actual = weights(tmp_path / "reference" / FINAL), weights(tmp_path / "killed" / FINAL)
-    for name in expected:
-        assert torch.equal(expected[name], actual[name]), f"{name} differs after a kill at step {step}"
-    assert metrics_without_duration(tmp_path / "killed") == metrics_without_duration(tmp_path / "reference")
+    assert_same_result(tmp_path / "reference", tmp_path / "killed", f"2 workers, kill -9 at step {step}")
+    expected = weights(tmp_path / "reference" / FINAL)
 
     # the same global batch (16) on one worker continues the same global sample order
     one_worker = json.dumps({"distributed": None, "data_loader.batch_size": 16})
@@ -106,15 +115,6 @@ def test_kill_9_at_random_step_on_two_workers_then_recover_on_two_and_on_one_wor
     resumed_metrics = metrics_without_duration(tmp_path / "killed_copy")
     for key, value in metrics_without_duration(tmp_path / "reference").items():
         assert resumed_metrics[key] == pytest.approx(value, abs=1e-6), key
-
-
-@pytest.fixture(scope="module")
-def finished_run(data, tmp_path_factory) -> tuple[Path, Path]:
-    folder = tmp_path_factory.mktemp("finished")
-    config = recovery_config(data, folder)
-    result = run_cli("train", str(config), "-s", str(folder / "run"), *PLUGIN)
-    assert result.returncode == 0, result.stderr
-    return config, folder / "run"
 
 
 def test_recover_refuses_a_changed_model_and_keeps_the_run(finished_run, tmp_path):
@@ -160,8 +160,8 @@ def test_recover_and_force_are_mutually_exclusive_and_a_used_dir_needs_one_of_th
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_sigterm_stops_at_a_step_boundary_writes_a_checkpoint_and_says_how_to_resume(data, tmp_path, workers):
-    config = recovery_config(data, tmp_path, workers=workers)
+def test_sigterm_stops_at_a_step_boundary_writes_a_checkpoint_and_says_how_to_resume(data, finished_run, tmp_path, workers):
+    config = finished_run[0] if workers == 1 else recovery_config(data, tmp_path, workers=workers)
     marker = tmp_path / "marker"
     run = tmp_path / "run"
     process = start_training(config, run, env={"DISTRAIN_TEST_MARK_AT_STEP": "3", "DISTRAIN_TEST_MARKER": str(marker)})
@@ -179,7 +179,7 @@ def test_sigterm_stops_at_a_step_boundary_writes_a_checkpoint_and_says_how_to_re
     position = json.loads((latest / "meta.json").read_text())["position"]
     # the signal came during step 3; every worker stops together after the next step, none is lost
     assert position == {"epoch": 0, "batches": 4}
-    if workers == 1:
+    if workers == 1:  # the printed command resumes to the uninterrupted run's result
         resumed = run_cli(*command.split()[1:])
         assert resumed.returncode == 0, resumed.stderr
-        assert (run / "model.tar.gz").is_file()
+        assert_same_result(finished_run[1], run, "SIGTERM after step 3")
