@@ -33,11 +33,14 @@ def test_broken_json_on_line_5_gives_one_line_naming_file_and_line_5(tmp_path, w
 
 def test_skip_invalid_trains_on_the_rest_and_reports_how_many_were_skipped(tmp_path):
     data = data_with_broken_lines(tmp_path, (5, 9))
-    config = text_config(data, num_epochs=1)
+    # also: save_every_num_seconds 0 checkpoints after every step
+    config = text_config(data, num_epochs=1, save_every_num_seconds=0, keep_checkpoints=10)
     config["dataset_reader"]["skip_invalid"] = True
     result = run_cli("train", str(write_config(tmp_path / "config.json", config)), "-s", str(tmp_path / "run"))
     assert result.returncode == 0, result.stderr
     assert f"{data['train']}: skipped 2 invalid record(s)" in result.stderr
+    saved = sorted(p.name for p in (tmp_path / "run" / "checkpoints").glob("epoch_*"))
+    assert saved == [f"epoch_0000_batch_{n:08d}" for n in range(1, 6)] + ["epoch_0001_batch_00000000"]
 
 
 def nan_config(tmp_path, nan_at_step: int, **trainer) -> dict:

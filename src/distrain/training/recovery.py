@@ -65,9 +65,7 @@ def training_state(trainer: GradientDescentTrainer) -> dict[str, Any]:
         "world_size": trainer.world.size,
         "order": order_fingerprint(trainer, progress.epoch),
         "vocabulary": vocabulary_fingerprint(trainer.model),
-        "optimizer": trainer.optimizer.state_dict(),
-        "scheduler": trainer.scheduler.state_dict() if trainer.scheduler else None,
-        "tracker": trainer.tracker.state_dict(),
+        "parts": {name: part.state_dict() for name, part in trainer.stateful_parts().items()},
         "callbacks": [callback.state_dict() for callback in trainer.callbacks],
         "metrics": json.dumps(trainer.last_metrics),
         "elapsed": trainer.elapsed(),
@@ -105,13 +103,13 @@ def restore(trainer: GradientDescentTrainer, checkpoint: Path) -> None:
     _check_fits(trainer, state, checkpoint, position["epoch"])
     load_weights(trainer.model, checkpoint / "model.safetensors")
     try:
-        trainer.optimizer.load_state_dict(state["optimizer"])
-        if trainer.scheduler is not None and state["scheduler"] is not None:
-            trainer.scheduler.load_state_dict(state["scheduler"])
-        trainer.tracker.load_state_dict(state["tracker"])
-        saved_callbacks = state["callbacks"]
-        for callback, saved in zip(trainer.callbacks, saved_callbacks):
-            callback.load_state_dict(saved)
+        saved_parts = state["parts"]
+        for name, part in trainer.stateful_parts().items():
+            if name in saved_parts:
+                part.load_state_dict(saved_parts[name])
+        if len(state["callbacks"]) == len(trainer.callbacks):  # callbacks may change on resume
+            for callback, saved in zip(trainer.callbacks, state["callbacks"]):
+                callback.load_state_dict(saved)
     except (KeyError, ValueError, RuntimeError) as error:
         raise CheckpointError(f"{checkpoint}: training state does not fit this run ({error})") from None
     trainer.step = state["step"]

@@ -272,6 +272,13 @@ class GradientDescentTrainer(Trainer):
             return None
         return self.checkpointer.save(self.position.epoch, self.position.batches, self.model, state)
 
+    def stateful_parts(self) -> dict[str, Any]:
+        """Objects with ``state_dict``/``load_state_dict`` that checkpoints hold (a grad scaler belongs here)."""
+        parts: dict[str, Any] = {"optimizer": self.optimizer, "tracker": self.tracker}
+        if self.scheduler is not None:
+            parts["scheduler"] = self.scheduler
+        return parts
+
     def training_state(self) -> dict[str, Any]:
         """Everything a resumed run needs (a collective: rank 0 gathers every worker's part)."""
         return training_state(self)
