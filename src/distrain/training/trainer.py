@@ -124,27 +124,30 @@ class GradientDescentTrainer(Trainer):
 
     # ------------------------------------------------------------------------------- the loop
     def train(self) -> dict[str, Any]:
+        with self.stop_request.installed():
+            return self._train_epochs()
+
+    def _train_epochs(self) -> dict[str, Any]:
         self._started = time.monotonic()
         for callback in self.callbacks:
             callback.on_start(self)
-        with self.stop_request.installed():
-            while self.position.epoch < self.num_epochs and not self.tracker.should_stop():
-                epoch = self.position.epoch
-                epoch_metrics = {f"training_{k}": v for k, v in self._train_epoch(epoch).items()}
-                if self.validation_loader is not None:
-                    epoch_metrics.update({f"validation_{k}": v for k, v in self.evaluate(self.validation_loader).items()})
-                tracked = {k.partition("_")[2]: v for k, v in epoch_metrics.items() if k.startswith("validation_")}
-                is_best = self.tracker.update(epoch, tracked or {k.partition("_")[2]: v for k, v in epoch_metrics.items()})
-                if self.scheduler is not None:
-                    self.scheduler.step_epoch(tracked.get(self.tracker.name))
-                self.last_metrics = self._summarise(epoch, epoch_metrics, is_best, self.last_metrics, self.elapsed())
-                self.position = self.position.next_epoch()
-                for callback in self.callbacks:
-                    callback.on_epoch(self, epoch, self.last_metrics)
-                saved = self._save(epoch, self.last_metrics, is_best)
-                self._stop_if_asked(agree(False, self.stop_requested, False, self.world.is_distributed).stop, saved)
-                if self.tracker.should_stop():
-                    logger.info("stopping early: no improvement in %d epochs", self.tracker.patience)
+        while self.position.epoch < self.num_epochs and not self.tracker.should_stop():
+            epoch = self.position.epoch
+            epoch_metrics = {f"training_{k}": v for k, v in self._train_epoch(epoch).items()}
+            if self.validation_loader is not None:
+                epoch_metrics.update({f"validation_{k}": v for k, v in self.evaluate(self.validation_loader).items()})
+            tracked = {k.partition("_")[2]: v for k, v in epoch_metrics.items() if k.startswith("validation_")}
+            is_best = self.tracker.update(epoch, tracked or {k.partition("_")[2]: v for k, v in epoch_metrics.items()})
+            if self.scheduler is not None:
+                self.scheduler.step_epoch(tracked.get(self.tracker.name))
+            self.last_metrics = self._summarise(epoch, epoch_metrics, is_best, self.last_metrics, self.elapsed())
+            self.position = self.position.next_epoch()
+            for callback in self.callbacks:
+                callback.on_epoch(self, epoch, self.last_metrics)
+            saved = self._save(epoch, self.last_metrics, is_best)
+            self._stop_if_asked(agree(False, self.stop_requested, False, self.world.is_distributed).stop, saved)
+            if self.tracker.should_stop():
+                logger.info("stopping early: no improvement in %d epochs", self.tracker.patience)
         if self.checkpointer.best_weights.exists() and self.validation_loader is not None:
             load_weights(self.model, self.checkpointer.best_weights)
         for callback in self.callbacks:
