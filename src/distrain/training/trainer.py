@@ -125,7 +125,10 @@ class GradientDescentTrainer(Trainer):
     # ------------------------------------------------------------------------------- the loop
     def train(self) -> dict[str, Any]:
         with self.stop_request.installed():
-            return self._train_epochs()
+            try:
+                return self._train_epochs()
+            finally:
+                self._close_progress()
 
     def _train_epochs(self) -> dict[str, Any]:
         self._started = time.monotonic()
@@ -335,8 +338,15 @@ class GradientDescentTrainer(Trainer):
             return None
         from tqdm import tqdm
 
-        return tqdm(total=self.steps_per_epoch, initial=self.position.batches // self.accumulation, desc=f"epoch {epoch + 1}/{self.num_epochs}", unit="step",
-                    leave=False, dynamic_ncols=True)
+        self._open_bar = tqdm(total=self.steps_per_epoch, initial=self.position.batches // self.accumulation,
+                              desc=f"epoch {epoch + 1}/{self.num_epochs}", unit="step", leave=False, dynamic_ncols=True)
+        return self._open_bar
+
+    def _close_progress(self) -> None:
+        """Clear a bar an error left open, so the error message starts on a line of its own."""
+        bar, self._open_bar = getattr(self, "_open_bar", None), None
+        if bar is not None:
+            bar.close()
 
 
 def _default_optimizer() -> Lazy[Optimizer]:
