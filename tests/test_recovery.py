@@ -148,7 +148,9 @@ def test_a_truncated_checkpoint_is_refused_in_one_line(finished_run, tmp_path):
     result = run_cli("train", str(config), "-s", str(tmp_path / "run"), *PLUGIN, "--recover")
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
-    assert result.stderr.strip().splitlines()[-1].startswith(f"error: {state}: truncated or corrupt checkpoint")
+    message = result.stderr.strip().splitlines()[-1]
+    assert message.startswith(f"error: {state}: truncated or corrupt checkpoint")
+    assert message.endswith(f"to resume from the checkpoint before it, delete {state.parent}")
 
 
 def test_recover_and_force_are_mutually_exclusive_and_a_used_dir_needs_one_of_them(finished_run):

@@ -290,10 +290,16 @@ class GradientDescentTrainer(Trainer):
         return training_state(self)
 
     def resume_from_latest_checkpoint(self) -> None:
-        latest = self.checkpointer.latest()
-        if latest is None:
+        checkpoints = self.checkpointer.checkpoints()
+        if not checkpoints:
             raise CheckpointError(f"{self.checkpointer.directory}: no checkpoint to recover from")
-        restore(self, latest)
+        try:
+            restore(self, checkpoints[-1])
+        except CheckpointError as error:
+            if len(checkpoints) < 2:
+                raise
+            hint = f"; to resume from the checkpoint before it, delete {checkpoints[-1]}"
+            raise CheckpointError(f"{error}{hint}") from None
 
     def elapsed(self) -> float:
         """Training seconds so far, including those before the run was resumed."""
