@@ -18,6 +18,8 @@ from typing import Any
 
 ARCHIVE_NAME = "model.tar.gz"
 WEIGHTS_NAME = "weights.safetensors"
+#: bumped when the layout changes in a way older readers cannot follow
+ARCHIVE_FORMAT = 1
 
 
 class ArchiveError(Exception):
@@ -49,7 +51,12 @@ def write_archive(serialization_dir: Path, model: Any, vocab: Any, config: dict[
 def _versions(distrain_version: str) -> dict[str, str]:
     import torch
 
-    return {"distrain": distrain_version, "torch": torch.__version__, "python": platform.python_version()}
+    return {
+        "archive_format": ARCHIVE_FORMAT,
+        "distrain": distrain_version,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+    }
 
 
 @dataclass
@@ -70,14 +77,50 @@ def extract_archive(path: str | Path, destination: str | Path) -> Path:
         with tarfile.open(path, "r:*") as tar:
             members = tar.getmembers()
             for member in members:
-                target = (root / member.name).resolve()
-                if not target.is_relative_to(root) or member.issym() or member.islnk() or member.isdev():
-                    raise ArchiveError(f"{path}: unsafe member {member.name!r} (outside the archive folder or a link)")
+                problem = _unsafe(member, root)
+                if problem:
+                    raise ArchiveError(f"{path}: refusing unsafe member {member.name!r} ({problem}); nothing extracted")
             for member in members:
                 tar.extract(member, root, filter="data") if hasattr(tarfile, "data_filter") else tar.extract(member, root)
     except (tarfile.TarError, EOFError, OSError, zlib.error) as error:
         raise ArchiveError(f"{path}: not a readable model archive ({error.__class__.__name__}: {error})") from None
     return root
+
+
+def _unsafe(member: tarfile.TarInfo, root: Path) -> str | None:
+    """Why extracting ``member`` under ``root`` would be unsafe, or None. Only plain files and
+    folders whose path stays inside ``root`` are extracted: no links, devices or fifos."""
+    name = member.name
+    if name.startswith(("/", "\\")) or Path(name).is_absolute() or (len(name) > 1 and name[1] == ":"):
+        return "absolute path"
+    if ".." in Path(name).parts:
+        return "path leads outside the archive folder"
+    if not (root / name).resolve().is_relative_to(root):
+        return "path leads outside the archive folder"
+    if member.issym() or member.islnk():
+        return "links are not allowed"
+    if not (member.isfile() or member.isdir()):
+        return "only regular files and folders are allowed"
+    return None
+
+
+def _read_json(file: Path, archive: Path) -> Any:
+    try:
+        return json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise ArchiveError(f"{archive}: {file.name} is not valid JSON ({error})") from None
+
+
+def _read_meta(root: Path, archive: Path) -> dict[str, Any]:
+    meta = _read_json(root / "meta.json", archive)
+    if not isinstance(meta, dict):
+        raise ArchiveError(f"{archive}: meta.json must hold a JSON object")
+    version = meta.get("archive_format", 1)
+    if not isinstance(version, int) or version > ARCHIVE_FORMAT:
+        raise ArchiveError(
+            f"{archive}: archive format {version!r} is newer than this distrain reads ({ARCHIVE_FORMAT}); upgrade distrain"
+        )
+    return meta
 
 
 def load_archive(path: str | Path, overrides: dict[str, Any] | None = None) -> Archive:
@@ -91,12 +134,18 @@ def load_archive(path: str | Path, overrides: dict[str, Any] | None = None) -> A
 
     with tempfile.TemporaryDirectory(prefix="distrain-archive-") as folder:
         root = extract_archive(path, folder)
-        for required in ("config.json", WEIGHTS_NAME, "vocabulary"):
+        for required in ("config.json", WEIGHTS_NAME, "vocabulary", "meta.json"):
             if not (root / required).exists():
                 raise ArchiveError(f"{path}: archive has no {required}")
-        config = apply_overrides(json.loads((root / "config.json").read_text()), overrides or {})
-        vocab = Vocabulary.load(root / "vocabulary")
-        meta = json.loads((root / "meta.json").read_text()) if (root / "meta.json").exists() else {}
+        meta = _read_meta(root, Path(path))
+        saved_config = _read_json(root / "config.json", Path(path))
+        if not isinstance(saved_config, dict):
+            raise ArchiveError(f"{path}: config.json must hold a JSON object")
+        config = apply_overrides(saved_config, overrides or {})
+        try:
+            vocab = Vocabulary.load(root / "vocabulary")
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ArchiveError(f"{path}: unreadable vocabulary ({error.__class__.__name__}: {error})") from None
         experiment = resolve_experiment(config).build()
         model = experiment.model.construct(vocab=vocab)
         weights = root / WEIGHTS_NAME

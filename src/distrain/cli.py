@@ -67,6 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("-s", "--serialization-dir", required=True, help="output directory")
     mode = train.add_mutually_exclusive_group()
     mode.add_argument("-f", "--force", action="store_true", help="delete the output directory's contents first")
+    mode.add_argument(
+        "-r", "--recover", action="store_true",
+        help="resume the run in the output directory from its latest checkpoint",
+    )
 
     check = commands.add_parser("check", help="validate a config and build everything short of training")
     _config_arguments(check)

@@ -10,6 +10,14 @@ class UsageError(Exception):
     """A command-line flag or output directory that cannot be used as given."""
 
 
+class ReportedError(Exception):
+    """An error a worker process already classified; the parent reports it with the same status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 def classify(error: BaseException) -> tuple[int | None, str]:
     """``(exit status, message)`` for errors we report ourselves; ``(None, "")`` for real bugs."""
     from distrain.archive import ArchiveError
@@ -18,11 +26,16 @@ def classify(error: BaseException) -> tuple[int | None, str]:
     from distrain.plugins import PluginError
     from distrain.registry import RegistryError
 
-    if isinstance(error, (ConfigError, RegistryError, PluginError, DataError, ArchiveError, UsageError)):
+    from distrain.training.checkpointing import CheckpointError
+
+    if isinstance(error, ReportedError):
+        return error.status, str(error)
+    if isinstance(error, (ConfigError, RegistryError, PluginError, DataError, ArchiveError, UsageError, CheckpointError)):
         return BAD_INPUT, str(error)
     from distrain.distributed.launch import WorkerFailed
+    from distrain.training.preemption import Preempted
     from distrain.training.trainer import TrainingError
 
-    if isinstance(error, (WorkerFailed, TrainingError)):
+    if isinstance(error, (WorkerFailed, TrainingError, Preempted)):
         return RUN_FAILED, str(error)
     return None, ""

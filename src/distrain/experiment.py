@@ -148,8 +148,12 @@ def train_worker(
     config: dict[str, Any],
     serialization_dir: str | Path,
     prepared: PreparedData | None = None,
+    recover: bool = False,
 ) -> dict[str, Any]:
-    """Build the model, loaders and trainer for this worker and train. Rank 0 writes the archive."""
+    """Build the model, loaders and trainer for this worker and train. Rank 0 writes the archive.
+
+    With ``recover`` the trainer first resumes from the latest checkpoint in ``serialization_dir``.
+    """
     from distrain.archive import write_archive
     from distrain.data.loader import DataLoader
 
@@ -174,6 +178,8 @@ def train_worker(
         serialization_dir=serialization_dir,
         world=world,
     )
+    if recover:
+        trainer.resume_from_latest_checkpoint()
     accumulation = getattr(trainer, "accumulation", 1)
     if world.is_primary:
         logger.info(

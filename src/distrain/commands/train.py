@@ -1,15 +1,22 @@
-"""``distrain train CONFIG -s DIR``: validate, prepare data once, launch the workers."""
+"""``distrain train CONFIG -s DIR [--recover]``: validate, prepare data once, launch the workers.
+
+A run stopped by a signal exits with status 1 and a message giving the exact ``--recover`` command.
+Errors a spawned worker classified (bad checkpoint, non-finite loss, pre-emption) reach the user
+as that worker's one-line message, not as a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
+import shlex
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
-from distrain.errors import UsageError
+from distrain.errors import ReportedError, UsageError
 
 logger = logging.getLogger("distrain")
 
@@ -38,63 +45,145 @@ def load_and_resolve(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     from distrain.distributed.environments.environment import detect
 
+    from distrain.training.preemption import Preempted
+
     configure_logging()
     config, resolved = load_and_resolve(args)
     serialization_dir = Path(args.serialization_dir)
+    recover = getattr(args, "recover", False)
     launched = detect()
-    if launched is not None:
-        run_as_launched(launched, config, resolved, serialization_dir, args)
-    else:
-        prepare_serialization_dir(serialization_dir, args.force, config)
-        if resolved.distributed is not None:
-            run_spawned(config, resolved, serialization_dir, args.include_package)
+    try:
+        if launched is not None:
+            run_as_launched(launched, config, resolved, serialization_dir, args)
         else:
-            run_single(config, serialization_dir)
+            workers = resolved.distributed.world_size if resolved.distributed is not None else 1
+            prepare_serialization_dir(serialization_dir, args.force, config, recover, workers)
+            if resolved.distributed is not None:
+                run_spawned(config, resolved, serialization_dir, args.include_package, recover)
+            else:
+                run_single(config, serialization_dir, recover)
+    except Preempted as stopped:
+        raise Preempted(f"{stopped}; resume with: {resume_command(args)}") from None
     print(f"training finished; outputs in {serialization_dir}")
     return 0
+
+
+def resume_command(args: argparse.Namespace) -> str:
+    """The command line that continues this run from its latest checkpoint."""
+    words = ["distrain", "train", args.config, "-s", args.serialization_dir]
+    if args.overrides:
+        words += ["-o", args.overrides]
+    for pair in args.ext_var:
+        words += ["--ext-var", pair]
+    for package in args.include_package:
+        words += ["--include-package", package]
+    return shlex.join(words + ["--recover"])
 
 
 def configure_logging() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
-def prepare_serialization_dir(directory: Path, force: bool, config: dict[str, Any]) -> None:
-    """Refuse to overwrite a previous run unless ``--force``; save the resolved config."""
+def prepare_serialization_dir(
+    directory: Path, force: bool, config: dict[str, Any], recover: bool = False, workers: int = 1
+) -> None:
+    """Refuse to overwrite a previous run unless ``--force``; with ``--recover`` check that the
+    config still fits the saved run. Then save the resolved config."""
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"--serialization-dir {directory} exists and is not a directory")
-    if directory.is_dir() and any(directory.iterdir()):
+    if recover:
+        from distrain.training.resume_check import check_recoverable
+
+        latest = check_recoverable(directory, config, workers)
+        logger.info("recovering from %s", latest)
+    elif directory.is_dir() and any(directory.iterdir()):
         if not force:
             raise UsageError(
-                f"--serialization-dir {directory} is not empty; pass --force to start over"
+                f"--serialization-dir {directory} is not empty; pass --recover to resume it or --force to start over"
             )
         shutil.rmtree(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "config.json").write_text(json.dumps(config, indent=2))
 
 
-def run_single(config: dict[str, Any], serialization_dir: Path) -> None:
+def run_single(config: dict[str, Any], serialization_dir: Path, recover: bool = False) -> None:
     from distrain.distributed.launch import configure_worker_logging
     from distrain.distributed.world import SINGLE
     from distrain.experiment import train_worker
 
     configure_worker_logging(SINGLE, serialization_dir)
-    train_worker(SINGLE, config, serialization_dir)
+    train_worker(SINGLE, config, serialization_dir, recover=recover)
 
 
-def run_spawned(config: dict[str, Any], resolved, serialization_dir: Path, include_packages: list[str]) -> None:
-    from distrain.distributed.launch import spawn
+def run_spawned(
+    config: dict[str, Any], resolved, serialization_dir: Path, include_packages: list[str], recover: bool = False
+) -> None:
+    import multiprocessing
+
+    from distrain.distributed.launch import WorkerFailed, spawn
     from distrain.experiment import prepare_data
+    from distrain.training.preemption import Preempted
 
     prepared = prepare_data(resolved.build())
-    spawn(spawned_worker, (config, serialization_dir, prepared, include_packages), resolved.distributed, serialization_dir)
+    reports = multiprocessing.get_context("spawn").SimpleQueue()
+    arguments = (config, serialization_dir, prepared, include_packages, recover, reports)
+    try:
+        with forwarding_stop_signals():
+            spawn(spawned_worker, arguments, resolved.distributed, serialization_dir)
+    except WorkerFailed:
+        if reports.empty():
+            raise
+        status, message, preempted = reports.get()
+        if preempted:
+            raise Preempted(message) from None
+        raise ReportedError(status, message) from None
 
 
-def spawned_worker(world, config, serialization_dir, prepared, include_packages) -> None:
+def spawned_worker(world, config, serialization_dir, prepared, include_packages, recover=False, reports=None) -> None:
+    """One spawned worker; an error it can name in one line goes to the parent through ``reports``."""
+    from distrain.errors import classify
     from distrain.experiment import train_worker
     from distrain.plugins import import_plugins
+    from distrain.training.preemption import Preempted
 
-    import_plugins(include_packages)
-    train_worker(world, config, serialization_dir, prepared)
+    try:
+        import_plugins(include_packages)
+        train_worker(world, config, serialization_dir, prepared, recover=recover)
+    except Exception as error:  # noqa: BLE001 - classified errors are reported, the rest re-raised
+        status, message = classify(error)
+        if status is None or reports is None:
+            raise
+        reports.put((status, message, isinstance(error, Preempted)))
+        raise SystemExit(status) from None
+
+
+@contextlib.contextmanager
+def forwarding_stop_signals() -> Iterator[None]:
+    """While workers run, pass SIGTERM/SIGINT sent to the parent on to them, so they checkpoint
+    and stop together instead of the parent dying first (a scheduler often signals only the parent)."""
+    import multiprocessing
+    import os
+    import signal
+    import threading
+
+    from distrain.training.preemption import STOP_SIGNALS
+
+    def forward(number: int, frame) -> None:  # noqa: ARG001
+        for child in multiprocessing.active_children():
+            try:
+                os.kill(child.pid, number)
+            except ProcessLookupError:
+                pass
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {number: signal.signal(number, forward) for number in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def run_as_launched(launched, config, resolved, serialization_dir: Path, args: argparse.Namespace) -> None:
@@ -126,11 +215,13 @@ def run_as_launched(launched, config, resolved, serialization_dir: Path, args: a
     init_method = f"tcp://{launched.master_addr}:{launched.master_port}"
     init_worker(world, backend, init_method, timeout, serialization_dir=None)
     try:
+        from distrain.training.checkpointing import CheckpointError
+
         problem = None
         if world.is_primary:
             try:
-                prepare_serialization_dir(serialization_dir, args.force, config)
-            except UsageError as error:
+                prepare_serialization_dir(serialization_dir, args.force, config, args.recover, world.size)
+            except (UsageError, CheckpointError) as error:
                 problem = str(error)
         problem = broadcast_object(problem)
         if problem:
@@ -138,6 +229,6 @@ def run_as_launched(launched, config, resolved, serialization_dir: Path, args: a
         from distrain.distributed.launch import configure_worker_logging
 
         configure_worker_logging(world, serialization_dir)
-        train_worker(world, config, serialization_dir)
+        train_worker(world, config, serialization_dir, recover=args.recover)
     finally:
         shutdown_worker()

@@ -1,12 +1,19 @@
 """Checkpoints under ``DIR/checkpoints/``: written whole to a temporary name, then renamed.
 
-A checkpoint is a folder ``epoch_NNNN`` holding ``model.safetensors`` and ``training_state.pt``
-(optimizer, scheduler, tracker, epoch). A crash mid-write leaves only a ``.tmp-*`` folder, which is
-never taken for the latest checkpoint and is cleaned up by the next write.
+A checkpoint is a folder ``epoch_EEEE_batch_BBBBBBBB`` named after its data position (the next
+epoch to train and the global batches of it already consumed). It holds ``model.safetensors``, ``meta.json`` and
+``training_state.pt`` (optimizer, scheduler, tracker, callbacks, RNG states, epoch progress), the
+latter loaded with ``weights_only=True``. Files are fsynced before the folder is renamed, so a kill
+at any moment leaves either the complete checkpoint or a ``.tmp-*`` folder, which is never taken
+for the latest and is removed by the next write. Old checkpoints are renamed away before they are
+deleted, so a half-deleted folder never carries a checkpoint's name either.
+
+The ``keep`` most recent checkpoints are kept, plus the one marked best (named in ``best.txt``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -16,8 +23,17 @@ from typing import Any
 
 import torch
 
-_CHECKPOINT = re.compile(r"epoch_(\d+)$")
+_CHECKPOINT = re.compile(r"epoch_(\d+)_batch_(\d+)$")
 BEST_WEIGHTS = "best.safetensors"
+BEST_POINTER = "best.txt"
+MODEL_FILE = "model.safetensors"
+STATE_FILE = "training_state.pt"
+#: a few plain facts (position, step, world size) the CLI reads without loading the state
+META_FILE = "meta.json"
+
+
+class CheckpointError(Exception):
+    """A checkpoint that is missing, truncated, corrupt or does not fit the run resuming from it."""
 
 
 def save_weights(model: torch.nn.Module, path: Path) -> None:
@@ -29,6 +45,7 @@ def save_weights(model: torch.nn.Module, path: Path) -> None:
     os.close(handle)
     try:
         save_model(model, temporary)
+        _fsync(Path(temporary))
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -38,45 +55,84 @@ def save_weights(model: torch.nn.Module, path: Path) -> None:
 def load_weights(model: torch.nn.Module, path: Path) -> None:
     from safetensors.torch import load_model
 
-    missing, unexpected = load_model(model, str(path), strict=False)
+    try:
+        missing, unexpected = load_model(model, str(path), strict=False)
+    except Exception as error:  # noqa: BLE001 - safetensors raises several kinds; all mean "unreadable"
+        raise CheckpointError(f"{path}: cannot load weights ({_one_line(error)})") from None
     if missing or unexpected:
-        raise ValueError(f"{path}: weights do not fit the model (missing {missing}, unexpected {unexpected})")
+        raise CheckpointError(f"{path}: weights do not fit the model (missing {missing}, unexpected {unexpected})")
+
+
+def load_training_state(checkpoint: Path) -> dict[str, Any]:
+    """The training state of ``checkpoint``; never unpickles anything but plain data and tensors."""
+    path = checkpoint / STATE_FILE
+    if not path.is_file():
+        raise CheckpointError(f"{checkpoint}: incomplete checkpoint (no {STATE_FILE})")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # noqa: BLE001 - truncated zip, bad pickle opcode, refused global...
+        raise CheckpointError(f"{path}: truncated or corrupt checkpoint ({_one_line(error)})") from None
+    if not isinstance(state, dict) or "position" not in state:
+        raise CheckpointError(f"{path}: not a distrain training state")
+    return state
 
 
 class Checkpointer:
     def __init__(self, directory: Path, keep: int = 2) -> None:
-        self.directory = directory
+        self.directory = Path(directory)
         self.keep = keep
 
-    def save(self, epoch: int, model: torch.nn.Module, training_state: dict[str, Any]) -> Path:
+    @staticmethod
+    def name(epoch: int, batches: int) -> str:
+        return f"epoch_{epoch:04d}_batch_{batches:08d}"
+
+    def save(
+        self, epoch: int, batches: int, model: torch.nn.Module, training_state: dict[str, Any], is_best: bool = False
+    ) -> Path:
+        """Write the checkpoint for data position (``epoch``, ``batches``) and prune old ones."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        for stale in self.directory.glob(".tmp-*"):
-            shutil.rmtree(stale, ignore_errors=True) if stale.is_dir() else stale.unlink(missing_ok=True)
-        final = self.directory / f"epoch_{epoch:04d}"
+        self._remove_leftovers()
+        final = self.directory / self.name(epoch, batches)
         temporary = Path(tempfile.mkdtemp(dir=self.directory, prefix=f".tmp-{final.name}-"))
         try:
-            save_weights(model, temporary / "model.safetensors")
-            torch.save(training_state, temporary / "training_state.pt")
+            save_weights(model, temporary / MODEL_FILE)
+            torch.save(training_state, temporary / STATE_FILE)
+            _fsync(temporary / STATE_FILE)
+            summary = {key: training_state.get(key) for key in ("position", "step", "world_size")}
+            (temporary / META_FILE).write_text(json.dumps(summary))
             if final.exists():
-                shutil.rmtree(final)
+                self._discard(final)
             os.replace(temporary, final)
+            _fsync(self.directory)
         except BaseException:
             shutil.rmtree(temporary, ignore_errors=True)
             raise
-        for old in self.checkpoints()[: -self.keep] if self.keep > 0 else []:
-            shutil.rmtree(old, ignore_errors=True)
+        if is_best:
+            _write_atomically(self.directory / BEST_POINTER, final.name)
+        self._prune()
         return final
 
     def checkpoints(self) -> list[Path]:
         """Complete checkpoints, oldest first."""
         if not self.directory.is_dir():
             return []
-        found = [(int(m.group(1)), p) for p in self.directory.iterdir() if (m := _CHECKPOINT.match(p.name))]
+        found = []
+        for path in self.directory.iterdir():
+            match = _CHECKPOINT.match(path.name)
+            if match and path.is_dir():
+                found.append(((int(match.group(1)), int(match.group(2))), path))
         return [path for _, path in sorted(found)]
 
     def latest(self) -> Path | None:
         checkpoints = self.checkpoints()
         return checkpoints[-1] if checkpoints else None
+
+    def best(self) -> Path | None:
+        pointer = self.directory / BEST_POINTER
+        if not pointer.is_file():
+            return None
+        path = self.directory / pointer.read_text().strip()
+        return path if path.is_dir() else None
 
     def save_best(self, model: torch.nn.Module) -> None:
         save_weights(model, self.directory / BEST_WEIGHTS)
@@ -84,3 +140,48 @@ class Checkpointer:
     @property
     def best_weights(self) -> Path:
         return self.directory / BEST_WEIGHTS
+
+    # ------------------------------------------------------------------------------- internals
+    def _prune(self) -> None:
+        if self.keep <= 0:
+            return
+        best = self.best()
+        for old in self.checkpoints()[: -self.keep]:
+            if old != best:
+                self._discard(old)
+
+    def _discard(self, path: Path) -> None:
+        doomed = Path(tempfile.mkdtemp(dir=self.directory, prefix=".tmp-discard-"))
+        os.replace(path, doomed / path.name)
+        shutil.rmtree(doomed, ignore_errors=True)
+
+    def _remove_leftovers(self) -> None:
+        for stale in self.directory.glob(".tmp-*"):
+            shutil.rmtree(stale, ignore_errors=True) if stale.is_dir() else stale.unlink(missing_ok=True)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(f".tmp-{path.name}")
+    temporary.write_text(text)
+    _fsync(temporary)
+    os.replace(temporary, path)
+
+
+def _fsync(path: Path) -> None:
+    """Flush a file (or a folder's entries) to disk, so a rename never exposes unwritten data."""
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if path.is_dir() else 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{error.__class__.__name__}: {text[:200]}" if text else error.__class__.__name__

@@ -9,6 +9,7 @@ global samples however they are split (uneven shares, empty slices and ``device_
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import logging
 import math
@@ -19,16 +20,18 @@ from typing import Any, Iterator
 import torch
 
 from distrain.data.loader import Batch, DataLoader
-from distrain.distributed.collectives import all_reduce_sum
+from distrain.distributed.collectives import all_reduce_sum, barrier
 from distrain.distributed.world import SINGLE, World
 from distrain.lazy import Lazy
 from distrain.metrics.metric import local_only
 from distrain.models.model import Model
 from distrain.registry import Registrable
 from distrain.training.callback import Callback
-from distrain.training.checkpointing import Checkpointer, load_weights
+from distrain.training.checkpointing import CheckpointError, Checkpointer, load_weights
 from distrain.training.metric_tracker import MetricTracker
 from distrain.training.optimizers import Optimizer
+from distrain.training.preemption import Preempted, StopRequest, agree
+from distrain.training.recovery import EpochProgress, restore, training_state
 from distrain.training.schedulers import LearningRateScheduler
 
 logger = logging.getLogger(__name__)
@@ -40,6 +43,9 @@ class Trainer(Registrable):
 
     def train(self) -> dict[str, Any]:
         raise NotImplementedError
+
+    def resume_from_latest_checkpoint(self) -> None:
+        raise CheckpointError(f"trainer {type(self).__name__} cannot resume from a checkpoint")
 
 
 class TrainingError(Exception):
@@ -64,6 +70,9 @@ class GradientDescentTrainer(Trainer):
         num_gradient_accumulation_steps: int = 1,
         random_seed: int = 13,
         keep_checkpoints: int = 2,
+        save_every_num_batches: int | None = None,
+        save_every_num_seconds: float | None = None,
+        skip_nonfinite_steps: bool = False,
         callbacks: list[Callback] | None = None,
         progress_bar: bool = True,
     ) -> None:
@@ -97,7 +106,15 @@ class GradientDescentTrainer(Trainer):
             else None
         )
         self.step = 0
-        self.start_epoch = 0
+        # what a checkpoint restores: data position, loss sums so far, the last epoch's summary
+        self.save_every_num_batches = save_every_num_batches
+        self.save_every_num_seconds = save_every_num_seconds
+        self.skip_nonfinite_steps = skip_nonfinite_steps
+        self.position = EpochProgress(0)
+        self.last_metrics: dict[str, Any] = {}
+        self.elapsed_before = 0.0
+        self.stop_request = StopRequest()
+        self._started = time.monotonic()
 
     def _wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         if not self.world.is_distributed:
@@ -109,11 +126,18 @@ class GradientDescentTrainer(Trainer):
 
     # ------------------------------------------------------------------------------- the loop
     def train(self) -> dict[str, Any]:
-        started = time.monotonic()
-        metrics: dict[str, Any] = {}
+        with self.stop_request.installed():
+            try:
+                return self._train_epochs()
+            finally:
+                self._close_progress()
+
+    def _train_epochs(self) -> dict[str, Any]:
+        self._started = time.monotonic()
         for callback in self.callbacks:
             callback.on_start(self)
-        for epoch in range(self.start_epoch, self.num_epochs):
+        while self.position.epoch < self.num_epochs and not self.tracker.should_stop():
+            epoch = self.position.epoch
             epoch_metrics = {f"training_{k}": v for k, v in self._train_epoch(epoch).items()}
             if self.validation_loader is not None:
                 epoch_metrics.update({f"validation_{k}": v for k, v in self.evaluate(self.validation_loader).items()})
@@ -121,51 +145,67 @@ class GradientDescentTrainer(Trainer):
             is_best = self.tracker.update(epoch, tracked or {k.partition("_")[2]: v for k, v in epoch_metrics.items()})
             if self.scheduler is not None:
                 self.scheduler.step_epoch(tracked.get(self.tracker.name))
-            metrics = self._summarise(epoch, epoch_metrics, is_best, metrics, time.monotonic() - started)
-            self._save(epoch, metrics, is_best)
+            self.last_metrics = self._summarise(epoch, epoch_metrics, is_best, self.last_metrics, self.elapsed())
+            self.position = self.position.next_epoch()
             for callback in self.callbacks:
-                callback.on_epoch(self, epoch, metrics)
+                callback.on_epoch(self, epoch, self.last_metrics)
+            saved = self._save(epoch, self.last_metrics, is_best)
+            self._stop_if_asked(agree(False, self.stop_requested, False, self.world.is_distributed).stop, saved)
             if self.tracker.should_stop():
                 logger.info("stopping early: no improvement in %d epochs", self.tracker.patience)
-                break
         if self.checkpointer.best_weights.exists() and self.validation_loader is not None:
             load_weights(self.model, self.checkpointer.best_weights)
         for callback in self.callbacks:
-            callback.on_end(self, metrics)
-        return metrics
+            callback.on_end(self, self.last_metrics)
+        return self.last_metrics
 
     def _train_epoch(self, epoch: int) -> dict[str, float]:
+        """Train on what is left of ``epoch``: a resumed epoch skips the global batches already consumed."""
         self.model.train()
         self.train_loader.set_epoch(epoch)
-        loss_sum = torch.zeros((), dtype=torch.float64)
-        samples = 0
+        if self.position.epoch != epoch:
+            self.position = EpochProgress(epoch)
+        done = self.position
         progress = self._progress(epoch)
-        epoch_started = last_shown = time.monotonic()
-        for micro_batches in _grouped(iter(self.train_loader), self.accumulation):
+        epoch_started = last_shown = last_saved = time.monotonic()
+        saved_at = done.batches
+        remaining = itertools.islice(iter(self.train_loader), done.batches, None)
+        for micro_batches in _grouped(remaining, self.accumulation):
             step_samples = sum(batch.global_size for batch in micro_batches)
+            losses = []
             for position, batch in enumerate(micro_batches):
                 last = position == len(micro_batches) - 1
                 loss = self._forward_backward(batch, step_samples, sync=last)
-                loss_sum += loss * batch.size
-                samples += batch.size
-            self._optimizer_step()
-            if not math.isfinite(float(loss)):
-                raise TrainingError(f"loss is {float(loss)} at step {self.step} (epoch {epoch})")
+                losses.append((loss, batch.size))
+            due = self._save_due(done.batches + len(micro_batches) - saved_at, time.monotonic() - last_saved)
+            decision = agree(_nonfinite(losses), self.stop_requested, due, self.world.is_distributed)
+            if decision.nonfinite:
+                self._skip_nonfinite_step(epoch, done.batches)
+            else:
+                for loss, size in losses:
+                    done.loss_sum += loss * size
+                    done.samples += size
+                self._optimizer_step()
+            done.batches += len(micro_batches)
             shown_loss = None
             if progress is not None:
                 progress.update(1)
                 if time.monotonic() - last_shown > 0.5:
                     last_shown = time.monotonic()
-                    shown_loss = float(loss_sum) / max(samples, 1)
-                    speed = samples * self.world.size / (last_shown - epoch_started)
+                    shown_loss = float(done.loss_sum) / max(done.samples, 1)
+                    speed = done.samples * self.world.size / (last_shown - epoch_started)
                     with local_only():
                         metrics = _short(self.model.get_metrics())
                     progress.set_postfix(loss=f"{shown_loss:.4f}", **metrics, examples_per_s=f"{speed:.0f}")
             for callback in self.callbacks:
                 callback.on_step(self, self.step, shown_loss)
+            if decision.save or decision.stop:
+                saved = self._save_checkpoint()
+                saved_at, last_saved = done.batches, time.monotonic()
+                self._stop_if_asked(decision.stop, saved)
         if progress is not None:
             progress.close()
-        totals = all_reduce_sum(torch.stack([loss_sum, torch.tensor(float(samples), dtype=torch.float64)]))
+        totals = all_reduce_sum(torch.stack([done.loss_sum, torch.tensor(float(done.samples), dtype=torch.float64)]))
         return {"loss": float(totals[0] / totals[1].clamp(min=1)), **self.model.get_metrics(reset=True)}
 
     def _forward_backward(self, batch: Batch, step_samples: int, sync: bool) -> torch.Tensor:
@@ -222,36 +262,109 @@ class GradientDescentTrainer(Trainer):
         metrics.update(best)
         return metrics
 
-    def _save(self, epoch: int, metrics: dict[str, Any], is_best: bool) -> None:
+    def _save(self, epoch: int, metrics: dict[str, Any], is_best: bool) -> Path | None:
+        """End of epoch: metrics files, best weights and a checkpoint (all workers call this)."""
+        state = self.training_state()
         if not self.world.is_primary:
-            return
+            return None
         (self.serialization_dir / f"metrics_epoch_{epoch}.json").write_text(json.dumps(metrics, indent=2))
         (self.serialization_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))
         if is_best:
             self.checkpointer.save_best(self.model)
-        self.checkpointer.save(epoch, self.model, self.training_state(epoch))
+        return self.checkpointer.save(self.position.epoch, self.position.batches, self.model, state, is_best)
 
-    def training_state(self, epoch: int) -> dict[str, Any]:
-        return {
-            "epoch": epoch,
-            "step": self.step,
-            "optimizer": self.optimizer.state_dict(),
-            "scheduler": self.scheduler.state_dict() if self.scheduler else None,
-            "tracker": self.tracker.state_dict(),
-            "callbacks": [callback.state_dict() for callback in self.callbacks],
-        }
+    def _save_checkpoint(self) -> Path | None:
+        """Mid-epoch checkpoint at the current data position (all workers call this)."""
+        state = self.training_state()
+        if not self.world.is_primary:
+            return None
+        return self.checkpointer.save(self.position.epoch, self.position.batches, self.model, state)
+
+    def stateful_parts(self) -> dict[str, Any]:
+        """Objects with ``state_dict``/``load_state_dict`` that checkpoints hold (a grad scaler belongs here)."""
+        parts: dict[str, Any] = {"optimizer": self.optimizer, "tracker": self.tracker}
+        if self.scheduler is not None:
+            parts["scheduler"] = self.scheduler
+        return parts
+
+    def training_state(self) -> dict[str, Any]:
+        """Everything a resumed run needs (a collective: rank 0 gathers every worker's part)."""
+        return training_state(self)
+
+    def resume_from_latest_checkpoint(self) -> None:
+        checkpoints = self.checkpointer.checkpoints()
+        if not checkpoints:
+            raise CheckpointError(f"{self.checkpointer.directory}: no checkpoint to recover from")
+        try:
+            restore(self, checkpoints[-1])
+        except CheckpointError as error:
+            if len(checkpoints) < 2:
+                raise
+            hint = f"; to resume from the checkpoint before it, delete {checkpoints[-1]}"
+            raise CheckpointError(f"{error}{hint}") from None
+
+    def elapsed(self) -> float:
+        """Training seconds so far, including those before the run was resumed."""
+        return self.elapsed_before + time.monotonic() - self._started
+
+    # --------------------------------------------------------------------- stopping and bad steps
+    @property
+    def stop_requested(self) -> bool:
+        return self.stop_request.signal_name is not None
+
+    def _save_due(self, batches_since_save: int, seconds_since_save: float) -> bool:
+        by_batches = self.save_every_num_batches is not None and batches_since_save >= self.save_every_num_batches
+        by_time = self.save_every_num_seconds is not None and seconds_since_save >= self.save_every_num_seconds
+        return by_batches or by_time
+
+    def _stop_if_asked(self, stop: bool, checkpoint: Path | None) -> None:
+        if not stop:
+            return
+        barrier()  # the checkpoint is complete before any worker leaves
+        reason = self.stop_request.signal_name or "a signal to another worker"
+        raise Preempted(
+            f"training stopped by {reason} after step {self.step} (epoch {self.position.epoch + 1}, "
+            f"{self.position.batches} batch(es) into it); checkpoint written to "
+            f"{checkpoint or self.checkpointer.latest() or self.checkpointer.directory}",
+            str(checkpoint) if checkpoint else None,
+        )
+
+    def _skip_nonfinite_step(self, epoch: int, batches: int) -> None:
+        where = f"step {self.step + 1} (epoch {epoch + 1}, batch {batches + 1})"
+        if not self.skip_nonfinite_steps:
+            latest = self.checkpointer.latest()
+            kept = f"the last good checkpoint is {latest}" if latest else "no checkpoint was written yet"
+            raise TrainingError(
+                f"loss is not finite at {where}; {kept}. "
+                "Set trainer.skip_nonfinite_steps to skip such steps instead"
+            )
+        self.optimizer.zero_grad(set_to_none=True)
+        logger.warning("skipped %s: the loss is not finite on at least one worker", where)
 
     def _progress(self, epoch: int):
         if not self.progress_bar:
             return None
         from tqdm import tqdm
 
-        return tqdm(total=self.steps_per_epoch, desc=f"epoch {epoch + 1}/{self.num_epochs}", unit="step",
-                    leave=False, dynamic_ncols=True)
+        self._open_bar = tqdm(total=self.steps_per_epoch, initial=self.position.batches // self.accumulation,
+                              desc=f"epoch {epoch + 1}/{self.num_epochs}", unit="step", leave=False, dynamic_ncols=True)
+        return self._open_bar
+
+    def _close_progress(self) -> None:
+        """Clear a bar an error left open, so the error message starts on a line of its own."""
+        bar, self._open_bar = getattr(self, "_open_bar", None), None
+        if bar is not None:
+            bar.close()
 
 
 def _default_optimizer() -> Lazy[Optimizer]:
     return Lazy(lambda model_parameters: Optimizer.by_name("adam")(model_parameters), "adam")
+
+
+def _nonfinite(losses: list[tuple[torch.Tensor, int]]) -> bool:
+    """Whether any loss of a real (non-placeholder) batch of this worker is NaN or infinite."""
+    real = [loss for loss, size in losses if size > 0]
+    return bool(real) and not bool(torch.isfinite(torch.stack(real)).all())
 
 
 def _grouped(batches: Iterator[Batch], size: int) -> Iterator[list[Batch]]:

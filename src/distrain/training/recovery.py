@@ -1,0 +1,168 @@
+"""What a checkpoint must hold for a resumed run to reach the very result of an uninterrupted one.
+
+The data position is (epoch, global batches consumed) of the global order of
+:mod:`distrain.data.sampler`, which depends only on the seed and the epoch. Resuming skips exactly
+the consumed global batches, whatever the number of workers now.
+
+Each worker also has state of its own: its random streams and its share of the epoch's training
+loss and metric statistics. Rank 0 gathers them into the checkpoint. Resumed on the same number of
+workers, every rank takes back its own. On a different number, the summed loss and metric
+statistics go to rank 0 and the other ranks start from zero (sums are what is reduced, so the
+epoch's reported metrics are unchanged), and rank ``r`` continues the random streams of old rank
+``r mod old_size``: dropout masks then differ from the original run, the data order does not.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from distrain.distributed.collectives import all_gather_object
+from distrain.training import random_state
+from distrain.training.checkpointing import CheckpointError, load_training_state, load_weights
+
+if TYPE_CHECKING:
+    from distrain.training.trainer import GradientDescentTrainer
+
+logger = logging.getLogger(__name__)
+
+FORMAT = 1
+
+
+@dataclass
+class EpochProgress:
+    """How far into ``epoch`` training is: global batches consumed and this worker's loss sums."""
+
+    epoch: int = 0
+    batches: int = 0
+    loss_sum: torch.Tensor = field(default_factory=lambda: torch.zeros((), dtype=torch.float64))
+    samples: int = 0
+
+    def next_epoch(self) -> EpochProgress:
+        return EpochProgress(self.epoch + 1)
+
+
+# -------------------------------------------------------------------------------------- saving
+def training_state(trainer: GradientDescentTrainer) -> dict[str, Any]:
+    """The whole resumable state. A collective: every worker calls it; rank 0's result is saved."""
+    progress = trainer.position
+    local = {
+        "rng": random_state.capture(),
+        "loss_sum": progress.loss_sum.clone(),
+        "samples": progress.samples,
+        "metrics": {name: metric.state() for name, metric in trainer.model.metrics.items()},
+    }
+    return {
+        "format": FORMAT,
+        "position": {"epoch": progress.epoch, "batches": progress.batches},
+        "step": trainer.step,
+        "world_size": trainer.world.size,
+        "order": order_fingerprint(trainer, progress.epoch),
+        "vocabulary": vocabulary_fingerprint(trainer.model),
+        "parts": {name: part.state_dict() for name, part in trainer.stateful_parts().items()},
+        "callbacks": [callback.state_dict() for callback in trainer.callbacks],
+        "metrics": json.dumps(trainer.last_metrics),
+        "elapsed": trainer.elapsed(),
+        "ranks": all_gather_object(local),
+    }
+
+
+def order_fingerprint(trainer: GradientDescentTrainer, epoch: int) -> str:
+    """A hash of the epoch's global batches: equal iff resuming continues the same sample order."""
+    sampler = getattr(trainer.train_loader, "sampler", None)
+    if sampler is None or not hasattr(sampler, "batches"):
+        return ""
+    digest = hashlib.sha256()
+    for batch in sampler.batches(epoch):
+        digest.update(len(batch).to_bytes(8, "little"))
+        digest.update(batch.astype("int64").tobytes())
+    return digest.hexdigest()
+
+
+def vocabulary_fingerprint(model: torch.nn.Module) -> str:
+    vocab = getattr(model, "vocab", None)
+    if vocab is None or not hasattr(vocab, "namespaces"):
+        return ""
+    content = {namespace: vocab.tokens(namespace) for namespace in vocab.namespaces()}
+    return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+
+
+# ------------------------------------------------------------------------------------ restoring
+def restore(trainer: GradientDescentTrainer, checkpoint: Path) -> None:
+    """Put ``trainer`` (on every worker) back into the state saved in ``checkpoint``."""
+    state = load_training_state(checkpoint)
+    if state.get("format") != FORMAT:
+        raise CheckpointError(f"{checkpoint}: checkpoint format {state.get('format')} is not supported")
+    position = state["position"]
+    _check_fits(trainer, state, checkpoint, position["epoch"])
+    load_weights(trainer.model, checkpoint / "model.safetensors")
+    try:
+        saved_parts = state["parts"]
+        for name, part in trainer.stateful_parts().items():
+            if name in saved_parts:
+                part.load_state_dict(saved_parts[name])
+        if len(state["callbacks"]) == len(trainer.callbacks):  # callbacks may change on resume
+            for callback, saved in zip(trainer.callbacks, state["callbacks"]):
+                callback.load_state_dict(saved)
+    except (KeyError, ValueError, RuntimeError) as error:
+        raise CheckpointError(f"{checkpoint}: training state does not fit this run ({error})") from None
+    trainer.step = state["step"]
+    trainer.last_metrics = json.loads(state["metrics"])
+    trainer.elapsed_before = float(state["elapsed"])
+    local = _local_state(state["ranks"], trainer.world.rank, trainer.world.size)
+    random_state.restore(local["rng"])
+    trainer.position = EpochProgress(position["epoch"], position["batches"], local["loss_sum"], local["samples"])
+    for name, metric in trainer.model.metrics.items():
+        metric.load_state(local["metrics"].get(name, {}))
+    logger.info("resumed from %s: epoch %d, %d batch(es) of it done, step %d",
+                checkpoint.name, position["epoch"] + 1, position["batches"], trainer.step)
+
+
+def _check_fits(trainer: GradientDescentTrainer, state: dict[str, Any], checkpoint: Path, epoch: int) -> None:
+    vocabulary = vocabulary_fingerprint(trainer.model)
+    if state["vocabulary"] and vocabulary and state["vocabulary"] != vocabulary:
+        raise CheckpointError(f"{checkpoint}: the vocabulary differs from the checkpoint's (the data changed?)")
+    order = order_fingerprint(trainer, epoch)
+    if state["order"] and order and state["order"] != order:
+        raise CheckpointError(
+            f"{checkpoint}: the global sample order of epoch {epoch + 1} differs from the checkpoint's "
+            "(training data, seed or global batch size changed); resuming would repeat or skip samples"
+        )
+
+
+def _local_state(ranks: list[dict[str, Any]], rank: int, world_size: int) -> dict[str, Any]:
+    if len(ranks) == world_size:
+        return ranks[rank]
+    merged = {
+        "rng": ranks[rank % len(ranks)]["rng"],
+        "loss_sum": torch.zeros((), dtype=torch.float64),
+        "samples": 0,
+        "metrics": {},
+    }
+    if rank == 0:
+        merged["loss_sum"] = sum((r["loss_sum"] for r in ranks), torch.zeros((), dtype=torch.float64))
+        merged["samples"] = sum(r["samples"] for r in ranks)
+        merged["metrics"] = _summed_metric_states([r["metrics"] for r in ranks])
+    return merged
+
+
+def _summed_metric_states(states: list[dict[str, dict[str, torch.Tensor]]]) -> dict[str, dict[str, torch.Tensor]]:
+    """Sufficient statistics add up (as in ``Metric.accumulate``); differing shapes (kept scores) are concatenated."""
+    summed: dict[str, dict[str, torch.Tensor]] = {}
+    for state in states:
+        for metric, stats in state.items():
+            target = summed.setdefault(metric, {})
+            for name, value in stats.items():
+                if name not in target:
+                    target[name] = value.clone()
+                elif target[name].shape == value.shape:
+                    target[name] = target[name] + value
+                else:
+                    target[name] = torch.cat([target[name].reshape(-1), value.reshape(-1)])
+    return summed
