@@ -131,7 +131,9 @@ def load_archive(path: str | Path, overrides: dict[str, Any] | None = None) -> A
     from distrain.config.loading import apply_overrides
     from distrain.data.vocabulary import Vocabulary
     from distrain.experiment import resolve_experiment
+    from distrain.plugins import import_builtins
 
+    import_builtins()  # the archived config names built-in components by their registered names
     with tempfile.TemporaryDirectory(prefix="distrain-archive-") as folder:
         root = extract_archive(path, folder)
         for required in ("config.json", WEIGHTS_NAME, "vocabulary", "meta.json"):
