@@ -11,6 +11,8 @@ from distrain.data.reader import DatasetReader
 
 @DatasetReader.register("feature_classification_json")
 class FeatureClassificationJsonReader(DatasetReader):
+    distributed_aware = True
+
     def __init__(self, features_key: str = "features", label_key: str = "label", **kwargs) -> None:
         super().__init__(**kwargs)
         self.features_key = features_key

@@ -13,6 +13,8 @@ from distrain.data.tokenizers.whitespace import WhitespaceTokenizer
 
 @DatasetReader.register("text_classification_json")
 class TextClassificationJsonReader(DatasetReader):
+    distributed_aware = True
+
     def __init__(
         self,
         tokenizer: Tokenizer | None = None,
