@@ -148,6 +148,7 @@ def _cache_and_key(experiment: Experiment):
     data_config = {name: config.get(name) for name in (
         "dataset_reader", "validation_dataset_reader", "train_data_path", "validation_data_path", "vocabulary")}
     data_config["lazy"] = [_is_lazy(experiment.data_loader), _is_lazy(experiment.validation_data_loader)]
+    data_config["read_workers"] = experiment.data_loader.num_workers
     paths = [p for p in (experiment.train_data_path, experiment.validation_data_path) if p]
     return DatasetCache(root), fingerprint(data_config, paths)
 
@@ -198,8 +199,10 @@ def read_data(experiment: Experiment) -> tuple[Any, dict[str, Any]]:
     from distrain.data.vocabulary import Vocabulary, is_padded
 
     counters: dict[str, Counter] = {}
+    workers = experiment.data_loader.num_workers
     train_instances, train_count = _read_split(
-        experiment.dataset_reader, experiment.train_data_path, counters, keep=not _is_lazy(experiment.data_loader))
+        experiment.dataset_reader, experiment.train_data_path, counters,
+        keep=not _is_lazy(experiment.data_loader), workers=workers)
     if not train_count:
         raise ConfigError([Problem("train_data_path", f"no instances read from {experiment.train_data_path}")])
     validation_instances, validation_count = None, 0
@@ -207,7 +210,7 @@ def read_data(experiment: Experiment) -> tuple[Any, dict[str, Any]]:
         validation_counters: dict[str, Counter] = {}
         validation_instances, validation_count = _read_split(
             experiment.validation_dataset_reader, experiment.validation_data_path, validation_counters,
-            keep=not _is_lazy(experiment.validation_data_loader))
+            keep=not _is_lazy(experiment.validation_data_loader), workers=workers)
         for namespace, counter in validation_counters.items():
             if not is_padded(namespace):
                 counters.setdefault(namespace, Counter()).update(counter)
@@ -222,17 +225,39 @@ def read_data(experiment: Experiment) -> tuple[Any, dict[str, Any]]:
     return vocab, {"train": train, "validation": validation}
 
 
-def _read_split(reader: DatasetReader, path: str, counters: dict[str, Counter], keep: bool):
-    """Count vocabulary items; keep the instances only when ``keep`` (otherwise memory stays flat)."""
+def _read_split(reader: DatasetReader, path: str, counters: dict[str, Counter], keep: bool, workers: int = 0):
+    """Count vocabulary items; keep the instances only when ``keep`` (otherwise memory stays flat).
+
+    With ``workers`` > 1 (``data_loader.num_workers``) each of that many processes reads its share
+    and the shares are concatenated in worker order: every record once, in an order that depends
+    on ``num_workers`` but never on the world size (the cache key includes it)."""
     instances: list | None = [] if keep else None
     count = 0
-    for instance in reader.read(path):
+    source = reader.read(path) if not (keep and workers > 1) else _read_in_processes(reader, path, workers)
+    for instance in source:
         for field in instance.values():
             field.count_vocab_items(counters)
         if instances is not None:
             instances.append(instance)
         count += 1
     return instances, count
+
+
+def _read_share(reader: DatasetReader, path: str, worker: int, workers: int) -> list:
+    from distrain.data.reader import ReaderShard
+
+    reader.set_shard(ReaderShard(worker=worker, num_workers=workers))
+    return list(reader.read(path))
+
+
+def _read_in_processes(reader: DatasetReader, path: str, workers: int):
+    import multiprocessing
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with multiprocessing.get_context(method).Pool(workers) as pool:
+        shares = pool.starmap(_read_share, [(reader, path, w, workers) for w in range(workers)])
+    for share in shares:
+        yield from share
 
 
 # -------------------------------------------------------------------------------------- worker
