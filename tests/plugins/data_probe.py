@@ -46,7 +46,7 @@ class IdTextUnawareReader(IdTextJsonReader):
 
 @Model.register("id_recorder")
 class IdRecorder(Model):
-    """Appends every training id it sees to ``record_dir/seen.PID.txt``; placeholders are not counted."""
+    """Appends every id it sees to ``record_dir/{train,validation}.PID.txt``; placeholders are not counted."""
 
     def __init__(self, vocab: Any, record_dir: str) -> None:
         super().__init__(vocab)
@@ -64,9 +64,10 @@ class IdRecorder(Model):
             self._placeholder = False
 
     def forward(self, id: list, tokens: torch.Tensor, **_: Any) -> dict[str, torch.Tensor]:
-        if self.training and not self._placeholder:
+        if not self._placeholder:
             self.record_dir.mkdir(parents=True, exist_ok=True)
-            with open(self.record_dir / f"seen.{os.getpid()}.txt", "a") as out:
+            phase = "train" if self.training else "validation"
+            with open(self.record_dir / f"{phase}.{os.getpid()}.txt", "a") as out:
                 out.write("".join(f"{i}\n" for i in id))
         loss = (self.weight * tokens.float().mean()).pow(2).sum()
         return {"loss": loss}
