@@ -160,6 +160,18 @@ def test_sharded_reader_deals_glob_directory_and_tarball_shards(tmp_path):
         read_sharded(tmp_path / "shards", ReaderShard(0, 3, 0, 2))
 
 
+def test_streaming_more_readers_than_shards_is_a_one_line_error_before_training(tmp_path):
+    data = write_jsonl(tmp_path / "train.jsonl", id_records())
+    assert run_cli("shard", str(data), "-n", "3", "-o", str(tmp_path / "shards")).returncode == 0
+    config = probe_config(tmp_path / "shards", tmp_path / "seen", 2, 2, lazy=True)
+    config["dataset_reader"] = {"type": "sharded", "base_reader": {"type": "id_text_json"}}
+    result = run_cli("train", str(write_config(tmp_path / "config.json", config)), "-s", str(tmp_path / "run"),
+                     "--include-package", "data_probe", env={"DISTRAIN_CACHE": "off"})
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stderr.startswith("error: ") and "3 shard file(s) for 4 readers" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize("streaming", [False, True])
 def test_huggingface_reader_shares_cover_json_csv_parquet_and_saved_datasets(tmp_path, streaming):
     import datasets

@@ -118,6 +118,7 @@ def prepare_data(experiment: Experiment, world: Any = None) -> PreparedData:
     With a cache entry for this data the files are not read again. Under torchrun (``world``
     distributed, no parent) rank 0 builds the entry while the others wait, then all map it.
     """
+    _check_streamed_shares(experiment, world)
     cache, key = _cache_and_key(experiment)
     if cache is not None and world is not None and world.is_distributed:
         from distrain.distributed.collectives import barrier
@@ -223,6 +224,19 @@ def read_data(experiment: Experiment) -> tuple[Any, dict[str, Any]]:
                       else StreamingSource(str(experiment.validation_data_path), validation_count))
     logger.info("read %d training and %d validation instances; %s", train_count, validation_count, vocab)
     return vocab, {"train": train, "validation": validation}
+
+
+def _check_streamed_shares(experiment: Experiment, world: Any = None) -> None:
+    """A lazy split is read by world size x loader processes readers: fail now if it cannot be split."""
+    if world is not None:
+        world_size = world.size
+    else:
+        world_size = experiment.distributed.world_size if experiment.distributed is not None else 1
+    splits = [(experiment.dataset_reader, experiment.train_data_path, experiment.data_loader),
+              (experiment.validation_dataset_reader, experiment.validation_data_path, experiment.validation_data_loader)]
+    for reader, path, loader in splits:
+        if path and _is_lazy(loader):
+            reader.check_shares(path, world_size * max(1, loader.num_workers))
 
 
 def _read_split(reader: DatasetReader, path: str, counters: dict[str, Counter], keep: bool, workers: int = 0):

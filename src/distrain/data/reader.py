@@ -93,6 +93,10 @@ class DatasetReader(Registrable):
         if not Path(path).exists():
             raise DataError(f"data file not found: {path}")
 
+    def check_shares(self, path: str | Path, readers: int) -> None:
+        """Raise :class:`DataError` now if ``path`` cannot be split among ``readers`` readers (called by
+        the parent before streaming, so the user sees one line instead of a worker's traceback)."""
+
     def _filtered(self, instances: Iterator[dict]) -> Iterator[dict]:
         name = type(self).__name__
         if name not in _NOTIFIED:

@@ -39,6 +39,8 @@ class ColumnField:
 
 @DatasetReader.register("huggingface")
 class HuggingfaceReader(DatasetReader):
+    """Reads json/csv/parquet/arrow files or a saved dataset through ``datasets``; see the module doc."""
+
     distributed_aware = True
 
     def __init__(

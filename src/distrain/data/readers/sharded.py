@@ -27,6 +27,8 @@ def is_archive(path: str | Path) -> bool:
 
 @DatasetReader.register("sharded")
 class ShardedDatasetReader(DatasetReader):
+    """Deals whole shard files (a glob, a directory or a .tar.gz) to the job's readers; see the module doc."""
+
     distributed_aware = True
 
     def __init__(self, base_reader: DatasetReader, **kwargs) -> None:
@@ -36,6 +38,18 @@ class ShardedDatasetReader(DatasetReader):
     def check_path(self, path: str | Path) -> None:
         if not is_archive(path) and not input_files(path):
             raise DataError(f"no shard files match {path} (expected a glob, a directory or a .tar.gz of shards)")
+
+    def check_shares(self, path: str | Path, readers: int) -> None:
+        if is_archive(path):
+            with tarfile.open(path) as tar:
+                count = sum(1 for m in tar.getmembers() if m.isfile() and not Path(m.name).name.startswith("."))
+        else:
+            count = sum(1 for f in input_files(path) if not f.name.startswith("."))
+        if readers > count:
+            raise DataError(
+                f"{path}: {count} shard file(s) for {readers} readers (workers x loader processes); "
+                f"use at least as many shards as readers (distrain shard FILE --num-shards {readers})"
+            )
 
     def _read(self, path: Path) -> Iterator[dict]:
         if is_archive(path):
