@@ -120,20 +120,22 @@ def prepare_data(experiment: Experiment, world: Any = None) -> PreparedData:
     """
     _check_streamed_shares(experiment, world)
     cache, key = _cache_and_key(experiment)
+    entry = None
     if cache is not None and world is not None and world.is_distributed:
         from distrain.distributed.collectives import barrier
 
         if world.is_primary and cache.lookup(key) is None:
-            _build_entry(experiment, cache, key)
+            entry = _build_entry(experiment, cache, key)
         barrier()
     if cache is None:
         vocab, splits = read_data(experiment)
     else:
-        entry = cache.lookup(key)
-        if entry is not None:
-            logger.info("dataset cache hit: %s (data not re-read; DISTRAIN_CACHE=off to disable)", entry)
-        else:
-            entry = _build_entry(experiment, cache, key)
+        if entry is None:
+            entry = cache.lookup(key)
+            if entry is not None:
+                logger.info("dataset cache hit: %s (data not re-read; DISTRAIN_CACHE=off to disable)", entry)
+            else:
+                entry = _build_entry(experiment, cache, key)
         vocab, splits = cache.load(entry)
         splits = {name: _streaming_or(splits.get(name), name, experiment, entry) for name in ("train", "validation")}
     return PreparedData(vocab, splits["train"], splits.get("validation"))

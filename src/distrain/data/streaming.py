@@ -36,6 +36,9 @@ class StreamingSource:
     path: str
     num_instances: int
 
+    def __len__(self) -> int:
+        return self.num_instances
+
 
 def stream_batches(
     reader: DatasetReader, path: str, shard: ReaderShard, vocab: Any, batch_size: int,
