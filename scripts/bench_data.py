@@ -59,6 +59,11 @@ def memory_now() -> dict[str, float]:
 
 
 def peak_rss_mib() -> float:
+    """VmHWM: this process's own peak (``ru_maxrss`` would carry the parent's across spawn's exec)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -70,7 +75,7 @@ def worker(world, prepared, config, started: float, out_dir: str) -> None:
     next(batches)
     first_batch_s = time.time() - started
     count = 1 + sum(1 for _ in batches)
-    result = {"rank": world.rank, "first_batch_s": first_batch_s, "batches": count,
+    result = {"rank": world.rank, "mapped": prepared.train.source is not None, "first_batch_s": first_batch_s, "batches": count,
               "peak_rss_mib": peak_rss_mib(), **memory_now()}
     Path(out_dir, f"worker{world.rank}.json").write_text(json.dumps(result))
 
@@ -125,12 +130,12 @@ def main() -> None:
             run_scenario("warm", data, str(work / "cache"), work),
         ]
         print(f"{'scenario':9} {'prepare s':>9} {'1st batch s':>11} {'parent peak':>11} "
-              f"{'worker peak RSS':>15} {'worker PSS':>10} {'worker private':>14}")
+              f"{'worker peak RSS':>15} {'worker PSS':>10} {'worker private':>14} mapped")
         for r in results:
             w = r["workers"]
             print(f"{r['name']:9} {r['prepared_s']:9.1f} {max(x['first_batch_s'] for x in w):11.1f} "
                   f"{r['parent_peak_rss_mib']:9.0f} M {max(x['peak_rss_mib'] for x in w):13.0f} M "
-                  f"{max(x['pss_mib'] for x in w):8.0f} M {max(x['private_mib'] for x in w):12.0f} M")
+                  f"{max(x['pss_mib'] for x in w):8.0f} M {max(x['private_mib'] for x in w):12.0f} M {all(x['mapped'] for x in w)}")
         base, warm = results[0], results[2]
         ratio = max(x["private_mib"] for x in base["workers"]) / max(1e-9, max(x["private_mib"] for x in warm["workers"]))
         speed = max(x["first_batch_s"] for x in results[1]["workers"]) / max(x["first_batch_s"] for x in warm["workers"])
