@@ -153,7 +153,8 @@ def _cache_and_key(experiment: Experiment):
     data_config["lazy"] = [_is_lazy(experiment.data_loader), _is_lazy(experiment.validation_data_loader)]
     data_config["read_workers"] = experiment.data_loader.num_workers
     paths = [p for p in (experiment.train_data_path, experiment.validation_data_path) if p]
-    return DatasetCache(root), fingerprint(data_config, paths)
+    readers = [experiment.dataset_reader, experiment.validation_dataset_reader]
+    return DatasetCache(root), fingerprint(data_config, paths, code=readers)
 
 
 def _is_lazy(loader: Any) -> bool:

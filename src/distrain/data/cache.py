@@ -54,13 +54,49 @@ def describe_file(path: Path) -> dict[str, Any]:
     return description
 
 
-def fingerprint(config: dict[str, Any], paths: Iterable[str | Path]) -> str:
-    """A stable key for the dataset that ``config`` reading ``paths`` produces."""
+def code_files(objects: Iterable[Any], depth: int = 3) -> dict[str, str]:
+    """Content hashes of the source files defining ``objects``' classes and their attributes' classes,
+    so editing a reader or tokenizer (a plugin included) invalidates its cached data."""
+    import inspect
+
+    found: dict[str, str] = {}
+
+    def visit(value: Any, level: int) -> None:
+        if level > depth or value is None or isinstance(value, (str, bytes, int, float, bool, Path)):
+            return
+        if isinstance(value, (list, tuple, set)):
+            for item in value:
+                visit(item, level + 1)
+            return
+        if isinstance(value, dict):
+            for item in value.values():
+                visit(item, level + 1)
+            return
+        for cls in type(value).__mro__:
+            if cls.__module__ in ("builtins", "abc", "typing"):
+                continue
+            try:
+                source = inspect.getsourcefile(cls)
+            except TypeError:
+                continue
+            if source and source not in found and Path(source).is_file():
+                found[source] = hashlib.sha256(Path(source).read_bytes()).hexdigest()
+        for item in getattr(value, "__dict__", {}).values():
+            visit(item, level + 1)
+
+    for obj in objects:
+        visit(obj, 0)
+    return dict(sorted(found.items()))
+
+
+def fingerprint(config: dict[str, Any], paths: Iterable[str | Path], code: Iterable[Any] = ()) -> str:
+    """A stable key for the dataset that ``config`` reading ``paths`` produces (``code``: the readers)."""
     from distrain import __version__
 
     key = {
         "version": __version__,
         "config": config,
+        "code": code_files(code),
         "inputs": [[describe_file(f) for f in input_files(p)] for p in paths],
     }
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:32]

@@ -18,7 +18,10 @@ class DataLoaderConfig:
 
     ``lazy`` streams the data instead of indexing it up front: each worker (and each of its
     ``num_workers`` loader processes) reads only its share, holding at most
-    ``max_instances_in_memory`` instances at a time (see :mod:`distrain.data.streaming`).
+    ``max_instances_in_memory`` instances at a time (see :mod:`distrain.data.streaming`). Without
+    ``lazy``, ``num_workers`` > 1 makes the parent read with that many processes (each its share),
+    for readers with costly per-record work; the cached, indexed result is then shared as usual.
+    ``sort_by_length`` and ``max_tokens_per_batch`` apply to the indexed (non-lazy) path only.
     """
 
     batch_size: int = 32
