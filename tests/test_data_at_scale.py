@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import math
 import subprocess
 import sys
@@ -62,6 +63,13 @@ def test_one_epoch_sees_every_record_exactly_once(tmp_path, world_size, lazy):
     assert result.returncode == 0, result.stderr[-3000:]
     assert seen_ids(tmp_path / "seen", "train") == list(range(RECORDS))
     assert seen_ids(tmp_path / "seen", "validation") == list(range(RECORDS))
+    if lazy:  # each streaming reader parsed at most its share of the file, the shares adding up
+        logs = "".join(path.read_text() for path in (tmp_path / "run").glob("out_worker*.log"))
+        parsed = [tuple(map(int, m)) for m in re.findall(r"reader (\d+) of (\d+) parsed (\d+) record", logs)]
+        for readers in {count for _, count, _ in parsed}:
+            shares = {index: n for index, count, n in parsed if count == readers}
+            assert sorted(shares) == list(range(readers))
+            assert max(shares.values()) <= math.ceil(RECORDS / readers) and sum(shares.values()) == RECORDS
 
 
 @pytest.mark.parametrize("readers", [1, 2, 3, 4])

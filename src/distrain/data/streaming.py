@@ -13,6 +13,7 @@ rank that has run out contributes a zero-weight placeholder, so no rank hangs.
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -24,6 +25,8 @@ import torch.utils.data
 from distrain.data.loader import Batch, DataLoaderConfig
 from distrain.data.reader import WHOLE, DataError, DatasetReader, ReaderShard
 from distrain.distributed.world import SINGLE, World
+
+logger = logging.getLogger(__name__)
 
 #: instances indexed at a time when the config does not say
 DEFAULT_CHUNK_BATCHES = 64
@@ -55,6 +58,8 @@ def stream_batches(
         while True:
             chunk = list(itertools.islice(instances, chunk_size))
             if not chunk:
+                logger.info("reader %d of %d parsed %d record(s) of %s", shard.index, shard.count,
+                            reader.num_parsed, path)
                 return
             data = IndexedDataset.from_instances(chunk, vocab)
             del chunk
