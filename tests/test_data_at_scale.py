@@ -258,19 +258,31 @@ def test_sharded_drug_reviews_on_two_workers_reach_the_accuracy_bar(tmp_path):
     assert metrics["best_validation_accuracy"] >= 0.69, metrics
 
 
-def test_under_torchrun_rank0_builds_the_cache_and_every_rank_maps_it(tmp_path):
-    data = write_jsonl(tmp_path / "train.jsonl", id_records())
-    config = write_config(tmp_path / "config.json", probe_config(data, tmp_path / "seen", 1, 0, lazy=False))
+def torchrun(tmp_path: Path, config: Path) -> subprocess.CompletedProcess:
     environment = dict(os.environ, DISTRAIN_CACHE=str(tmp_path / "cache"), HF_HUB_OFFLINE="1",
                        PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(PLUGINS), os.environ.get("PYTHONPATH", "")]))
-    result = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2", "-m", "distrain",
          "train", str(config), "-s", str(tmp_path / "run"), "--include-package", "data_probe"],
         capture_output=True, text=True, timeout=180, env=environment,
     )
+
+
+def test_under_torchrun_rank0_builds_the_cache_and_every_rank_maps_it(tmp_path):
+    data = write_jsonl(tmp_path / "train.jsonl", id_records())
+    result = torchrun(tmp_path, write_config(tmp_path / "config.json", probe_config(data, tmp_path / "seen", 1, 0, False)))
     assert result.returncode == 0, result.stderr[-3000:]
     assert len(list((tmp_path / "cache").iterdir())) == 1
     assert result.stderr.count("cached it in") == 1
     assert seen_ids(tmp_path / "seen", "train") == list(range(RECORDS))
-    ranks_logs = (tmp_path / "run" / "out_worker1.log").read_text()
-    assert "cache hit" in ranks_logs
+    assert "cache hit" in (tmp_path / "run" / "out_worker1.log").read_text()
+
+
+def test_under_torchrun_bad_data_on_rank0_stops_every_rank_without_hanging(tmp_path):
+    data = write_jsonl(tmp_path / "train.jsonl", id_records())
+    with open(data, "a") as out:
+        out.write("{not json\n")
+    result = torchrun(tmp_path, write_config(tmp_path / "config.json", probe_config(data, tmp_path / "seen", 1, 0, False)))
+    assert result.returncode != 0
+    assert f"{data}:{RECORDS + 1}:" in result.stderr
+    assert not any((tmp_path / "cache").glob("*/meta.json"))

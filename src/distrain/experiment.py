@@ -122,11 +122,21 @@ def prepare_data(experiment: Experiment, world: Any = None) -> PreparedData:
     cache, key = _cache_and_key(experiment)
     entry = None
     if cache is not None and world is not None and world.is_distributed:
-        from distrain.distributed.collectives import barrier
+        from distrain.data.reader import DataError
+        from distrain.distributed.collectives import broadcast_object
 
+        problem: Exception | None = None
         if world.is_primary and cache.lookup(key) is None:
-            entry = _build_entry(experiment, cache, key)
-        barrier()
+            try:
+                entry = _build_entry(experiment, cache, key)
+            except Exception as error:  # noqa: BLE001 - told to the waiting ranks, then re-raised
+                problem = error
+        # Doubles as the barrier: the other ranks wait here until rank 0 has built the entry or failed.
+        failure = broadcast_object(None if problem is None else str(problem))
+        if problem is not None:
+            raise problem
+        if failure is not None:
+            raise DataError(f"rank 0 could not prepare the data: {failure}")
     if cache is None:
         vocab, splits = read_data(experiment)
     else:
