@@ -286,3 +286,14 @@ def test_under_torchrun_bad_data_on_rank0_stops_every_rank_without_hanging(tmp_p
     assert result.returncode != 0
     assert f"{data}:{RECORDS + 1}:" in result.stderr
     assert not any((tmp_path / "cache").glob("*/meta.json"))
+
+
+def test_bad_loader_settings_are_all_reported_before_any_data_is_read(tmp_path):
+    config = probe_config(tmp_path / "missing.jsonl", tmp_path / "seen", 1, -1, lazy=True, validation_workers=-2)
+    config["data_loader"]["max_instances_in_memory"] = 0
+    result = run_cli("check", str(write_config(tmp_path / "config.json", config)), "--include-package", "data_probe")
+    assert result.returncode == 2
+    for problem in ("data_loader.num_workers: must be 0 or more", "data_loader.max_instances_in_memory: must be at least 1",
+                    "validation_data_loader.num_workers: must be 0 or more"):
+        assert problem in result.stderr
+    assert "missing.jsonl" not in result.stderr
