@@ -17,7 +17,7 @@ import pytest
 from conftest import PLUGINS, ROOT, run_cli, write_config, write_jsonl
 
 from distrain import DataError, DatasetReader
-from distrain.data.reader import ReaderShard
+from distrain import ReaderShard
 
 if str(PLUGINS) not in sys.path:
     sys.path.insert(0, str(PLUGINS))
