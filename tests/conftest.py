@@ -7,6 +7,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict
         [str(ROOT / "src"), str(PLUGINS), environment.get("PYTHONPATH", "")]
     )
     environment.setdefault("HF_HUB_OFFLINE", "1")
+    environment.setdefault("DISTRAIN_CACHE", os.path.join(tempfile.gettempdir(), "distrain-test-cache"))
     environment.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "distrain", *args],

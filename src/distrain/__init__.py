@@ -25,6 +25,7 @@ _PUBLIC = {
     "Vocabulary": "distrain.data.vocabulary",
     "DatasetReader": "distrain.data.reader",
     "DataError": "distrain.data.reader",
+    "ReaderShard": "distrain.data.reader",
     "Tokenizer": "distrain.data.tokenizer",
     "Model": "distrain.models.model",
     "Seq2VecEncoder": "distrain.modules.seq2vec",
@@ -59,7 +60,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from distrain.config.errors import ConfigError
     from distrain.config.loading import load_config
     from distrain.data.fields import Field, LabelField, MetadataField, SequenceLabelField, TensorField, TextField, TokenIdsField
-    from distrain.data.reader import DataError, DatasetReader
+    from distrain.data.reader import DataError, DatasetReader, ReaderShard
     from distrain.data.tokenizer import Tokenizer
     from distrain.data.vocabulary import Vocabulary
     from distrain.distributed.world import World

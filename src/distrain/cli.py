@@ -15,6 +15,7 @@ COMMANDS = {
     "list": "distrain.commands.list_components",
     "evaluate": "distrain.commands.evaluate",
     "predict": "distrain.commands.predict",
+    "shard": "distrain.commands.shard",
 }
 
 #: exit status for bad input (config, data, archive, flags); 1 is for failures during a run
@@ -83,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list registered components and their arguments")
     listing.add_argument("base", nargs="?", help="only this base class, e.g. Model or DatasetReader")
     _plugin_arguments(listing)
+
+    shard = commands.add_parser("shard", help="split a JSON-lines or text file into N balanced shard files")
+    importlib.import_module(COMMANDS["shard"]).add_arguments(shard)
     return parser
 
 

@@ -8,9 +8,8 @@ import tempfile
 
 def run(args: argparse.Namespace) -> int:
     from distrain.commands.train import load_and_resolve
-    from distrain.data.loader import DataLoader
     from distrain.distributed.world import World
-    from distrain.experiment import prepare_data, set_seed
+    from distrain.experiment import make_loader, prepare_data, set_seed
 
     config, resolved = load_and_resolve(args)
     experiment = resolved.build()
@@ -20,7 +19,8 @@ def run(args: argparse.Namespace) -> int:
     prepared = prepare_data(experiment)
     model = experiment.model.construct(vocab=prepared.vocab)
     world = World(rank=0, size=workers, weights=tuple(distributed.device_weights) if distributed and distributed.device_weights else None)
-    loader = DataLoader(prepared.train, experiment.data_loader, world, resolved.random_seed)
+    loader = make_loader(prepared.train, experiment.dataset_reader, prepared.vocab, experiment.data_loader,
+                         world, resolved.random_seed)
     with tempfile.TemporaryDirectory() as scratch:
         trainer = experiment.trainer.construct(
             model=model, train_loader=loader, validation_loader=None, serialization_dir=scratch,

@@ -94,6 +94,15 @@ class IndexedDataset:
             raise ValueError(f"columns differ in length: { {k: len(c) for k, c in columns.items()} }")
         self.columns = columns
         self._size = sizes.pop() if sizes else 0
+        #: the directory this dataset was memory-mapped from, if any
+        self.source: Path | None = None
+
+    def __reduce_ex__(self, protocol):
+        # A memory-mapped dataset travels to spawned workers as its path: each maps the same pages
+        # instead of unpickling a private copy.
+        if self.source is not None:
+            return (IndexedDataset.load, (str(self.source), True))
+        return super().__reduce_ex__(protocol)
 
     def __len__(self) -> int:
         return self._size
@@ -177,4 +186,7 @@ class IndexedDataset:
             else:
                 # Our own cache file, written above by this process's parent; never user input.
                 columns[name] = ObjectColumn(pickle.loads((directory / f"{name}.pkl").read_bytes()))
-        return cls(columns)
+        dataset = cls(columns)
+        if mmap:
+            dataset.source = directory
+        return dataset

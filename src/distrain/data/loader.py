@@ -14,13 +14,24 @@ from distrain.distributed.world import SINGLE, World
 
 @dataclass
 class DataLoaderConfig:
-    """The ``data_loader`` block. ``batch_size`` and ``max_tokens_per_batch`` are per worker."""
+    """The ``data_loader`` block. ``batch_size`` and ``max_tokens_per_batch`` are per worker.
+
+    ``lazy`` streams the data instead of indexing it up front: each worker (and each of its
+    ``num_workers`` loader processes) reads only its share, holding at most
+    ``max_instances_in_memory`` instances at a time (see :mod:`distrain.data.streaming`). Without
+    ``lazy``, ``num_workers`` > 1 makes the parent read with that many processes (each its share),
+    for readers with costly per-record work; the cached, indexed result is then shared as usual.
+    ``sort_by_length`` and ``max_tokens_per_batch`` apply to the indexed (non-lazy) path only.
+    """
 
     batch_size: int = 32
     shuffle: bool = True
     drop_last: bool = False
     sort_by_length: bool = False
     max_tokens_per_batch: int | None = None
+    lazy: bool = False
+    num_workers: int = 0
+    max_instances_in_memory: int | None = None
 
 
 class Batch(NamedTuple):

@@ -1,9 +1,17 @@
-"""DatasetReader base: a file path in, instances out; bad records named by file and line."""
+"""DatasetReader base: a file path in, instances out; bad records named by file and line.
+
+A reader may hold only a *share* of the data: :class:`ReaderShard` says which of
+``world_size × num_workers`` readers this one is (rank-major). A distributed-aware reader
+(``distributed_aware = True``) reads only its share itself, typically through :meth:`owned_lines`,
+which skips other readers' records without parsing them. For any other reader the base class
+reads everything and keeps every ``count``-th instance, after a one-time notice.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -11,36 +19,96 @@ from distrain.registry import Registrable
 
 logger = logging.getLogger(__name__)
 
+_NOTIFIED: set[str] = set()
+
 
 class DataError(Exception):
     """A record that cannot be read, named by ``file:line``."""
 
 
+@dataclass(frozen=True)
+class ReaderShard:
+    """Which reader of the job this is: rank ``rank`` of ``world_size``, loader worker ``worker`` of ``num_workers``."""
+
+    rank: int = 0
+    world_size: int = 1
+    worker: int = 0
+    num_workers: int = 1
+
+    @property
+    def index(self) -> int:
+        return self.rank * self.num_workers + self.worker
+
+    @property
+    def count(self) -> int:
+        return self.world_size * self.num_workers
+
+    def owns(self, position: int) -> bool:
+        return position % self.count == self.index
+
+
+WHOLE = ReaderShard()
+
+
 class DatasetReader(Registrable):
     """Subclasses implement :meth:`_read` (a generator of instances) and :meth:`text_to_instance`.
 
-    ``max_instances`` caps how many instances are read. With ``skip_invalid`` a malformed record
-    is counted and skipped instead of stopping the run; the count is logged when reading ends.
+    ``max_instances`` caps how many instances this reader (this share) yields. With ``skip_invalid`` a
+    malformed record is counted and skipped instead of stopping the run; the count is logged at the end.
     """
+
+    #: True when :meth:`_read` itself yields only this reader's share (see :attr:`shard`)
+    distributed_aware: bool = False
 
     def __init__(self, max_instances: int | None = None, skip_invalid: bool = False) -> None:
         self.max_instances = max_instances
         self.skip_invalid = skip_invalid
         self.num_skipped = 0
+        #: records this reader decoded (e.g. ``json.loads`` calls); other shares' records are not counted
+        self.num_parsed = 0
+        self.shard = WHOLE
+
+    def set_shard(self, shard: ReaderShard) -> None:
+        """Read only ``shard``'s share from now on (``WHOLE`` reads everything)."""
+        self.shard = shard
 
     def read(self, path: str | Path) -> Iterator[dict]:
-        path = Path(path)
-        if not path.exists():
-            raise DataError(f"data file not found: {path}")
+        self.check_path(path)
         self.num_skipped = 0
+        self.num_parsed = 0
+        instances = self._read(Path(path) if not isinstance(path, Path) else path)
+        if self.shard.count > 1 and not self.distributed_aware:
+            instances = self._filtered(instances)
         produced = 0
-        for instance in self._read(path):
+        for instance in instances:
             if self.max_instances is not None and produced >= self.max_instances:
                 break
             produced += 1
             yield instance
         if self.num_skipped:
             logger.warning("%s: skipped %d invalid record(s)", path, self.num_skipped)
+
+    def check_path(self, path: str | Path) -> None:
+        """Fail early on a missing input; readers of globs or directories override this."""
+        if not Path(path).exists():
+            raise DataError(f"data file not found: {path}")
+
+    def check_shares(self, path: str | Path, readers: int) -> None:
+        """Raise :class:`DataError` now if ``path`` cannot be split among ``readers`` readers (called by
+        the parent before streaming, so the user sees one line instead of a worker's traceback)."""
+
+    def _filtered(self, instances: Iterator[dict]) -> Iterator[dict]:
+        name = type(self).__name__
+        if name not in _NOTIFIED:
+            _NOTIFIED.add(name)
+            logger.info(
+                "%s is not distributed-aware: each of %d readers parses every record and keeps its share; "
+                "set distributed_aware = True and use owned_lines() to skip other shares unparsed",
+                name, self.shard.count,
+            )
+        for position, instance in enumerate(instances):
+            if self.shard.owns(position):
+                yield instance
 
     def _read(self, path: Path) -> Iterator[dict]:
         raise NotImplementedError
@@ -49,23 +117,38 @@ class DatasetReader(Registrable):
         raise NotImplementedError
 
     # --------------------------------------------------------------------------------- helpers
-    def json_lines(self, path: Path, required: tuple[str, ...] = ()) -> Iterator[tuple[int, dict]]:
-        """``(line_number, record)`` for each non-blank line; malformed lines raise or are skipped."""
+    def owned_lines(self, path: Path) -> Iterator[tuple[int, str]]:
+        """``(line_number, line)`` for the non-blank lines of this reader's share, unparsed.
+
+        Non-blank lines are dealt round-robin to the ``shard.count`` readers, so each reads at most
+        ``ceil(M / count)`` of ``M`` records and the shares together are the whole file.
+        """
+        shard = self.shard
+        position = 0
         with open(path, encoding="utf-8") as lines:
             for number, line in enumerate(lines, start=1):
                 if not line.strip():
                     continue
-                try:
-                    record = json.loads(line)
-                    if not isinstance(record, dict):
-                        raise ValueError(f"expected a JSON object, got {type(record).__name__}")
-                    missing = [key for key in required if key not in record]
-                    if missing:
-                        raise ValueError(f"missing key(s) {', '.join(map(repr, missing))}")
-                except ValueError as error:
-                    self.invalid(path, number, str(error))
-                    continue
-                yield number, record
+                mine = position % shard.count == shard.index
+                position += 1
+                if mine:
+                    yield number, line
+
+    def json_lines(self, path: Path, required: tuple[str, ...] = ()) -> Iterator[tuple[int, dict]]:
+        """``(line_number, record)`` for each record of this reader's share; malformed lines raise or are skipped."""
+        for number, line in self.owned_lines(path):
+            try:
+                self.num_parsed += 1
+                record = json.loads(line)
+                if not isinstance(record, dict):
+                    raise ValueError(f"expected a JSON object, got {type(record).__name__}")
+                missing = [key for key in required if key not in record]
+                if missing:
+                    raise ValueError(f"missing key(s) {', '.join(map(repr, missing))}")
+            except ValueError as error:
+                self.invalid(path, number, str(error))
+                continue
+            yield number, record
 
     def invalid(self, path: Path, line: int, problem: str) -> None:
         """Report a bad record: raise, or count it when ``skip_invalid`` is set."""

@@ -13,6 +13,9 @@ from distrain.data.tokenizers.whitespace import WhitespaceTokenizer
 
 @DatasetReader.register("text_classification_json")
 class TextClassificationJsonReader(DatasetReader):
+    """JSON lines with a text and a label; reads only its share, skipping other lines unparsed."""
+    distributed_aware = True
+
     def __init__(
         self,
         tokenizer: Tokenizer | None = None,
