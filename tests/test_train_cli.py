@@ -33,8 +33,12 @@ def test_train_writes_allennlp_style_outputs(trained):
 
 
 def test_only_the_most_recent_checkpoints_are_kept_plus_the_best(trained):
-    checkpoints = sorted(path.name for path in (trained / "checkpoints").iterdir())
-    assert checkpoints == ["best.safetensors", "epoch_0001", "epoch_0002"]
+    directory = trained / "checkpoints"
+    folders = {path.name for path in directory.iterdir() if path.is_dir()}
+    best = (directory / "best.txt").read_text().strip()
+    # named by data position: the next epoch to train, global batches of it consumed
+    assert folders == {"epoch_0002_batch_00000000", "epoch_0003_batch_00000000", best}
+    assert (directory / "best.safetensors").is_file()
 
 
 def test_archive_holds_config_vocabulary_and_safetensors_weights_only(trained):
@@ -66,7 +70,7 @@ def test_non_empty_output_dir_is_refused_unless_forced(trained, tmp_path, text_d
     before = (trained / "metrics.json").read_text()
     refused = run_cli("train", str(config), "-s", str(trained))
     assert refused.returncode == 2
-    assert "is not empty; pass --force" in refused.stderr
+    assert "is not empty; pass --recover to resume it or --force to start over" in refused.stderr
     assert (trained / "metrics.json").read_text() == before
     forced = run_cli("train", str(config), "-s", str(trained), "--force")
     assert forced.returncode == 0, forced.stderr
