@@ -13,7 +13,7 @@ from seqeval.metrics.sequence_labeling import precision_recall_fscore_support as
 from sklearn import metrics as sk
 
 from metric_cases import CASES, CLASS_NAMES, build_metric, compute_all
-from multiprocess import run_on_ranks
+from rank_runner import run_on_ranks
 
 TOLERANCE = 1e-6
 WORLD_SIZES = (1, 2, 3)
