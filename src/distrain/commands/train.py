@@ -43,14 +43,18 @@ def run(args: argparse.Namespace) -> int:
     serialization_dir = Path(args.serialization_dir)
     launched = detect()
     if launched is not None:
-        run_as_launched(launched, config, resolved, serialization_dir, args)
+        primary = run_as_launched(launched, config, resolved, serialization_dir, args)
     else:
-        prepare_serialization_dir(serialization_dir, args.force, config)
-        if resolved.distributed is not None:
+        distributed = resolved.distributed
+        primary = distributed is None or distributed.node_rank == 0
+        if primary:
+            prepare_serialization_dir(serialization_dir, args.force, config)
+        if distributed is not None:
             run_spawned(config, resolved, serialization_dir, args.include_package)
         else:
             run_single(config, serialization_dir)
-    print(f"training finished; outputs in {serialization_dir}")
+    if primary:
+        print(f"training finished; outputs in {serialization_dir}")
     return 0
 
 
@@ -59,7 +63,12 @@ def configure_logging() -> None:
 
 
 def prepare_serialization_dir(directory: Path, force: bool, config: dict[str, Any]) -> None:
-    """Refuse to overwrite a previous run unless ``--force``; save the resolved config."""
+    """Refuse to overwrite a previous run unless ``--force``; save the resolved config.
+
+    Only the primary process of a job calls this (node 0's parent, or global rank 0 when launched by
+    torchrun/srun); other nodes never check, clear or write the folder: their workers only add their
+    own ``out_worker{rank}.log`` after the rendezvous, when this has already happened.
+    """
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"--serialization-dir {directory} exists and is not a directory")
     if directory.is_dir() and any(directory.iterdir()):
@@ -82,11 +91,13 @@ def run_single(config: dict[str, Any], serialization_dir: Path) -> None:
 
 
 def run_spawned(config: dict[str, Any], resolved, serialization_dir: Path, include_packages: list[str]) -> None:
-    from distrain.distributed.launch import spawn
+    from distrain.distributed.launch import live_threads, spawn
     from distrain.experiment import prepare_data
 
+    threads_before = live_threads()
     prepared = prepare_data(resolved.build())
-    spawn(spawned_worker, (config, serialization_dir, prepared, include_packages), resolved.distributed, serialization_dir)
+    spawn(spawned_worker, (config, serialization_dir, prepared, include_packages), resolved.distributed,
+          serialization_dir, may_fork=live_threads() == threads_before)
 
 
 def spawned_worker(world, config, serialization_dir, prepared, include_packages) -> None:
@@ -97,8 +108,9 @@ def spawned_worker(world, config, serialization_dir, prepared, include_packages)
     train_worker(world, config, serialization_dir, prepared)
 
 
-def run_as_launched(launched, config, resolved, serialization_dir: Path, args: argparse.Namespace) -> None:
-    """torchrun / srun started this process: join the job; rank 0 alone checks and prepares the folder."""
+def run_as_launched(launched, config, resolved, serialization_dir: Path, args: argparse.Namespace) -> bool:
+    """torchrun / srun started this process: join the job; rank 0 alone checks and prepares the folder.
+    Returns whether this process is the job's primary."""
     from distrain.distributed.collectives import broadcast_object
     from distrain.distributed.launch import init_worker, shutdown_worker
     from distrain.distributed.world import World
@@ -141,3 +153,4 @@ def run_as_launched(launched, config, resolved, serialization_dir: Path, args: a
         train_worker(world, config, serialization_dir)
     finally:
         shutdown_worker()
+    return world.is_primary
