@@ -215,5 +215,9 @@ def _spawned_entry(local_rank: int, worker, args, distributed: DistributedConfig
     init_worker(world, distributed.default_backend(), init_method, distributed.timeout, serialization_dir)
     try:
         worker(world, *args)
+    except Exception:
+        # also in this worker's own log: on another node, the parent's console may be out of sight
+        logger.exception("worker rank %d failed", world.rank)
+        raise
     finally:
         shutdown_worker()
