@@ -14,11 +14,12 @@ from distributed_support import assert_nothing_left, cli_environment, start
 TWO_CPU_WORKERS = {"cuda_devices": [-1, -1]}
 
 
-def test_worker_raising_on_rank_one_ends_job_with_its_traceback(text_data, tmp_path):
+def test_spawned_worker_raising_on_rank_one_ends_job_with_its_traceback(text_data, tmp_path):
     config = text_config(text_data) | {"distributed": TWO_CPU_WORKERS}
     config["model"]["type"] = "fails_on_rank_one"
     path = write_config(tmp_path / "failing.json", config)
-    environment = cli_environment()
+    # spawned (not forked) workers: the plugin model exists in them only if they import the plugin
+    environment = cli_environment() | {"DISTRAIN_START_METHOD": "spawn"}
     started = time.monotonic()
     process = start(["-m", "distrain", "train", str(path), "-s", str(tmp_path / "out"),
                      "--include-package", "rank_one_failure"], environment)

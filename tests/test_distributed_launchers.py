@@ -60,3 +60,29 @@ def test_misspelled_distributed_key_suggests_the_right_one(text_data, tmp_path):
     assert result.returncode == 2
     assert 'distributed.device_weight: unknown key; did you mean "device_weights"?' in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_tasks_started_by_srun_train_together(text_data, tmp_path):
+    # what srun gives each of 2 tasks on one node; distrain reads these variables and joins the job
+    path = write_config(tmp_path / "config.json", text_config(text_data))
+    out = tmp_path / "out"
+    port = str(free_port())
+    marker = cli_environment()["DISTRAIN_TEST_RUN_MARKER"]
+    processes = []
+    for task in (0, 1):
+        environment = cli_environment(marker) | {
+            "SLURM_JOB_ID": "4242", "SLURM_STEP_ID": "0", "SLURM_PROCID": str(task), "SLURM_LOCALID": str(task),
+            "SLURM_NTASKS": "2", "SLURM_STEP_TASKS_PER_NODE": "2", "SLURM_STEP_NODELIST": "127.0.0.1",
+            "MASTER_PORT": port,
+        }
+        processes.append(start(["-m", "distrain", "train", str(path), "-s", str(out)], environment))
+    try:
+        results = [process.communicate(timeout=180) for process in processes]
+    finally:
+        for process in processes:
+            process.kill()
+    for process, (_, stderr) in zip(processes, results):
+        assert process.returncode == 0, stderr
+    assert (out / "model.tar.gz").exists()
+    assert TOGETHER in (out / "out_worker0.log").read_text()
+    assert_nothing_left(marker)

@@ -42,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     config, resolved = load_and_resolve(args)
     serialization_dir = Path(args.serialization_dir)
     launched = detect()
+    if launched is not None and launched.world_size == 1 and resolved.distributed is not None:
+        launched = None  # e.g. a plain command in an sbatch script: the block says how many workers to spawn
     if launched is not None:
         primary = run_as_launched(launched, config, resolved, serialization_dir, args)
     else:
