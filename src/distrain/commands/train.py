@@ -99,7 +99,7 @@ def run_spawned(config: dict[str, Any], resolved, serialization_dir: Path, inclu
     threads_before = live_threads()
     prepared = prepare_data(resolved.build())
     spawn(spawned_worker, (config, serialization_dir, prepared, include_packages), resolved.distributed,
-          serialization_dir, may_fork=live_threads() == threads_before)
+          serialization_dir, may_fork=threads_before is not None and live_threads() == threads_before)
 
 
 def spawned_worker(world, config, serialization_dir, prepared, include_packages) -> None:

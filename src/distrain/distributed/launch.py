@@ -147,20 +147,26 @@ def start_method(distributed: DistributedConfig, may_fork: bool) -> str:
     CPU-only runs whose parent started no thread (torch's OpenMP pool included) since its imports.
     ``DISTRAIN_START_METHOD`` overrides the choice.
     """
+    available = multiprocessing.get_all_start_methods()
     override = os.environ.get("DISTRAIN_START_METHOD")
     if override:
-        return override
-    if distributed.uses_cuda or not may_fork or "fork" not in multiprocessing.get_all_start_methods():
+        if override not in available:
+            from distrain.errors import UsageError
+
+            raise UsageError(f"DISTRAIN_START_METHOD={override}: expected one of {', '.join(available)}")
+        if not (override == "fork" and distributed.uses_cuda):  # a forked CUDA context is unusable
+            return override
+    if distributed.uses_cuda or not may_fork or "fork" not in available:
         return "spawn"
     return "fork"
 
 
-def live_threads() -> int:
-    """Threads of this process (OS level, so torch's and BLAS's pools count too)."""
+def live_threads() -> int | None:
+    """Threads of this process at OS level, so torch's and BLAS's pools count too (None: unknown)."""
     try:
         return len(os.listdir("/proc/self/task"))
     except OSError:
-        return threading.active_count() + 1_000_000  # unknown: never equal to a later count
+        return None
 
 
 def stop_processes(processes: list, grace: float = 5.0) -> None:
