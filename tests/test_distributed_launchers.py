@@ -40,7 +40,7 @@ def test_two_nodes_over_loopback_train_together_in_one_output_dir(text_data, tmp
         }
         path = write_config(tmp_path / f"node{node_rank}.json", config)
         processes[node_rank] = start(["-m", "distrain", "train", str(path), "-s", str(out)], environment)
-        time.sleep(1.0)
+        time.sleep(0.5)
     try:
         results = {rank: process.communicate(timeout=180) for rank, process in processes.items()}
     finally:
