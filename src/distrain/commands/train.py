@@ -119,6 +119,11 @@ def run_as_launched(launched, config, resolved, serialization_dir: Path, args: a
     from distrain.experiment import train_worker
 
     distributed = resolved.distributed
+    if distributed is not None and distributed.device_weights and len(distributed.device_weights) != launched.world_size:
+        raise UsageError(
+            f"distributed.device_weights: needs one weight per worker; {launched.launcher} started "
+            f"{launched.world_size} processes, the config gives {len(distributed.device_weights)} weights"
+        )
     if distributed is not None and len(distributed.cuda_devices) > launched.local_rank:
         device_id = distributed.cuda_devices[launched.local_rank]
     else:
