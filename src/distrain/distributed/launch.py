@@ -1,8 +1,9 @@
-"""Start the workers of a run: in this process, one spawned process per device, or as launched.
+"""Start the workers of a run: one process per device, or join as launched.
 
 ``torchrun`` and ``srun`` start the processes themselves; each one then joins the job as it was
-told (see :mod:`distrain.distributed.environments`). Otherwise a ``distributed`` block spawns one
-worker per ``cuda_devices`` entry on this node. A worker that raises ends the whole job.
+told (see :mod:`distrain.distributed.environments`). Otherwise a ``distributed`` block starts one
+worker per ``cuda_devices`` entry on this node (forked or spawned, see :func:`start_method`).
+A worker that raises ends the whole job; stopping the parent stops its workers.
 """
 
 from __future__ import annotations
