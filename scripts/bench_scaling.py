@@ -7,7 +7,9 @@ block), with its full trainer; the hand-written loop builds the very same model 
 the data, and runs a plain DDP loop over 2 processes started by ``torch.multiprocessing``.
 Throughput is timed inside the training loop after a few warm-up steps (start-up is not counted),
 so it measures steps, not launching. The runs alternate for ``--repeats`` rounds and the fastest run
-of each kind is kept (the one least disturbed by other work on a shared machine).
+of each kind is kept (the one least disturbed by other work on a shared machine); the median of the
+per-round ratios and rank 0's CPU milliseconds per step are printed too, as both are steadier than
+wall clock when other work shares the cores.
 
 Prints examples/s of each and, as the last line, ``ratio_vs_handwritten_ddp=<distrain 2 workers /
 hand-written 2 processes>``.
@@ -167,6 +169,7 @@ def main() -> None:
 
     best = {"distrain_1_worker": 0.0, "distrain_2_workers": 0.0, "handwritten_ddp_2_processes": 0.0}
     cpu = {name: float("inf") for name in best}
+    round_ratios = []
     with tempfile.TemporaryDirectory(prefix="bench-scaling-") as folder:
         folder = Path(folder)
         one, two = folder / "train1.jsonl", folder / "train2.jsonl"
@@ -178,16 +181,20 @@ def main() -> None:
                 "distrain_2_workers": lambda: run_distrain(folder, two, 2, warmup),
                 "distrain_1_worker": lambda: run_distrain(folder, one, 1, warmup),
             }
+            this_round = {}
             for name, run in runs.items():
                 measured = run()
                 best[name] = max(best[name], measured["examples_per_s"])
                 cpu[name] = min(cpu[name], measured["cpu_ms_per_step"])
+                this_round[name] = measured["examples_per_s"]
                 print(f"round {round_number + 1}: {name}: {measured['examples_per_s']:.1f} examples/s, "
                       f"rank 0 CPU {measured['cpu_ms_per_step']:.1f} ms/step", flush=True)
+            round_ratios.append(this_round["distrain_2_workers"] / this_round["handwritten_ddp_2_processes"])
     print(f"steps={steps} (timed after {warmup} warm-up), batch {BATCH} per process, 1 torch thread per process")
     for name, speed in best.items():
         print(f"{name}_examples_per_s={speed:.1f}  (rank 0 CPU {cpu[name]:.1f} ms/step)")
     print(f"cpu_per_step_distrain_2_vs_handwritten={cpu['distrain_2_workers'] / cpu['handwritten_ddp_2_processes']:.3f}")
+    print(f"median_of_round_ratios_vs_handwritten_ddp={sorted(round_ratios)[len(round_ratios) // 2]:.3f}")
     print(f"distrain_scaling_2_vs_1={best['distrain_2_workers'] / best['distrain_1_worker']:.3f}")
     print(f"ratio_vs_handwritten_ddp={best['distrain_2_workers'] / best['handwritten_ddp_2_processes']:.3f}")
 
