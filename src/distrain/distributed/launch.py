@@ -189,8 +189,9 @@ def stop_processes(processes: list, grace: float = 5.0) -> None:
 @contextlib.contextmanager
 def _sigterm_raises_system_exit():
     """SIGTERM would end this process without running ``finally`` blocks (leaving the workers
-    running); turn it into ``SystemExit(143)`` while the workers run so they are stopped first."""
-    if threading.current_thread() is not threading.main_thread():
+    running); turn it into ``SystemExit(143)`` while the workers run so they are stopped first.
+    A handler the caller installed (e.g. one that forwards the signal so workers checkpoint) is kept."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
         yield
         return
 
