@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -22,6 +23,7 @@ def cli_environment(marker: str | None = None) -> dict[str, str]:
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(PLUGINS), environment.get("PYTHONPATH", "")])
     environment.setdefault("HF_HUB_OFFLINE", "1")
+    environment.setdefault("DISTRAIN_CACHE", os.path.join(tempfile.gettempdir(), "distrain-test-cache"))
     environment[MARKER] = marker or uuid.uuid4().hex
     return environment
 
