@@ -52,19 +52,25 @@ def run(args: argparse.Namespace) -> int:
     serialization_dir = Path(args.serialization_dir)
     recover = getattr(args, "recover", False)
     launched = detect()
+    if launched is not None and launched.world_size == 1 and resolved.distributed is not None:
+        launched = None  # e.g. a plain command in an sbatch script: the block says how many workers to spawn
     try:
         if launched is not None:
-            run_as_launched(launched, config, resolved, serialization_dir, args)
+            primary = run_as_launched(launched, config, resolved, serialization_dir, args)
         else:
-            workers = resolved.distributed.world_size if resolved.distributed is not None else 1
-            prepare_serialization_dir(serialization_dir, args.force, config, recover, workers)
-            if resolved.distributed is not None:
+            distributed = resolved.distributed
+            primary = distributed is None or distributed.node_rank == 0
+            if primary:
+                workers = distributed.world_size if distributed is not None else 1
+                prepare_serialization_dir(serialization_dir, args.force, config, recover, workers)
+            if distributed is not None:
                 run_spawned(config, resolved, serialization_dir, args.include_package, recover)
             else:
                 run_single(config, serialization_dir, recover)
     except Preempted as stopped:
         raise Preempted(f"{stopped}; resume with: {resume_command(args)}") from None
-    print(f"training finished; outputs in {serialization_dir}")
+    if primary:
+        print(f"training finished; outputs in {serialization_dir}")
     return 0
 
 
@@ -88,7 +94,12 @@ def prepare_serialization_dir(
     directory: Path, force: bool, config: dict[str, Any], recover: bool = False, workers: int = 1
 ) -> None:
     """Refuse to overwrite a previous run unless ``--force``; with ``--recover`` check that the
-    config still fits the saved run. Then save the resolved config."""
+    config still fits the saved run. Then save the resolved config.
+
+    Only the primary process of a job calls this (node 0's parent, or global rank 0 when launched by
+    torchrun/srun); other nodes never check, clear or write the folder: their workers only add their
+    own ``out_worker{rank}.log`` after the rendezvous, when this has already happened.
+    """
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"--serialization-dir {directory} exists and is not a directory")
     if recover:
@@ -120,16 +131,18 @@ def run_spawned(
 ) -> None:
     import multiprocessing
 
-    from distrain.distributed.launch import WorkerFailed, spawn
+    from distrain.distributed.launch import WorkerFailed, live_threads, spawn
     from distrain.experiment import prepare_data
     from distrain.training.preemption import Preempted
 
+    threads_before = live_threads()
     prepared = prepare_data(resolved.build())
     reports = multiprocessing.get_context("spawn").SimpleQueue()
     arguments = (config, serialization_dir, prepared, include_packages, recover, reports)
+    may_fork = threads_before is not None and live_threads() == threads_before
     try:
         with forwarding_stop_signals():
-            spawn(spawned_worker, arguments, resolved.distributed, serialization_dir)
+            spawn(spawned_worker, arguments, resolved.distributed, serialization_dir, may_fork=may_fork)
     except WorkerFailed:
         if reports.empty():
             raise
@@ -186,14 +199,20 @@ def forwarding_stop_signals() -> Iterator[None]:
             signal.signal(number, handler)
 
 
-def run_as_launched(launched, config, resolved, serialization_dir: Path, args: argparse.Namespace) -> None:
-    """torchrun / srun started this process: join the job; rank 0 alone checks and prepares the folder."""
+def run_as_launched(launched, config, resolved, serialization_dir: Path, args: argparse.Namespace) -> bool:
+    """torchrun / srun started this process: join the job; rank 0 alone checks and prepares the folder.
+    Returns whether this process is the job's primary."""
     from distrain.distributed.collectives import broadcast_object
     from distrain.distributed.launch import init_worker, shutdown_worker
     from distrain.distributed.world import World
     from distrain.experiment import train_worker
 
     distributed = resolved.distributed
+    if distributed is not None and distributed.device_weights and len(distributed.device_weights) != launched.world_size:
+        raise UsageError(
+            f"distributed.device_weights: needs one weight per worker; {launched.launcher} started "
+            f"{launched.world_size} processes, the config gives {len(distributed.device_weights)} weights"
+        )
     if distributed is not None and len(distributed.cuda_devices) > launched.local_rank:
         device_id = distributed.cuda_devices[launched.local_rank]
     else:
@@ -232,3 +251,4 @@ def run_as_launched(launched, config, resolved, serialization_dir: Path, args: a
         train_worker(world, config, serialization_dir, recover=args.recover)
     finally:
         shutdown_worker()
+    return world.is_primary

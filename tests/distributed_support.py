@@ -1,0 +1,87 @@
+"""Helpers for the multi-process tests: start distrain as a user would and make sure that every
+process a test started is gone afterwards (each run is tagged with a unique environment marker)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from conftest import PLUGINS, ROOT
+
+MARKER = "DISTRAIN_TEST_RUN_MARKER"
+
+
+def cli_environment(marker: str | None = None) -> dict[str, str]:
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(PLUGINS), environment.get("PYTHONPATH", "")])
+    environment.setdefault("HF_HUB_OFFLINE", "1")
+    environment.setdefault("DISTRAIN_CACHE", os.path.join(tempfile.gettempdir(), "distrain-test-cache"))
+    environment[MARKER] = marker or uuid.uuid4().hex
+    return environment
+
+
+def start(arguments: list[str], environment: dict[str, str], **popen) -> subprocess.Popen:
+    """``python ARGUMENTS`` in the background, output captured as text."""
+    return subprocess.Popen([sys.executable, *arguments], env=environment, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **popen)
+
+
+def tagged_processes(marker: str) -> list[int]:
+    """Live processes (not zombies) whose environment holds ``marker``."""
+    needle = f"{MARKER}={marker}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if needle in environ.split(b"\0") and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def assert_nothing_left(marker: str, within: float = 10.0) -> None:
+    deadline = time.monotonic() + within
+    while tagged_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = tagged_processes(marker)
+    for pid in left:  # clean up before failing, so one broken test does not slow the others
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    assert not left, f"processes left behind: {left}"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def archived_weights(serialization_dir: Path) -> dict:
+    from safetensors.torch import load
+
+    with tarfile.open(serialization_dir / "model.tar.gz") as tar:
+        return load(tar.extractfile("weights.safetensors").read())
+
+
+def max_weight_difference(first: Path, second: Path) -> float:
+    a, b = archived_weights(first), archived_weights(second)
+    assert a.keys() == b.keys()
+    return max(float((a[name] - b[name]).abs().max()) for name in a)
+
+
+def final_metrics(serialization_dir: Path) -> dict:
+    return json.loads((serialization_dir / "metrics.json").read_text())
