@@ -4,6 +4,9 @@ Each optimizer step covers ``num_gradient_accumulation_steps`` global batches. A
 its slice is scaled by ``world_size × slice_size / step_samples`` before ``backward``: DDP divides
 the summed gradient by the world size, so the update equals the single-process update on the same
 global samples however they are split (uneven shares, empty slices and ``device_weights`` included).
+
+A model whose loss is a mean over a varying count (masked tokens) returns that count as
+``"loss_weight"``; see :mod:`distrain.training.loss_weighting` for how such steps stay exact.
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ from distrain.metrics.metric import local_only
 from distrain.models.model import Model
 from distrain.registry import Registrable
 from distrain.training.callback import Callback
+from distrain.training.amp import AmpDtype, MixedPrecision
 from distrain.training.checkpointing import Checkpointer, load_weights
+from distrain.training.loss_weighting import StepWeights
 from distrain.training.metric_tracker import MetricTracker
 from distrain.training.optimizers import Optimizer
 from distrain.training.schedulers import LearningRateScheduler
@@ -66,6 +71,8 @@ class GradientDescentTrainer(Trainer):
         keep_checkpoints: int = 2,
         callbacks: list[Callback] | None = None,
         progress_bar: bool = True,
+        use_amp: bool = False,
+        amp_dtype: AmpDtype = "bfloat16",
     ) -> None:
         self.model = model
         self.train_loader = train_loader
@@ -81,6 +88,8 @@ class GradientDescentTrainer(Trainer):
         self.tracker = MetricTracker(validation_metric, patience)
         self.checkpointer = Checkpointer(self.serialization_dir / "checkpoints", keep_checkpoints)
         self.device = torch.device(world.device)
+        self.amp = MixedPrecision(use_amp, amp_dtype, self.device)
+        self.step_weights = StepWeights()
 
         self.model.to(self.device)
         self.parallel_model = self._wrap(self.model)
@@ -136,6 +145,7 @@ class GradientDescentTrainer(Trainer):
         self.model.train()
         self.train_loader.set_epoch(epoch)
         loss_sum = torch.zeros((), dtype=torch.float64)
+        loss_weight = torch.zeros((), dtype=torch.float64)
         samples = 0
         progress = self._progress(epoch)
         epoch_started = last_shown = time.monotonic()
@@ -143,8 +153,9 @@ class GradientDescentTrainer(Trainer):
             step_samples = sum(batch.global_size for batch in micro_batches)
             for position, batch in enumerate(micro_batches):
                 last = position == len(micro_batches) - 1
-                loss = self._forward_backward(batch, step_samples, sync=last)
-                loss_sum += loss * batch.size
+                loss, weight = self._forward_backward(batch, step_samples, sync=last)
+                loss_sum += loss * weight
+                loss_weight += weight
                 samples += batch.size
             self._optimizer_step()
             if not math.isfinite(float(loss)):
@@ -154,7 +165,7 @@ class GradientDescentTrainer(Trainer):
                 progress.update(1)
                 if time.monotonic() - last_shown > 0.5:
                     last_shown = time.monotonic()
-                    shown_loss = float(loss_sum) / max(samples, 1)
+                    shown_loss = float(loss_sum / loss_weight.clamp(min=1e-12))
                     speed = samples * self.world.size / (last_shown - epoch_started)
                     with local_only():
                         metrics = _short(self.model.get_metrics())
@@ -163,24 +174,33 @@ class GradientDescentTrainer(Trainer):
                 callback.on_step(self, self.step, shown_loss)
         if progress is not None:
             progress.close()
-        totals = all_reduce_sum(torch.stack([loss_sum, torch.tensor(float(samples), dtype=torch.float64)]))
-        return {"loss": float(totals[0] / totals[1].clamp(min=1)), **self.model.get_metrics(reset=True)}
+        totals = all_reduce_sum(torch.stack([loss_sum, loss_weight]))
+        return {"loss": float(totals[0] / totals[1].clamp(min=1e-12)), **self.model.get_metrics(reset=True)}
 
-    def _forward_backward(self, batch: Batch, step_samples: int, sync: bool) -> torch.Tensor:
+    def _forward_backward(self, batch: Batch, step_samples: int, sync: bool) -> tuple[torch.Tensor, torch.Tensor]:
+        """Backward this worker's share of the step's loss; return (mean loss, what it averages over)."""
         inputs = _to_device(batch.inputs, self.device)
         no_sync = self.parallel_model.no_sync if (not sync and self.world.is_distributed) else contextlib.nullcontext
         frozen = self.model.metrics_frozen if batch.size == 0 else contextlib.nullcontext
         with no_sync(), frozen():
-            output = self.parallel_model(**inputs)
+            with self.amp.autocast():
+                output = self.parallel_model(**inputs)
             loss = output["loss"]
-            scale = self.world.size * batch.size / step_samples
-            (loss if scale == 1.0 else loss * scale).backward()
-        return loss.detach()
+            if "loss_weight" in output:
+                weight = self.step_weights.add(output["loss_weight"], batch.size, step_samples)
+                scale = self.world.size * float(weight) / step_samples
+            else:
+                weight = torch.tensor(float(batch.size), dtype=torch.float64)
+                scale = self.world.size * batch.size / step_samples
+            self.amp.backward(loss if scale == 1.0 else loss * scale)
+        return loss.detach().double().cpu(), weight
 
     def _optimizer_step(self) -> None:
+        self.amp.unscale(self.optimizer)
+        self.step_weights.normalise(self.model.parameters())
         if self.grad_norm is not None:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.grad_norm)
-        self.optimizer.step()
+        self.amp.step(self.optimizer)
         self.optimizer.zero_grad(set_to_none=True)
         if self.scheduler is not None:
             self.scheduler.step()
@@ -195,11 +215,13 @@ class GradientDescentTrainer(Trainer):
         for batch in loader:
             if batch.size == 0:
                 continue
-            output = self.model(**_to_device(batch.inputs, self.device))
+            with self.amp.autocast():
+                output = self.model(**_to_device(batch.inputs, self.device))
             if "loss" in output:
-                loss_sum += output["loss"].double().cpu() * batch.size
-                samples += batch.size
-        totals = all_reduce_sum(torch.stack([loss_sum, torch.tensor(float(samples), dtype=torch.float64)]))
+                weight = output["loss_weight"].double().cpu() if "loss_weight" in output else batch.size
+                loss_sum += output["loss"].double().cpu() * weight
+                samples += weight
+        totals = all_reduce_sum(torch.stack([loss_sum, torch.as_tensor(samples, dtype=torch.float64).cpu()]))
         metrics = self.model.get_metrics(reset=True)
         if totals[1] > 0:
             metrics = {"loss": float(totals[0] / totals[1]), **metrics}
@@ -235,6 +257,7 @@ class GradientDescentTrainer(Trainer):
             "step": self.step,
             "optimizer": self.optimizer.state_dict(),
             "scheduler": self.scheduler.state_dict() if self.scheduler else None,
+            "amp": self.amp.state_dict(),
             "tracker": self.tracker.state_dict(),
             "callbacks": [callback.state_dict() for callback in self.callbacks],
         }
