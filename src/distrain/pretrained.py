@@ -19,7 +19,7 @@ PACKAGE_PREFIX = "package://"
 
 
 class PretrainedNotFound(ValueError):
-    """A pretrained model or tokenizer that cannot be found locally."""
+    """A pretrained model or tokenizer that cannot be found locally; the message says why."""
 
 
 def resolve_package_path(name: str) -> str:
@@ -35,7 +35,7 @@ def resolve_package_path(name: str) -> str:
     except (ImportError, ValueError):
         spec = None
     if spec is None or not spec.submodule_search_locations:
-        raise PretrainedNotFound(f'"{name}": no installed package "{package}"')
+        raise PretrainedNotFound(f'no installed package "{package}"')
     root = list(spec.submodule_search_locations)[0]
     return str(Path(root) / rest) if rest else root
 
@@ -52,12 +52,11 @@ def locate(name: str) -> str:
         return str(path)
     # A hub id is "name" or "org/name"; anything else can only be a folder.
     if name.startswith(PACKAGE_PREFIX) or resolved.startswith((".", "/", "~")) or resolved.count("/") > 1:
-        raise PretrainedNotFound(f'pretrained model "{name}" not found: no folder {path}')
+        raise PretrainedNotFound(f"pretrained model not found: no folder {path}")
     if _in_hub_cache(resolved) or not _offline():
         return resolved
     raise PretrainedNotFound(
-        f'pretrained model "{name}" not found: not a local folder and not in the Hugging Face cache '
-        "(offline mode is on)"
+        "pretrained model not found: not a local folder and not in the Hugging Face cache (offline mode is on)"
     )
 
 
@@ -76,10 +75,12 @@ def _in_hub_cache(repo_id: str) -> bool:
 
 
 def _check(name: str) -> str:
+    from pydantic_core import PydanticCustomError
+
     try:
         locate(name)
-    except PretrainedNotFound as error:
-        raise ValueError(str(error)) from None
+    except PretrainedNotFound as error:  # rendered as "KEY.PATH: <reason>, got "<name>""
+        raise PydanticCustomError("pretrained_not_found", str(error).replace("{", "(").replace("}", ")")) from None
     return name
 
 
@@ -107,7 +108,7 @@ def load_tokenizer(name: str) -> Any:
 
     try:
         return AutoTokenizer.from_pretrained(locate(name))
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError) as error:  # PretrainedNotFound included
         raise _load_error(name, error) from None
 
 
