@@ -34,7 +34,7 @@ local reader = {
     optimizer: { type: "adamw", lr: 1e-3, weight_decay: 0.01, no_decay: ["bias", "LayerNorm.weight"] },
     learning_rate_scheduler: { type: "linear", warmup_steps: 50 },
     grad_norm: 1.0,
-    num_epochs: 1,
+    num_epochs: 3,
     use_amp: true,  // bfloat16
     random_seed: 13,
   },

@@ -15,7 +15,8 @@ import torch
 from conftest import run_cli, write_config, write_jsonl
 from transformer_fixtures import write_corpus, write_tiny_bert
 
-from distrain.modules.masking import MaskingScheme, mask_tokens, sample_seed
+from distrain import MaskingScheme, mask_tokens
+from distrain.modules.masking import sample_seed
 from distrain.plugins import import_builtins
 from distrain.training.optimizers import Optimizer
 from distrain.training.schedulers import LearningRateScheduler
