@@ -38,6 +38,10 @@ _PUBLIC = {
     "World": "distrain.distributed.world",
     "load_archive": "distrain.archive",
     "Archive": "distrain.archive",
+    "PretrainedName": "distrain.pretrained",
+    "MaskingScheme": "distrain.modules.masking",
+    "mask_tokens": "distrain.modules.masking",
+    "MixedPrecision": "distrain.training.amp",
 }
 
 __all__ = sorted(_PUBLIC) + ["__version__"]
@@ -74,3 +78,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from distrain.training.optimizers import Optimizer
     from distrain.training.schedulers import LearningRateScheduler
     from distrain.training.trainer import Trainer
+    from distrain.modules.masking import MaskingScheme, mask_tokens
+    from distrain.pretrained import PretrainedName
+    from distrain.training.amp import MixedPrecision

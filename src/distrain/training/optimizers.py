@@ -2,6 +2,10 @@
 
 ``parameter_groups`` is a list of ``[[regex, ...], {overrides}]``: a parameter joins the first group
 with a regex that matches (``re.search``) its name; the rest form the default group.
+
+``no_decay`` (adam, adamw) is a list of regexes; matching parameters get ``weight_decay`` 0 in
+whatever group they fall in. BERT-style training exempts biases and LayerNorm weights:
+``"no_decay": ["bias", "LayerNorm.weight"]``.
 """
 
 from __future__ import annotations
@@ -22,9 +26,13 @@ class Optimizer(torch.optim.Optimizer, Registrable):
 
 
 def make_parameter_groups(
-    named_parameters: Iterable[tuple[str, torch.nn.Parameter]], groups: ParameterGroups | None
+    named_parameters: Iterable[tuple[str, torch.nn.Parameter]],
+    groups: ParameterGroups | None,
+    no_decay: list[str] | None = None,
 ) -> list[dict[str, Any]]:
     trainable = [(name, param) for name, param in named_parameters if param.requires_grad]
+    if no_decay:
+        return _without_decay(trainable, groups, no_decay)
     if not groups:
         return [{"params": [param for _, param in trainable]}]
     buckets: list[dict[str, Any]] = [{"params": [], **overrides} for _, overrides in groups]
@@ -39,6 +47,24 @@ def make_parameter_groups(
     return [bucket for bucket in buckets + [default] if bucket["params"]]
 
 
+def _without_decay(
+    trainable: list[tuple[str, torch.nn.Parameter]], groups: ParameterGroups | None, no_decay: list[str]
+) -> list[dict[str, Any]]:
+    """Each group split in two: parameters matching ``no_decay`` get ``weight_decay`` 0."""
+    patterns = [re.compile(regex) for regex in no_decay]
+    exempt = {id(param) for name, param in trainable if any(p.search(name) for p in patterns)}
+    if not exempt:
+        raise ValueError(f"no_decay: no parameter matches {no_decay}")
+    split: list[dict[str, Any]] = []
+    for group in make_parameter_groups(trainable, groups):
+        params = group.pop("params")
+        kept = [param for param in params if id(param) not in exempt]
+        freed = [param for param in params if id(param) in exempt]
+        split += [{"params": kept, **group}] if kept else []
+        split += [{"params": freed, **group, "weight_decay": 0.0}] if freed else []
+    return split
+
+
 @Optimizer.register("adam")
 class AdamOptimizer(Optimizer, torch.optim.Adam):
     def __init__(
@@ -50,9 +76,10 @@ class AdamOptimizer(Optimizer, torch.optim.Adam):
         weight_decay: float = 0.0,
         amsgrad: bool = False,
         parameter_groups: ParameterGroups | None = None,
+        no_decay: list[str] | None = None,
     ) -> None:
         torch.optim.Adam.__init__(
-            self, make_parameter_groups(model_parameters, parameter_groups),
+            self, make_parameter_groups(model_parameters, parameter_groups, no_decay),
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
         )
 
@@ -68,9 +95,10 @@ class AdamWOptimizer(Optimizer, torch.optim.AdamW):
         weight_decay: float = 0.01,
         amsgrad: bool = False,
         parameter_groups: ParameterGroups | None = None,
+        no_decay: list[str] | None = None,
     ) -> None:
         torch.optim.AdamW.__init__(
-            self, make_parameter_groups(model_parameters, parameter_groups),
+            self, make_parameter_groups(model_parameters, parameter_groups, no_decay),
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
         )
 

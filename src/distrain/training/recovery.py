@@ -41,8 +41,10 @@ class EpochProgress:
 
     epoch: int = 0
     batches: int = 0
+    #: Σ loss × weight and Σ weight (weight: samples, or the model's ``loss_weight``, e.g. masked tokens)
     loss_sum: torch.Tensor = field(default_factory=lambda: torch.zeros((), dtype=torch.float64))
     samples: int = 0
+    loss_weight: torch.Tensor = field(default_factory=lambda: torch.zeros((), dtype=torch.float64))
 
     def next_epoch(self) -> EpochProgress:
         return EpochProgress(self.epoch + 1)
@@ -56,6 +58,7 @@ def training_state(trainer: GradientDescentTrainer) -> dict[str, Any]:
         "rng": random_state.capture(),
         "loss_sum": progress.loss_sum.clone(),
         "samples": progress.samples,
+        "loss_weight": progress.loss_weight.clone(),
         "metrics": {name: metric.state() for name, metric in trainer.model.metrics.items()},
     }
     return {
@@ -117,7 +120,9 @@ def restore(trainer: GradientDescentTrainer, checkpoint: Path) -> None:
     trainer.elapsed_before = float(state["elapsed"])
     local = _local_state(state["ranks"], trainer.world.rank, trainer.world.size)
     random_state.restore(local["rng"])
-    trainer.position = EpochProgress(position["epoch"], position["batches"], local["loss_sum"], local["samples"])
+    trainer.position = EpochProgress(
+        position["epoch"], position["batches"], local["loss_sum"], local["samples"], local["loss_weight"]
+    )
     for name, metric in trainer.model.metrics.items():
         metric.load_state(local["metrics"].get(name, {}))
     logger.info("resumed from %s: epoch %d, %d batch(es) of it done, step %d",
@@ -143,11 +148,13 @@ def _local_state(ranks: list[dict[str, Any]], rank: int, world_size: int) -> dic
         "rng": ranks[rank % len(ranks)]["rng"],
         "loss_sum": torch.zeros((), dtype=torch.float64),
         "samples": 0,
+        "loss_weight": torch.zeros((), dtype=torch.float64),
         "metrics": {},
     }
     if rank == 0:
         merged["loss_sum"] = sum((r["loss_sum"] for r in ranks), torch.zeros((), dtype=torch.float64))
         merged["samples"] = sum(r["samples"] for r in ranks)
+        merged["loss_weight"] = sum((r["loss_weight"] for r in ranks), torch.zeros((), dtype=torch.float64))
         merged["metrics"] = _summed_metric_states([r["metrics"] for r in ranks])
     return merged
 

@@ -4,6 +4,9 @@ Each optimizer step covers ``num_gradient_accumulation_steps`` global batches. A
 its slice is scaled by ``world_size × slice_size / step_samples`` before ``backward``: DDP divides
 the summed gradient by the world size, so the update equals the single-process update on the same
 global samples however they are split (uneven shares, empty slices and ``device_weights`` included).
+
+A model whose loss is a mean over a varying count (masked tokens) returns that count as
+``"loss_weight"``; see :mod:`distrain.training.loss_weighting` for how such steps stay exact.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from distrain.metrics.metric import local_only
 from distrain.models.model import Model
 from distrain.registry import Registrable
 from distrain.training.callback import Callback
+from distrain.training.amp import AmpDtype, MixedPrecision
 from distrain.training.checkpointing import CheckpointError, Checkpointer, load_weights
+from distrain.training.loss_weighting import StepWeights
 from distrain.training.metric_tracker import MetricTracker
 from distrain.training.optimizers import Optimizer
 from distrain.training.preemption import Preempted, StopRequest, agree
@@ -75,6 +80,8 @@ class GradientDescentTrainer(Trainer):
         skip_nonfinite_steps: bool = False,
         callbacks: list[Callback] | None = None,
         progress_bar: bool = True,
+        use_amp: bool = False,
+        amp_dtype: AmpDtype = "bfloat16",
     ) -> None:
         self.model = model
         self.train_loader = train_loader
@@ -92,6 +99,8 @@ class GradientDescentTrainer(Trainer):
         self.device = torch.device(world.device)
         if world.is_primary:
             self.serialization_dir.mkdir(parents=True, exist_ok=True)
+        self.amp = MixedPrecision(use_amp, amp_dtype, self.device)
+        self.step_weights = StepWeights()
 
         self.model.to(self.device)
         self.parallel_model = self._wrap(self.model)
@@ -175,15 +184,16 @@ class GradientDescentTrainer(Trainer):
             losses = []
             for position, batch in enumerate(micro_batches):
                 last = position == len(micro_batches) - 1
-                loss = self._forward_backward(batch, step_samples, sync=last)
-                losses.append((loss, batch.size))
+                loss, weight = self._forward_backward(batch, step_samples, sync=last)
+                losses.append((loss, weight, batch.size))
             due = self._save_due(done.batches + len(micro_batches) - saved_at, time.monotonic() - last_saved)
             decision = agree(_nonfinite(losses), self.stop_requested, due, self.world.is_distributed)
             if decision.nonfinite:
                 self._skip_nonfinite_step(epoch, done.batches)
             else:
-                for loss, size in losses:
-                    done.loss_sum += loss * size
+                for loss, weight, size in losses:
+                    done.loss_sum += loss * weight
+                    done.loss_weight += weight
                     done.samples += size
                 self._optimizer_step()
             done.batches += len(micro_batches)
@@ -192,7 +202,7 @@ class GradientDescentTrainer(Trainer):
                 progress.update(1)
                 if time.monotonic() - last_shown > 0.5:
                     last_shown = time.monotonic()
-                    shown_loss = float(done.loss_sum) / max(done.samples, 1)
+                    shown_loss = float(done.loss_sum / done.loss_weight.clamp(min=1e-12))
                     speed = done.samples * self.world.size / (last_shown - epoch_started)
                     with local_only():
                         metrics = _short(self.model.get_metrics())
@@ -205,24 +215,33 @@ class GradientDescentTrainer(Trainer):
                 self._stop_if_asked(decision.stop, saved)
         if progress is not None:
             progress.close()
-        totals = all_reduce_sum(torch.stack([done.loss_sum, torch.tensor(float(done.samples), dtype=torch.float64)]))
-        return {"loss": float(totals[0] / totals[1].clamp(min=1)), **self.model.get_metrics(reset=True)}
+        totals = all_reduce_sum(torch.stack([done.loss_sum, done.loss_weight]))
+        return {"loss": float(totals[0] / totals[1].clamp(min=1e-12)), **self.model.get_metrics(reset=True)}
 
-    def _forward_backward(self, batch: Batch, step_samples: int, sync: bool) -> torch.Tensor:
+    def _forward_backward(self, batch: Batch, step_samples: int, sync: bool) -> tuple[torch.Tensor, torch.Tensor]:
+        """Backward this worker's share of the step's loss; return (mean loss, what it averages over)."""
         inputs = _to_device(batch.inputs, self.device)
         no_sync = self.parallel_model.no_sync if (not sync and self.world.is_distributed) else contextlib.nullcontext
         frozen = self.model.metrics_frozen if batch.size == 0 else contextlib.nullcontext
         with no_sync(), frozen():
-            output = self.parallel_model(**inputs)
+            with self.amp.autocast():
+                output = self.parallel_model(**inputs)
             loss = output["loss"]
-            scale = self.world.size * batch.size / step_samples
-            (loss if scale == 1.0 else loss * scale).backward()
-        return loss.detach()
+            if "loss_weight" in output:
+                weight = self.step_weights.add(output["loss_weight"], batch.size, step_samples)
+                scale = self.world.size * float(weight) / step_samples
+            else:
+                weight = torch.tensor(float(batch.size), dtype=torch.float64)
+                scale = self.world.size * batch.size / step_samples
+            self.amp.backward(loss if scale == 1.0 else loss * scale)
+        return loss.detach().double().cpu(), weight
 
     def _optimizer_step(self) -> None:
+        self.amp.unscale(self.optimizer)
+        self.step_weights.normalise(self.model.parameters())
         if self.grad_norm is not None:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.grad_norm)
-        self.optimizer.step()
+        self.amp.step(self.optimizer)
         self.optimizer.zero_grad(set_to_none=True)
         if self.scheduler is not None:
             self.scheduler.step()
@@ -237,11 +256,13 @@ class GradientDescentTrainer(Trainer):
         for batch in loader:
             if batch.size == 0:
                 continue
-            output = self.model(**_to_device(batch.inputs, self.device))
+            with self.amp.autocast():
+                output = self.model(**_to_device(batch.inputs, self.device))
             if "loss" in output:
-                loss_sum += output["loss"].double().cpu() * batch.size
-                samples += batch.size
-        totals = all_reduce_sum(torch.stack([loss_sum, torch.tensor(float(samples), dtype=torch.float64)]))
+                weight = output["loss_weight"].double().cpu() if "loss_weight" in output else batch.size
+                loss_sum += output["loss"].double().cpu() * weight
+                samples += weight
+        totals = all_reduce_sum(torch.stack([loss_sum, torch.as_tensor(samples, dtype=torch.float64).cpu()]))
         metrics = self.model.get_metrics(reset=True)
         if totals[1] > 0:
             metrics = {"loss": float(totals[0] / totals[1]), **metrics}
@@ -282,7 +303,7 @@ class GradientDescentTrainer(Trainer):
 
     def stateful_parts(self) -> dict[str, Any]:
         """Objects with ``state_dict``/``load_state_dict`` that checkpoints hold (a grad scaler belongs here)."""
-        parts: dict[str, Any] = {"optimizer": self.optimizer, "tracker": self.tracker}
+        parts: dict[str, Any] = {"optimizer": self.optimizer, "tracker": self.tracker, "amp": self.amp}
         if self.scheduler is not None:
             parts["scheduler"] = self.scheduler
         return parts
@@ -339,6 +360,7 @@ class GradientDescentTrainer(Trainer):
                 "Set trainer.skip_nonfinite_steps to skip such steps instead"
             )
         self.optimizer.zero_grad(set_to_none=True)
+        self.step_weights.discard()
         logger.warning("skipped %s: the loss is not finite on at least one worker", where)
 
     def _progress(self, epoch: int):
@@ -361,9 +383,9 @@ def _default_optimizer() -> Lazy[Optimizer]:
     return Lazy(lambda model_parameters: Optimizer.by_name("adam")(model_parameters), "adam")
 
 
-def _nonfinite(losses: list[tuple[torch.Tensor, int]]) -> bool:
+def _nonfinite(losses: list[tuple[torch.Tensor, torch.Tensor, int]]) -> bool:
     """Whether any loss of a real (non-placeholder) batch of this worker is NaN or infinite."""
-    real = [loss for loss, size in losses if size > 0]
+    real = [loss for loss, _, size in losses if size > 0]
     return bool(real) and not bool(torch.isfinite(torch.stack(real)).all())
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from distrain.data.fields import LabelField, TextField
+from distrain.data.fields import LabelField
 from distrain.data.reader import DatasetReader
 from distrain.data.tokenizer import Tokenizer
 from distrain.data.tokenizers.whitespace import WhitespaceTokenizer
@@ -37,7 +37,7 @@ class TextClassificationJsonReader(DatasetReader):
             yield self.text_to_instance(text, record.get(self.label_key))
 
     def text_to_instance(self, text: str, label: str | int | None = None) -> dict:
-        instance = {"tokens": TextField(self.tokenizer.tokenize(text))}
+        instance = {"tokens": self.tokenizer.to_field(text)}
         if label is not None:
             instance["label"] = LabelField(str(label))
         return instance

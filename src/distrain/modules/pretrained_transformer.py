@@ -1,0 +1,36 @@
+"""A pretrained (or config-built) transformer encoder over token ids: the ``transformers`` AutoModel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+
+class PretrainedTransformerEncoder(torch.nn.Module):
+    """Token ids and mask in, one vector per token out (``output_dim`` wide).
+
+    ``model_name`` loads pretrained weights; ``config`` (a config object) builds a random init."""
+
+    def __init__(self, model_name: str | None = None, config: Any = None, gradient_checkpointing: bool = False) -> None:
+        super().__init__()
+        if (model_name is None) == (config is None):
+            raise ValueError("give exactly one of model_name and config")
+        if model_name is not None:
+            from distrain.pretrained import load_model
+
+            self.transformer = load_model(model_name)
+        else:
+            from transformers import AutoModel
+
+            self.transformer = AutoModel.from_config(config)
+        if getattr(self.transformer, "pooler", None) is not None:
+            # BERT's pooler feeds only next-sentence prediction; unused, it would stall DDP (which
+            # waits for a gradient for every parameter) and waste memory.
+            self.transformer.pooler = None
+        if gradient_checkpointing:
+            self.transformer.gradient_checkpointing_enable()
+        self.output_dim = self.transformer.config.hidden_size
+
+    def forward(self, token_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.transformer(input_ids=token_ids, attention_mask=mask.long()).last_hidden_state
