@@ -26,22 +26,34 @@ from distrain.models.model import Model
 
 # ------------------------------------------------------------------------- rank-agnostic work
 @torch.inference_mode()
-def evaluate(model: Model, loader: DataLoader, device: torch.device | str = "cpu") -> dict[str, float]:
-    """The mean loss and every metric over ``loader``, each instance counted once over all workers."""
+def evaluate(
+    model: Model, loader: DataLoader, device: torch.device | str = "cpu", autocast: Callable[[], Any] | None = None
+) -> dict[str, float]:
+    """The mean loss and every metric over ``loader``, each instance counted once over all workers.
+
+    The loss is weighted by what each batch's mean is over: its samples, or the model's
+    ``loss_weight`` (e.g. masked tokens), so the result is the global mean however data is split.
+    ``autocast`` is a context factory for mixed precision (the trainer passes its own).
+    """
+    import contextlib
+
     from distrain.distributed.collectives import all_reduce_sum
 
     model.eval()
     _reset_metrics(model)
+    autocast = autocast or contextlib.nullcontext
     loss_sum = torch.zeros((), dtype=torch.float64)
-    samples = 0
+    weight_sum = torch.zeros((), dtype=torch.float64)
     for batch in loader:
         if batch.size == 0:
             continue  # a placeholder slice: this worker has no instances in this batch
-        output = model(**_to_device(batch.inputs, device))
+        with autocast():
+            output = model(**_to_device(batch.inputs, device))
         if "loss" in output:
-            loss_sum += output["loss"].double().cpu() * batch.size
-            samples += batch.size
-    totals = all_reduce_sum(torch.stack([loss_sum, torch.tensor(float(samples), dtype=torch.float64)]))
+            weight = output["loss_weight"].double().cpu() if "loss_weight" in output else float(batch.size)
+            loss_sum += output["loss"].double().cpu() * weight
+            weight_sum += weight
+    totals = all_reduce_sum(torch.stack([loss_sum, weight_sum]))
     metrics = model.get_metrics(reset=True)
     if totals[1] > 0:
         metrics = {"loss": float(totals[0] / totals[1]), **metrics}

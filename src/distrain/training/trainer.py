@@ -162,8 +162,10 @@ class GradientDescentTrainer(Trainer):
             self._stop_if_asked(agree(False, self.stop_requested, False, self.world.is_distributed).stop, saved)
             if self.tracker.should_stop():
                 logger.info("stopping early: no improvement in %d epochs", self.tracker.patience)
-        if self.checkpointer.best_weights.exists() and self.validation_loader is not None:
-            load_weights(self.model, self.checkpointer.best_weights)
+        if self.validation_loader is not None:
+            barrier()  # rank 0 may still be writing the last epoch's best weights
+            if self.checkpointer.best_weights.exists():
+                load_weights(self.model, self.checkpointer.best_weights)
         for callback in self.callbacks:
             callback.on_end(self, self.last_metrics)
         return self.last_metrics
@@ -247,26 +249,11 @@ class GradientDescentTrainer(Trainer):
             self.scheduler.step()
         self.step += 1
 
-    @torch.inference_mode()
     def evaluate(self, loader: DataLoader) -> dict[str, float]:
         """Loss and metrics over ``loader``, each instance counted once across all workers."""
-        self.model.eval()
-        loss_sum = torch.zeros((), dtype=torch.float64)
-        samples = 0
-        for batch in loader:
-            if batch.size == 0:
-                continue
-            with self.amp.autocast():
-                output = self.model(**_to_device(batch.inputs, self.device))
-            if "loss" in output:
-                weight = output["loss_weight"].double().cpu() if "loss_weight" in output else batch.size
-                loss_sum += output["loss"].double().cpu() * weight
-                samples += weight
-        totals = all_reduce_sum(torch.stack([loss_sum, torch.as_tensor(samples, dtype=torch.float64).cpu()]))
-        metrics = self.model.get_metrics(reset=True)
-        if totals[1] > 0:
-            metrics = {"loss": float(totals[0] / totals[1]), **metrics}
-        return metrics
+        from distrain.evaluation import evaluate
+
+        return evaluate(self.model, loader, self.device, autocast=self.amp.autocast)
 
     # ------------------------------------------------------------------------------ bookkeeping
     def _summarise(
