@@ -114,6 +114,11 @@ def run_reporting_errors(command, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `distrain list | head`: the reader left; stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as error:  # noqa: BLE001 - everything the user sees goes through here
         if args.debug:
             raise

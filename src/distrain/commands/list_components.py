@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import re
 
 from distrain.errors import UsageError
 
 
 def describe_annotation(annotation) -> str:
+    """``Optional[Lazy[distrain.training.optimizers.Optimizer]]`` → ``Optional[Lazy[Optimizer]]``."""
     text = getattr(annotation, "__name__", None) if inspect.isclass(annotation) else None
     text = text or str(annotation).replace("typing.", "")
-    return text.replace("distrain.lazy.", "").replace("NoneType", "None")
+    return re.sub(r"\b(?:[A-Za-z_]\w*\.)+([A-Za-z_]\w*)", r"\1", text).replace("NoneType", "None")
+
+
+def summary(cls: type) -> str:
+    """The first line of the class's own docstring (not one inherited from a base class)."""
+    doc = cls.__dict__.get("__doc__") or ""
+    return inspect.cleandoc(doc).split("\n")[0] if doc else ""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -32,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         for name in base.list_available():
             cls = base.by_name(name)
             params, _ = parameters_of(cls)
-            doc = (inspect.getdoc(cls) or "").split("\n")[0]
+            doc = summary(cls)
             print(f"  {name}" + (f"  - {doc}" if doc else ""))
             for param in params:
                 default_text = "required" if param.required else f"default {param.default!r}"

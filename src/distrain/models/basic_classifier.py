@@ -18,6 +18,8 @@ from distrain.modules.seq2vec import Seq2VecEncoder
 
 @Model.register("basic_classifier")
 class BasicClassifier(ClassifierOutputs, Model):
+    """Embed tokens, encode them to one vector, optional feed-forward, then label logits."""
+
     def __init__(
         self,
         vocab: Vocabulary,

@@ -17,6 +17,8 @@ from distrain.modules.feedforward import FeedForward
 
 @Model.register("feedforward_classifier")
 class FeedForwardClassifier(ClassifierOutputs, Model):
+    """Label logits from a dense feature vector through an optional feed-forward stack."""
+
     def __init__(
         self,
         vocab: Vocabulary,

@@ -43,6 +43,8 @@ logger = logging.getLogger(__name__)
 
 
 class Trainer(Registrable):
+    """Trains a model built from the config; the loop is the same on every worker."""
+
     default_implementation = "gradient_descent"
     runtime_args = ("model", "train_loader", "validation_loader", "serialization_dir", "world")
 
@@ -59,6 +61,8 @@ class TrainingError(Exception):
 
 @Trainer.register("gradient_descent")
 class GradientDescentTrainer(Trainer):
+    """Mini-batch gradient descent over global batches, on one worker or many, with exact resume."""
+
     def __init__(
         self,
         model: Model,
