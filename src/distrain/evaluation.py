@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 
 import torch
 
-from distrain.data.loader import DataLoader, DataLoaderConfig
+from distrain.data.loader import DataLoader, DataLoaderConfig, to_device
 from distrain.distributed.config import DistributedConfig
 from distrain.distributed.world import SINGLE, World
 from distrain.models.model import Model
@@ -48,7 +48,7 @@ def evaluate(
         if batch.size == 0:
             continue  # a placeholder slice: this worker has no instances in this batch
         with autocast():
-            output = model(**_to_device(batch.inputs, device))
+            output = model(**to_device(batch.inputs, device))
         if "loss" in output:
             weight = output["loss_weight"].double().cpu() if "loss_weight" in output else float(batch.size)
             loss_sum += output["loss"].double().cpu() * weight
@@ -70,7 +70,7 @@ def predict(model: Model, loader: DataLoader, device: torch.device | str = "cpu"
     for batch in loader:
         if batch.size == 0:
             continue
-        output = model(**_to_device(batch.inputs, device))
+        output = model(**to_device(batch.inputs, device))
         readable = model.make_output_human_readable({k: v.cpu() if isinstance(v, torch.Tensor) else v for k, v in output.items()})
         mine.extend(zip((int(i) for i in batch.indices), readable))
     _reset_metrics(model)  # labelled data fed the metrics; leave the model clean
@@ -81,13 +81,6 @@ def predict(model: Model, loader: DataLoader, device: torch.device | str = "cpu"
 def _reset_metrics(model: Model) -> None:
     for metric in model.metrics.values():
         metric.reset()
-
-
-def _to_device(inputs: dict[str, Any], device: torch.device | str) -> dict[str, Any]:
-    device = torch.device(device)
-    if device.type == "cpu":
-        return inputs
-    return {k: v.to(device, non_blocking=True) if isinstance(v, torch.Tensor) else v for k, v in inputs.items()}
 
 
 # ------------------------------------------------------------------------ archive + data file

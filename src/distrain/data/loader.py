@@ -84,3 +84,13 @@ class DataLoader:
                 yield Batch(self.dataset.batch(mine), len(mine), len(batch), mine)
             else:
                 yield Batch(self.dataset.batch(batch[:1]), 0, len(batch), mine)
+
+
+def to_device(inputs: dict[str, Any], device: Any) -> dict[str, Any]:
+    """A batch's tensors moved to ``device`` (non-tensor fields such as metadata stay as they are)."""
+    import torch
+
+    device = torch.device(device)
+    if device.type == "cpu":
+        return inputs
+    return {k: v.to(device, non_blocking=True) if isinstance(v, torch.Tensor) else v for k, v in inputs.items()}

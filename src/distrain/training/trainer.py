@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 import torch
 
-from distrain.data.loader import Batch, DataLoader
+from distrain.data.loader import Batch, DataLoader, to_device
 from distrain.distributed.collectives import all_reduce_sum, barrier
 from distrain.distributed.world import SINGLE, World
 from distrain.lazy import Lazy
@@ -226,7 +226,7 @@ class GradientDescentTrainer(Trainer):
 
     def _forward_backward(self, batch: Batch, step_samples: int, sync: bool) -> tuple[torch.Tensor, torch.Tensor]:
         """Backward this worker's share of the step's loss; return (mean loss, what it averages over)."""
-        inputs = _to_device(batch.inputs, self.device)
+        inputs = to_device(batch.inputs, self.device)
         no_sync = self.parallel_model.no_sync if (not sync and self.world.is_distributed) else contextlib.nullcontext
         frozen = self.model.metrics_frozen if batch.size == 0 else contextlib.nullcontext
         with no_sync(), frozen():
@@ -389,12 +389,6 @@ def _grouped(batches: Iterator[Batch], size: int) -> Iterator[list[Batch]]:
             group = []
     if group:
         yield group
-
-
-def _to_device(inputs: dict[str, Any], device: torch.device) -> dict[str, Any]:
-    if device.type == "cpu":
-        return inputs
-    return {k: v.to(device, non_blocking=True) if isinstance(v, torch.Tensor) else v for k, v in inputs.items()}
 
 
 def _short(metrics: dict[str, float]) -> dict[str, str]:
