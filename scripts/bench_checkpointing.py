@@ -24,7 +24,9 @@ def records(count: int, seed: int) -> list[dict]:
 def timed_run(folder: Path, train: Path, embedding_dim: int, save_every: int | None, repeats: int = 3) -> float:
     """The fastest of ``repeats`` trainings (the training loop only: data is read beforehand)."""
     from distrain.data.loader import DataLoader
-    from distrain.experiment import prepare_data, resolve_experiment, set_seed
+    from distrain.data.prepare import prepare_data
+    from distrain.experiment import resolve_experiment
+    from distrain.worker import set_seed
 
     config = {
         "dataset_reader": {"type": "text_classification_json"},

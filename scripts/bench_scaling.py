@@ -115,7 +115,8 @@ def handwritten_worker(rank: int, world_size: int, port: int, data: str, steps: 
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
 
-    from distrain.experiment import prepare_data, resolve_experiment
+    from distrain.data.prepare import prepare_data
+    from distrain.experiment import resolve_experiment
     from distrain.plugins import import_plugins
 
     torch.set_num_threads(1)

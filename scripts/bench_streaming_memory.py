@@ -31,7 +31,9 @@ def generate(path: Path, lines: int) -> None:
 
 
 def measure(data: str, max_in_memory: int) -> dict:
-    from distrain.experiment import make_loader, prepare_data, resolve_experiment
+    from distrain.data.prepare import prepare_data
+    from distrain.experiment import resolve_experiment
+    from distrain.worker import make_loader
     from distrain.plugins import import_plugins
 
     import_plugins()

@@ -30,7 +30,7 @@ def _write_checkpoints_forever(checkpointer: Checkpointer, model: torch.nn.Modul
     while True:
         with torch.no_grad():
             model.weight.fill_(step)
-        checkpointer.save(0, step, model, _state(step, model))
+        checkpointer.save(0, step, model.state_dict(), _state(step, model))
         step += 1
 
 
@@ -39,7 +39,7 @@ def test_kill_during_checkpoint_writing_always_leaves_a_loadable_latest(tmp_path
     model = torch.nn.Linear(128, 128)  # small enough that no op runs on a thread pool (fork-safe)
     with torch.no_grad():
         model.weight.fill_(0)
-    checkpointer.save(0, 0, model, _state(0, model))  # also imports what writing needs, before forking
+    checkpointer.save(0, 0, model.state_dict(), _state(0, model))  # also imports what writing needs, before forking
     interrupted_writes = 0
     for attempt in range(25):
         latest = checkpointer.latest()

@@ -36,6 +36,11 @@ _PUBLIC = {
     "Callback": "distrain.training.callback",
     "Trainer": "distrain.training.trainer",
     "World": "distrain.distributed.world",
+    "ParallelStrategy": "distrain.distributed.strategy",
+    "ParallelDims": "distrain.distributed.parallel_dims",
+    "DistrainError": "distrain.errors",
+    "BadInput": "distrain.errors",
+    "RunFailed": "distrain.errors",
     "load_archive": "distrain.archive",
     "Archive": "distrain.archive",
     "PretrainedName": "distrain.pretrained",
@@ -67,7 +72,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from distrain.data.reader import DataError, DatasetReader, ReaderShard
     from distrain.data.tokenizer import Tokenizer
     from distrain.data.vocabulary import Vocabulary
+    from distrain.distributed.parallel_dims import ParallelDims
+    from distrain.distributed.strategy import ParallelStrategy
     from distrain.distributed.world import World
+    from distrain.errors import BadInput, DistrainError, RunFailed
     from distrain.lazy import Lazy
     from distrain.metrics.metric import Metric
     from distrain.models.model import Model

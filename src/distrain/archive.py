@@ -16,21 +16,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from distrain.errors import BadInput
+
 ARCHIVE_NAME = "model.tar.gz"
 WEIGHTS_NAME = "weights.safetensors"
 #: bumped when the layout changes in a way older readers cannot follow
 ARCHIVE_FORMAT = 1
 
 
-class ArchiveError(Exception):
+class ArchiveError(BadInput):
     """An archive that is missing, truncated, corrupt or unsafe."""
 
 
-def write_archive(serialization_dir: Path, model: Any, vocab: Any, config: dict[str, Any]) -> Path:
-    """Write ``serialization_dir/model.tar.gz`` atomically from the model's current weights."""
-    from safetensors.torch import save_model
-
+def write_archive(serialization_dir: Path, weights: dict[str, Any], vocab: Any, config: dict[str, Any]) -> Path:
+    """Write ``serialization_dir/model.tar.gz`` atomically from a full model state (``weights``)."""
     from distrain import __version__
+    from distrain.training.checkpointing import save_state_file
 
     serialization_dir = Path(serialization_dir)
     target = serialization_dir / ARCHIVE_NAME
@@ -38,7 +39,7 @@ def write_archive(serialization_dir: Path, model: Any, vocab: Any, config: dict[
         staging = Path(staging)
         (staging / "config.json").write_text(json.dumps(config, indent=2))
         vocab.save(staging / "vocabulary")
-        save_model(model, str(staging / WEIGHTS_NAME))
+        save_state_file(weights, staging / WEIGHTS_NAME)
         (staging / "meta.json").write_text(json.dumps(_versions(__version__), indent=2))
         packed = staging / "packed.tar.gz"
         with tarfile.open(packed, "w:gz") as tar:
@@ -125,8 +126,7 @@ def _read_meta(root: Path, archive: Path) -> dict[str, Any]:
 
 def load_archive(path: str | Path, overrides: dict[str, Any] | None = None) -> Archive:
     """The model (best weights, eval mode), its config and vocabulary from a ``model.tar.gz``."""
-    from safetensors import SafetensorError
-    from safetensors.torch import load_model
+    from distrain.training.checkpointing import CheckpointError, load_state_file
 
     from distrain.config.loading import apply_overrides
     from distrain.data.vocabulary import Vocabulary
@@ -153,11 +153,9 @@ def load_archive(path: str | Path, overrides: dict[str, Any] | None = None) -> A
         weights = root / WEIGHTS_NAME
         _check_safetensors(weights, path)
         try:
-            missing, unexpected = load_model(model, str(weights), strict=False)
-        except (SafetensorError, OSError, ValueError, RuntimeError) as error:
-            raise ArchiveError(f"{path}: {WEIGHTS_NAME} is not a valid safetensors file ({error})") from None
-        if missing or unexpected:
-            raise ArchiveError(f"{path}: weights do not fit the model (missing {missing}, unexpected {unexpected})")
+            model.load_state_dict(load_state_file(weights, model))
+        except CheckpointError as error:
+            raise ArchiveError(f"{path}: {str(error).replace(str(weights) + ': ', '', 1)}") from None
     model.eval()
     return Archive(model, config, vocab, meta)
 

@@ -1,4 +1,10 @@
-"""Which exceptions are the user's input at fault (exit 2, one line) and which are run failures."""
+"""Every error distrain reports itself, and the exit status it carries.
+
+A leaf module: it imports nothing from distrain. Each error class says what kind it is by
+subclassing :class:`BadInput` (the user's config, data, flags, archive or checkpoint: exit 2) or
+:class:`RunFailed` (the run itself could not go on: exit 1); classification is an ``isinstance``
+check. Anything else is a bug and keeps its traceback.
+"""
 
 from __future__ import annotations
 
@@ -6,36 +12,40 @@ BAD_INPUT = 2
 RUN_FAILED = 1
 
 
-class UsageError(Exception):
+def _rebuild(cls: type, message: str, attributes: dict) -> "DistrainError":
+    error = cls.__new__(cls)
+    Exception.__init__(error, message)
+    error.__dict__.update(attributes)
+    return error
+
+
+class DistrainError(Exception):
+    """An error distrain reports as one line, with ``exit_status``."""
+
+    exit_status = RUN_FAILED
+
+    def __reduce__(self):
+        # Pickled as (class, message, attributes), so a worker's error reaches the parent process
+        # whole, whatever its constructor takes: same class, same status, same message.
+        return _rebuild, (type(self), str(self), dict(self.__dict__))
+
+
+class BadInput(DistrainError):
+    """The user's input is at fault (config, data, flags, archive, checkpoint): exit status 2."""
+
+    exit_status = BAD_INPUT
+
+
+class RunFailed(DistrainError):
+    """The run could not go on (a worker failed, a non-finite loss, a stop signal): exit status 1."""
+
+    exit_status = RUN_FAILED
+
+
+class UsageError(BadInput):
     """A command-line flag or output directory that cannot be used as given."""
 
 
-class ReportedError(Exception):
-    """An error a worker process already classified; the parent reports it with the same status."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def classify(error: BaseException) -> tuple[int | None, str]:
-    """``(exit status, message)`` for errors we report ourselves; ``(None, "")`` for real bugs."""
-    from distrain.archive import ArchiveError
-    from distrain.config.errors import ConfigError
-    from distrain.data.reader import DataError
-    from distrain.plugins import PluginError
-    from distrain.registry import RegistryError
-
-    from distrain.training.checkpointing import CheckpointError
-
-    if isinstance(error, ReportedError):
-        return error.status, str(error)
-    if isinstance(error, (ConfigError, RegistryError, PluginError, DataError, ArchiveError, UsageError, CheckpointError)):
-        return BAD_INPUT, str(error)
-    from distrain.distributed.launch import WorkerFailed
-    from distrain.training.preemption import Preempted
-    from distrain.training.trainer import TrainingError
-
-    if isinstance(error, (WorkerFailed, TrainingError, Preempted)):
-        return RUN_FAILED, str(error)
-    return None, ""
+def exit_status(error: BaseException) -> int | None:
+    """The exit status for an error we report ourselves; None for real bugs (keep the traceback)."""
+    return error.exit_status if isinstance(error, DistrainError) else None

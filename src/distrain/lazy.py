@@ -12,11 +12,20 @@ T = TypeVar("T")
 
 
 class Lazy(Generic[T]):
-    """A recipe for a ``T``: call :meth:`construct` with the run-time arguments."""
+    """A recipe for a ``T``: call :meth:`construct` with the run-time arguments.
 
-    def __init__(self, build: Callable[..., T], description: str = "") -> None:
+    ``cls`` and ``arguments`` (the configured class and its plain arguments, when known) let a caller
+    ask what will be built, e.g. which parallel degrees a strategy implies, without building it.
+    """
+
+    def __init__(
+        self, build: Callable[..., T], description: str = "", cls: type | None = None,
+        arguments: dict[str, Any] | None = None,
+    ) -> None:
         self._build = build
         self.description = description
+        self.cls = cls
+        self.arguments = arguments or {}
 
     def construct(self, **runtime_args: Any) -> T:
         return self._build(**runtime_args)

@@ -8,6 +8,8 @@ import logging
 import pkgutil
 from importlib.metadata import entry_points
 
+from distrain.errors import BadInput
+
 logger = logging.getLogger(__name__)
 
 #: every module directly inside these packages is imported, so a new component file needs no list
@@ -19,10 +21,11 @@ BUILTIN_PACKAGES = (
     "distrain.models",
     "distrain.training",
     "distrain.training.callbacks",
+    "distrain.distributed.strategies",
 )
 
 
-class PluginError(Exception):
+class PluginError(BadInput):
     pass
 
 

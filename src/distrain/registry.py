@@ -11,10 +11,12 @@ import difflib
 import importlib
 from typing import Callable, ClassVar, TypeVar
 
+from distrain.errors import BadInput
+
 T = TypeVar("T", bound=type)
 
 
-class RegistryError(Exception):
+class RegistryError(BadInput):
     """A name that is taken, missing, or cannot be imported."""
 
 

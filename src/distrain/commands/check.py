@@ -1,32 +1,36 @@
-"""``distrain check CONFIG``: validate, read the data, build model and trainer, but do not train."""
+"""``distrain check CONFIG``: validate, read the data, and assemble rank 0's worker without training.
+
+With a ``distributed`` block, rank 0 of the configured world is assembled on a fake process group
+(no other process runs), so the strategy, loaders and effective batch are those of the real job.
+"""
 
 from __future__ import annotations
 
 import argparse
-import tempfile
+
+from distrain.commands.arguments import add_config_arguments, load_experiment_from_args
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_config_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from distrain.commands.train import load_and_resolve
-    from distrain.distributed.world import World
-    from distrain.experiment import make_loader, prepare_data, set_seed
+    import tempfile
 
-    config, resolved = load_and_resolve(args)
+    from distrain.data.prepare import prepare_data
+    from distrain.distributed.launch import dry_run_world
+
+    config, resolved = load_experiment_from_args(args)
     experiment = resolved.build()
+    prepared = prepare_data(experiment, config)
+    with tempfile.TemporaryDirectory() as scratch, dry_run_world(resolved.distributed) as world:
+        from distrain.worker import assemble
+
+        assembly = assemble(world, config, scratch, prepared)
+    model, trainer = assembly.model, assembly.trainer
+    batch, per_worker, workers, accumulation = assembly.effective_batch(world)
     distributed = resolved.distributed
-    workers = distributed.world_size if distributed else 1
-    set_seed(resolved.random_seed)
-    prepared = prepare_data(experiment)
-    model = experiment.model.construct(vocab=prepared.vocab)
-    world = World(rank=0, size=workers, weights=tuple(distributed.device_weights) if distributed and distributed.device_weights else None)
-    loader = make_loader(prepared.train, experiment.dataset_reader, prepared.vocab, experiment.data_loader,
-                         world, resolved.random_seed)
-    with tempfile.TemporaryDirectory() as scratch:
-        trainer = experiment.trainer.construct(
-            model=model, train_loader=loader, validation_loader=None, serialization_dir=scratch,
-            world=World(rank=0, size=1),
-        )
-    accumulation = getattr(trainer, "accumulation", 1)
     parameters = sum(p.numel() for p in model.parameters())
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     print(f"config OK: {args.config}")
@@ -37,10 +41,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  vocabulary       {prepared.vocab}")
     print(f"  model            {type(model).__name__}: {parameters:,} parameters ({trainable:,} trainable)")
     print(f"  trainer          {type(trainer).__name__}, optimizer {type(trainer.optimizer).__name__}")
-    print(f"  workers          {workers}" + (f" (devices {distributed.cuda_devices})" if distributed else ""))
-    print(
-        f"  effective batch  {experiment.data_loader.batch_size * workers * accumulation} = "
-        f"{experiment.data_loader.batch_size} per worker x {workers} worker(s) x {accumulation} accumulation"
-    )
-    print(f"  steps per epoch  {len(loader) // accumulation + (len(loader) % accumulation > 0)}")
+    print(f"  strategy         {type(assembly.strategy).__name__}")
+    print(f"  workers          {world.size}" + (f" (devices {distributed.cuda_devices})" if distributed else ""))
+    print(f"  effective batch  {batch} = {per_worker} per worker x {workers} worker(s) x {accumulation} accumulation")
+    print(f"  steps per epoch  {trainer.steps_per_epoch}")
     return 0

@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 
+from distrain.commands.arguments import add_archive_data_arguments, load_archive_job_from_args
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_archive_data_arguments(parser, "the metrics as JSON")
+
 
 def run(args: argparse.Namespace) -> int:
-    from distrain.commands.predict import load_job_from_args
-
-    job = load_job_from_args(args)
-    from distrain.evaluation import evaluate_worker, launch, require_gold
+    job = load_archive_job_from_args(args)
+    from distrain.inference import evaluate_worker, launch, require_gold
 
     require_gold(job)
     launch(job, evaluate_worker, args.output_file)

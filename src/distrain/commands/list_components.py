@@ -6,7 +6,13 @@ import argparse
 import inspect
 import re
 
+from distrain.commands.arguments import add_plugin_arguments
 from distrain.errors import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("base", nargs="?", help="only this base class, e.g. Model or DatasetReader")
+    add_plugin_arguments(parser)
 
 
 def describe_annotation(annotation) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from distrain.errors import BadInput
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -14,7 +16,7 @@ class Problem:
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
-class ConfigError(Exception):
+class ConfigError(BadInput):
     """Every problem found in a config, reported together."""
 
     def __init__(self, problems: list[Problem] | str, source: str | None = None) -> None:

@@ -67,7 +67,8 @@ class Build(Node):
 
     def build(self, **runtime_args: Any) -> Any:
         if self.lazy:
-            return Lazy(self.construct, description=self.type_name or self.cls.__name__)
+            plain = {name: node.value for name, node in self.arguments.items() if isinstance(node, Value)}
+            return Lazy(self.construct, description=self.type_name or self.cls.__name__, cls=self.cls, arguments=plain)
         return self.construct(**runtime_args)
 
     def construct(self, **runtime_args: Any) -> Any:

@@ -45,7 +45,7 @@ class Batch(NamedTuple):
 
 
 class DataLoader:
-    """Yields this worker's slice of every global batch; every worker yields the same count."""
+    """Yields this worker's slice of every global batch (by its data-parallel rank); every worker yields the same count."""
 
     def __init__(self, dataset: IndexedDataset, config: DataLoaderConfig, world: World = SINGLE, seed: int = 0) -> None:
         self.dataset = dataset
@@ -54,13 +54,13 @@ class DataLoader:
         needs_lengths = config.sort_by_length or config.max_tokens_per_batch is not None
         self.sampler = GlobalBatchSampler(
             size=len(dataset),
-            batch_size=config.batch_size * world.size,
+            batch_size=config.batch_size * world.dp_size,
             shuffle=config.shuffle,
             seed=seed,
             drop_last=config.drop_last,
             lengths=dataset.lengths() if needs_lengths else None,
             sort_by_length=config.sort_by_length,
-            max_tokens=config.max_tokens_per_batch * world.size if config.max_tokens_per_batch else None,
+            max_tokens=config.max_tokens_per_batch * world.dp_size if config.max_tokens_per_batch else None,
         )
         self.epoch = 0
 
@@ -71,11 +71,11 @@ class DataLoader:
         return len(self.sampler.batches(self.epoch))
 
     def my_slice(self, batch: np.ndarray) -> np.ndarray:
-        if self.world.size == 1:
+        if self.world.dp_size == 1:
             return batch
         counts = split_counts(len(batch), self.world.shares())
-        start = sum(counts[: self.world.rank])
-        return batch[start : start + counts[self.world.rank]]
+        start = sum(counts[: self.world.dp_rank])
+        return batch[start : start + counts[self.world.dp_rank]]
 
     def __iter__(self) -> Iterator[Batch]:
         for batch in self.sampler.batches(self.epoch):

@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from distrain.registry import Registrable
+from distrain.errors import BadInput
 
 logger = logging.getLogger(__name__)
 
 _NOTIFIED: set[str] = set()
 
 
-class DataError(Exception):
+class DataError(BadInput):
     """A record that cannot be read, named by ``file:line``."""
 
 

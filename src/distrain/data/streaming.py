@@ -117,10 +117,10 @@ class StreamingLoader:
 
     def __len__(self) -> int:
         """Steps per epoch if shares are even (exact for the global count, approximate per rank)."""
-        return max(1, math.ceil(self.source.num_instances / (self.config.batch_size * self.world.size)))
+        return max(1, math.ceil(self.source.num_instances / (self.config.batch_size * self.world.dp_size)))
 
     def batches_for(self, worker: int, workers: int) -> Iterator[tuple[dict[str, Any], int]]:
-        shard = ReaderShard(self.world.rank, self.world.size, worker, workers)
+        shard = ReaderShard(self.world.dp_rank, self.world.dp_size, worker, workers)
         return stream_batches(
             self.reader, self.source.path, shard, self.vocab, self.config.batch_size,
             self.chunk_size, self.config.shuffle, self.seed, self.epoch,

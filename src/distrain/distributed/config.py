@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
+
+from annotated_types import Ge, Gt, Le
 
 from distrain.config.errors import Problem
+from distrain.distributed.parallel_dims import ParallelDims
+from distrain.distributed.strategy import ParallelStrategy
+from distrain.lazy import Lazy
 
 
 @dataclass
@@ -13,17 +18,19 @@ class DistributedConfig:
     """One process per ``cuda_devices`` entry on each node; ``-1`` entries are CPU processes (gloo).
 
     ``device_weights`` gives each worker (global rank order) its share of every global batch, so a
-    faster card can take more samples; the loss weighting keeps the updates identical.
+    faster card can take more samples; the loss weighting keeps the updates identical. ``strategy``
+    says how the model is spread over the workers (default ``ddp``: replicated).
     """
 
-    cuda_devices: list[int]
-    num_nodes: int = 1
-    node_rank: int = 0
+    cuda_devices: list[Annotated[int, Ge(-1)]]
+    num_nodes: Annotated[int, Ge(1)] = 1
+    node_rank: Annotated[int, Ge(0)] = 0
     master_addr: str = "127.0.0.1"
-    master_port: int | None = None
+    master_port: Annotated[int, Ge(1), Le(65535)] | None = None
     backend: Literal["gloo", "nccl"] | None = None
-    timeout: float = 1800.0
-    device_weights: list[float] | None = None
+    timeout: Annotated[float, Gt(0)] = 1800.0
+    device_weights: list[Annotated[float, Gt(0)]] | None = None
+    strategy: Lazy[ParallelStrategy] | None = None
 
     @property
     def world_size(self) -> int:
@@ -36,28 +43,42 @@ class DistributedConfig:
     def default_backend(self) -> str:
         return self.backend or ("nccl" if self.uses_cuda else "gloo")
 
-    def problems(self, path: str = "distributed") -> list[Problem]:
+    def strategy_class(self) -> type[ParallelStrategy]:
+        if self.strategy is not None and self.strategy.cls is not None:
+            return self.strategy.cls
+        return ParallelStrategy.by_name(ParallelStrategy.default_implementation)
+
+    def dims(self, world_size: int | None = None) -> ParallelDims:
+        """The parallel degrees of ``world_size`` processes (default: this block's own count)."""
+        arguments = self.strategy.arguments if self.strategy is not None else {}
+        return self.strategy_class().dims(world_size or self.world_size, arguments)
+
+    def build_strategy(self, world) -> ParallelStrategy:
+        if self.strategy is not None:
+            return self.strategy.construct(world=world)
+        return self.strategy_class()(world=world)
+
+    def problems(self, path: str = "distributed", world_size: int | None = None) -> list[Problem]:
+        """Checks spanning several keys (single values are checked by their annotations)."""
         found = []
+        world_size = world_size or self.world_size
         if not self.cuda_devices:
             found.append(Problem(f"{path}.cuda_devices", "must list at least one device"))
         if self.uses_cuda and not all(device >= 0 for device in self.cuda_devices):
             found.append(Problem(f"{path}.cuda_devices", "cannot mix CUDA devices and CPU (-1) processes"))
-        if self.num_nodes < 1:
-            found.append(Problem(f"{path}.num_nodes", f"must be at least 1, got {self.num_nodes}"))
         if not 0 <= self.node_rank < max(self.num_nodes, 1):
             found.append(Problem(f"{path}.node_rank", f"must be in [0, {self.num_nodes - 1}], got {self.node_rank}"))
         if self.num_nodes > 1 and self.master_port is None:
             found.append(Problem(f"{path}.master_port", "required when num_nodes > 1 (all nodes must agree on it)"))
         if self.backend == "nccl" and not self.uses_cuda:
             found.append(Problem(f"{path}.backend", "nccl needs CUDA devices; CPU (-1) processes use gloo"))
-        if self.timeout <= 0:
-            found.append(Problem(f"{path}.timeout", f"must be positive, got {self.timeout}"))
-        if self.device_weights is not None:
-            if len(self.device_weights) != self.world_size:
-                found.append(Problem(
-                    f"{path}.device_weights",
-                    f"needs one weight per worker ({self.world_size}), got {len(self.device_weights)}",
-                ))
-            if any(weight <= 0 for weight in self.device_weights):
-                found.append(Problem(f"{path}.device_weights", "weights must be positive"))
+        dims = self.dims(world_size)
+        found += dims.problems(path)
+        if self.device_weights is not None and len(self.device_weights) != dims.dp_size:
+            found.append(Problem(
+                f"{path}.device_weights",
+                f"needs one weight per data-parallel worker ({dims.dp_size}), got {len(self.device_weights)}",
+            ))
+        arguments = self.strategy.arguments if self.strategy is not None else {}
+        found += self.strategy_class().problems(arguments, world_size, f"{path}.strategy")
         return found

@@ -1,9 +1,10 @@
-"""Start the workers of a run: one process per device, or join as launched.
+"""Start the workers of a job and build each one's :class:`World` (the only place one is built).
 
-``torchrun`` and ``srun`` start the processes themselves; each one then joins the job as it was
-told (see :mod:`distrain.distributed.environments`). Otherwise a ``distributed`` block starts one
-worker per ``cuda_devices`` entry on this node (forked or spawned, see :func:`start_method`).
-A worker that raises ends the whole job; stopping the parent stops its workers.
+:func:`run_job` runs a command's work in one of three ways: in this process (no ``distributed``
+block); one spawned process per ``cuda_devices`` entry on this node (the parent reads the data once
+first); or, when ``torchrun``/``srun`` started this process, joining the job as it was told (see
+:mod:`distrain.distributed.environments`). A worker that raises ends the whole job with its own
+error; stopping the parent stops its workers.
 """
 
 from __future__ import annotations
@@ -18,17 +19,20 @@ import signal
 import socket
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
 
 from distrain.distributed.config import DistributedConfig
-from distrain.distributed.world import World
+from distrain.distributed.parallel_dims import ParallelDims
+from distrain.distributed.world import SINGLE, World
+from distrain.errors import BadInput, DistrainError, RunFailed, UsageError
 
 logger = logging.getLogger(__name__)
 
 WorkerFn = Callable[[World], Any]
 
 
-class WorkerFailed(Exception):
+class WorkerFailed(RunFailed):
     """A worker raised; the message holds its rank and original traceback."""
 
 
@@ -95,21 +99,150 @@ def shutdown_worker() -> None:
         dist.destroy_process_group()
 
 
+def make_world(
+    rank: int, size: int, local_rank: int, local_size: int, device_id: int, distributed: DistributedConfig | None
+) -> World:
+    """This process's place in the job; its data-parallel coordinate comes from the parallel degrees."""
+    dims = distributed.dims(size) if distributed is not None else ParallelDims.data_parallel(size)
+    weights = tuple(distributed.device_weights) if distributed is not None and distributed.device_weights else None
+    return World(
+        rank=rank, size=size, local_rank=local_rank, local_size=local_size,
+        device=f"cuda:{device_id}" if device_id >= 0 else "cpu", weights=weights,
+        dp_rank=dims.dp_rank(rank), dp_size=dims.dp_size,
+    )
+
+
+@contextlib.contextmanager
+def dry_run_world(distributed: DistributedConfig | None, world_size: int | None = None) -> Iterator[World]:
+    """Rank 0 of the configured job with no other process running: a fake process group (torch's
+    ``fake`` backend, whose collectives do nothing) stands in for the job's, so the strategy, loaders
+    and trainer are built exactly as a real rank 0 builds them, on the CPU, without training."""
+    size = world_size or (distributed.world_size if distributed is not None else 1)
+    local_size = min(size, len(distributed.cuda_devices)) if distributed is not None else 1
+    world = make_world(0, size, 0, local_size, -1, distributed)
+    if size == 1:
+        yield world
+        return
+    import torch.distributed as dist
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=size)
+    try:
+        yield world
+    finally:
+        dist.destroy_process_group()
+
+
+# --------------------------------------------------------------------------------------- jobs
+@dataclass
+class Job:
+    """A command's work on every worker, and what happens once before the workers start.
+
+    ``work(world, prepared, *args)`` runs on every worker; ``prepare(world or None)`` reads the data
+    (in the parent of spawned workers with ``None``, else on each worker with its world) and
+    ``setup_output(process_count)`` prepares the output folder on the job's primary process only,
+    before any worker writes to it. All three must be importable by name (spawned workers unpickle them).
+    """
+
+    work: Callable[..., Any]
+    args: tuple = ()
+    distributed: DistributedConfig | None = None
+    serialization_dir: Path | None = None
+    include_packages: tuple[str, ...] = ()
+    prepare: Callable[[World | None], Any] | None = None
+    setup_output: Callable[[int], None] | None = None
+
+
+def run_job(job: Job) -> bool:
+    """Run ``job`` here, on spawned workers, or as a process torchrun/srun launched; return whether
+    this process is the job's primary (the one that reports)."""
+    from distrain.distributed.environments import detect
+
+    launched = detect()
+    if launched is not None and launched.world_size == 1 and job.distributed is not None:
+        launched = None  # e.g. a plain command in an sbatch script: the block says how many workers to spawn
+    if launched is not None:
+        return _run_launched(job, launched)
+    distributed = job.distributed
+    primary = distributed is None or distributed.node_rank == 0
+    if primary and job.setup_output is not None:
+        job.setup_output(distributed.world_size if distributed is not None else 1)
+    if distributed is None:
+        if job.serialization_dir is not None:
+            configure_worker_logging(SINGLE, job.serialization_dir)
+        job.work(SINGLE, job.prepare(SINGLE) if job.prepare else None, *job.args)
+        return True
+    threads_before = live_threads()
+    prepared = job.prepare(None) if job.prepare else None
+    may_fork = threads_before is not None and live_threads() == threads_before
+    with forwarding_stop_signals():
+        spawn(_run_work, (job, prepared), distributed, job.serialization_dir, may_fork=may_fork,
+              include_packages=job.include_packages)
+    return primary
+
+
+def _run_work(world: World, job: Job, prepared: Any) -> None:
+    job.work(world, prepared, *job.args)
+
+
+def _run_launched(job: Job, launched) -> bool:
+    """torchrun / srun started this process: join the job; the primary alone prepares the output."""
+    from distrain.config.errors import ConfigError
+    from distrain.distributed.collectives import broadcast_object
+
+    distributed = job.distributed
+    if distributed is not None:
+        problems = distributed.problems(world_size=launched.world_size)
+        if problems:
+            raise ConfigError(problems)
+    if distributed is not None and len(distributed.cuda_devices) > launched.local_rank:
+        device_id = distributed.cuda_devices[launched.local_rank]
+    else:
+        import torch
+
+        device_id = launched.local_rank if torch.cuda.is_available() else -1
+    world = make_world(launched.rank, launched.world_size, launched.local_rank, launched.local_world_size,
+                       device_id, distributed)
+    backend = (distributed.backend if distributed and distributed.backend else None) or (
+        "nccl" if device_id >= 0 else "gloo"
+    )
+    timeout = distributed.timeout if distributed else 1800.0
+    init_worker(world, backend, f"tcp://{launched.master_addr}:{launched.master_port}", timeout, serialization_dir=None)
+    try:
+        problem: BadInput | None = None
+        if world.is_primary and job.setup_output is not None:
+            try:
+                job.setup_output(world.size)
+            except BadInput as error:
+                problem = error
+        problem = broadcast_object(problem)  # doubles as the barrier: nobody writes before the folder is ready
+        if problem is not None:
+            raise problem
+        if job.serialization_dir is not None:
+            configure_worker_logging(world, job.serialization_dir)
+        job.work(world, job.prepare(world) if job.prepare else None, *job.args)
+    finally:
+        shutdown_worker()
+    return world.is_primary
+
+
 def spawn(
     worker: Callable[..., Any],
     args: tuple,
     distributed: DistributedConfig,
     serialization_dir: Path | None,
     may_fork: bool = False,
+    include_packages: tuple[str, ...] = (),
 ) -> None:
     """One process per ``cuda_devices`` entry on this node, each calling ``worker(world, *args)``.
 
     ``may_fork``: the caller knows this process started no threads since its imports (see
-    :func:`start_method`).
+    :func:`start_method`). Each worker imports ``include_packages`` first.
 
-    Returns when all workers finished. If one raises, the others are stopped and :class:`WorkerFailed`
-    names its rank with the original traceback. If this process is interrupted (Ctrl-C) or sent
-    SIGTERM, the workers are stopped before it exits, so nothing is left behind.
+    Returns when all workers finished. If one raises an error distrain reports itself (bad data, a
+    non-finite loss, a stop signal), that very error is raised here; any other failure stops the
+    others and raises :class:`WorkerFailed` naming its rank with the original traceback. If this
+    process is interrupted (Ctrl-C) or sent SIGTERM, the workers are stopped before it exits.
     """
     import torch.multiprocessing as mp
 
@@ -123,9 +256,10 @@ def spawn(
         gc.freeze()
     logger.info("starting %d worker(s) (%s) on node %d/%d, rendezvous %s", len(distributed.cuda_devices),
                 method, distributed.node_rank, distributed.num_nodes, init_method)
+    reports = multiprocessing.get_context(method).SimpleQueue()
     context = mp.start_processes(
         _spawned_entry,
-        args=(worker, args, distributed, init_method, serialization_dir),
+        args=(worker, args, distributed, init_method, serialization_dir, include_packages, reports),
         nprocs=len(distributed.cuda_devices),
         join=False,
         start_method=method,
@@ -134,14 +268,40 @@ def spawn(
         with _sigterm_raises_system_exit():
             while not context.join():
                 pass
-    except mp.ProcessRaisedException as error:
+    except (mp.ProcessRaisedException, mp.ProcessExitedException) as error:
+        if not reports.empty():
+            raise reports.get() from None  # the worker's own one-line error, same class and status
         rank = distributed.node_rank * len(distributed.cuda_devices) + error.error_index
-        raise WorkerFailed(f"worker rank {rank} failed:\n{error.msg.strip()}") from None
-    except mp.ProcessExitedException as error:
-        rank = distributed.node_rank * len(distributed.cuda_devices) + error.error_index
+        if isinstance(error, mp.ProcessRaisedException):
+            raise WorkerFailed(f"worker rank {rank} failed:\n{error.msg.strip()}") from None
         raise WorkerFailed(f"worker rank {rank} exited with code {error.exit_code}") from None
     finally:
         stop_processes(context.processes)
+
+
+def _spawned_entry(local_rank: int, worker, args, distributed: DistributedConfig, init_method: str,
+                   serialization_dir, include_packages: tuple[str, ...], reports) -> None:
+    from distrain.plugins import import_plugins
+
+    per_node = len(distributed.cuda_devices)
+    rank = distributed.node_rank * per_node + local_rank
+    try:
+        import_plugins(list(include_packages))  # registered components (strategies too) exist before anything is built
+        world = make_world(rank, distributed.world_size, local_rank, per_node, distributed.cuda_devices[local_rank],
+                           distributed)
+        init_worker(world, distributed.default_backend(), init_method, distributed.timeout, serialization_dir)
+        worker(world, *args)
+    except DistrainError as error:
+        # reported in one line by the parent; the first worker to fail is the one reported
+        reports.put(error)
+        logger.error("worker rank %d stopped: %s", rank, error)
+        raise SystemExit(error.exit_status) from None
+    except Exception:
+        # also in this worker's own log: on another node, the parent's console may be out of sight
+        logger.exception("worker rank %d failed", rank)
+        raise
+    finally:
+        shutdown_worker()
 
 
 def start_method(distributed: DistributedConfig, may_fork: bool) -> str:
@@ -159,8 +319,6 @@ def start_method(distributed: DistributedConfig, may_fork: bool) -> str:
     if not override:
         return "spawn"
     if override not in available:
-        from distrain.errors import UsageError
-
         raise UsageError(f"DISTRAIN_START_METHOD={override}: expected one of {', '.join(available)}")
     if override == "fork" and (distributed.uses_cuda or not may_fork):
         logger.warning("DISTRAIN_START_METHOD=fork is unsafe here (CUDA, or threads already started); spawning")
@@ -211,27 +369,25 @@ def _sigterm_raises_system_exit():
         signal.signal(signal.SIGTERM, previous)
 
 
-def world_for(distributed: DistributedConfig, local_rank: int) -> World:
-    per_node = len(distributed.cuda_devices)
-    device = distributed.cuda_devices[local_rank]
-    return World(
-        rank=distributed.node_rank * per_node + local_rank,
-        size=distributed.world_size,
-        local_rank=local_rank,
-        local_size=per_node,
-        device=f"cuda:{device}" if device >= 0 else "cpu",
-        weights=tuple(distributed.device_weights) if distributed.device_weights else None,
-    )
+@contextlib.contextmanager
+def forwarding_stop_signals() -> Iterator[None]:
+    """While workers run, pass SIGTERM/SIGINT sent to the parent on to them, so they checkpoint
+    and stop together instead of the parent dying first (a scheduler often signals only the parent)."""
+    from distrain.training.preemption import STOP_SIGNALS
 
+    def forward(number: int, frame) -> None:  # noqa: ARG001
+        for child in multiprocessing.active_children():
+            try:
+                os.kill(child.pid, number)
+            except ProcessLookupError:
+                pass
 
-def _spawned_entry(local_rank: int, worker, args, distributed: DistributedConfig, init_method: str, serialization_dir):
-    world = world_for(distributed, local_rank)
-    init_worker(world, distributed.default_backend(), init_method, distributed.timeout, serialization_dir)
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {number: signal.signal(number, forward) for number in STOP_SIGNALS}
     try:
-        worker(world, *args)
-    except Exception:
-        # also in this worker's own log: on another node, the parent's console may be out of sight
-        logger.exception("worker rank %d failed", world.rank)
-        raise
+        yield
     finally:
-        shutdown_worker()
+        for number, handler in previous.items():
+            signal.signal(number, handler)

@@ -23,6 +23,8 @@ from typing import Any
 
 import torch
 
+from distrain.errors import BadInput
+
 _CHECKPOINT = re.compile(r"epoch_(\d+)_batch_(\d+)$")
 BEST_WEIGHTS = "best.safetensors"
 BEST_POINTER = "best.txt"
@@ -32,19 +34,36 @@ STATE_FILE = "training_state.pt"
 META_FILE = "meta.json"
 
 
-class CheckpointError(Exception):
+class CheckpointError(BadInput):
     """A checkpoint that is missing, truncated, corrupt or does not fit the run resuming from it."""
 
 
 def save_weights(model: torch.nn.Module, path: Path) -> None:
-    """Atomically write ``model``'s weights as safetensors (shared tensors handled)."""
-    from safetensors.torch import save_model
+    """Atomically write ``model``'s weights as safetensors."""
+    save_state_file(model.state_dict(), path)
 
+
+def load_weights(model: torch.nn.Module, path: Path) -> None:
+    model.load_state_dict(load_state_file(path, model))
+
+
+def save_state_file(state: dict[str, torch.Tensor], path: Path) -> None:
+    """Atomically write a state dict as safetensors; tensors that share memory (tied weights) are
+    written once, under their first name."""
+    from safetensors.torch import save_file
+
+    unique: dict[str, torch.Tensor] = {}
+    seen: set[tuple] = set()
+    for name, tensor in state.items():
+        key = _storage_key(tensor)
+        if key not in seen:
+            seen.add(key)
+            unique[name] = tensor.detach().to("cpu").contiguous()
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}-")
     os.close(handle)
     try:
-        save_model(model, temporary)
+        save_file(unique, temporary, metadata={"format": "pt"})
         _fsync(Path(temporary))
         os.replace(temporary, path)
     except BaseException:
@@ -52,15 +71,37 @@ def save_weights(model: torch.nn.Module, path: Path) -> None:
         raise
 
 
-def load_weights(model: torch.nn.Module, path: Path) -> None:
-    from safetensors.torch import load_model
+def load_state_file(path: Path, model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """The full state dict of ``model`` stored in ``path``: a name the file lacks is accepted only when
+    it is tied to one the file has (the same tensor in ``model``); anything else does not fit."""
+    from safetensors.torch import load_file
 
     try:
-        missing, unexpected = load_model(model, str(path), strict=False)
+        stored = load_file(str(path))
     except Exception as error:  # noqa: BLE001 - safetensors raises several kinds; all mean "unreadable"
         raise CheckpointError(f"{path}: cannot load weights ({_one_line(error)})") from None
+    expected = model.state_dict()
+    groups: dict[tuple, list[str]] = {}
+    for name, tensor in expected.items():
+        groups.setdefault(_storage_key(tensor), []).append(name)
+    state, missing = {}, []
+    for name, tensor in expected.items():
+        source = next((alias for alias in groups[_storage_key(tensor)] if alias in stored), None)
+        if source is None:
+            missing.append(name)
+        else:
+            state[name] = stored[source]
+    unexpected = sorted(set(stored) - set(expected))
     if missing or unexpected:
         raise CheckpointError(f"{path}: weights do not fit the model (missing {missing}, unexpected {unexpected})")
+    return state
+
+
+def _storage_key(tensor: torch.Tensor) -> tuple:
+    if tensor.device.type == "meta" or tensor.numel() == 0:
+        return (id(tensor),)
+    return (tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape),
+            tuple(tensor.stride()), tensor.dtype)
 
 
 def load_training_state(checkpoint: Path) -> dict[str, Any]:
@@ -87,7 +128,8 @@ class Checkpointer:
         return f"epoch_{epoch:04d}_batch_{batches:08d}"
 
     def save(
-        self, epoch: int, batches: int, model: torch.nn.Module, training_state: dict[str, Any], is_best: bool = False
+        self, epoch: int, batches: int, weights: dict[str, torch.Tensor], training_state: dict[str, Any],
+        is_best: bool = False,
     ) -> Path:
         """Write the checkpoint for data position (``epoch``, ``batches``) and prune old ones."""
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -95,7 +137,7 @@ class Checkpointer:
         final = self.directory / self.name(epoch, batches)
         temporary = Path(tempfile.mkdtemp(dir=self.directory, prefix=f".tmp-{final.name}-"))
         try:
-            save_weights(model, temporary / MODEL_FILE)
+            save_state_file(weights, temporary / MODEL_FILE)
             torch.save(training_state, temporary / STATE_FILE)
             _fsync(temporary / STATE_FILE)
             summary = {key: training_state.get(key) for key in ("position", "step", "world_size")}
@@ -134,8 +176,8 @@ class Checkpointer:
         path = self.directory / pointer.read_text().strip()
         return path if path.is_dir() else None
 
-    def save_best(self, model: torch.nn.Module) -> None:
-        save_weights(model, self.directory / BEST_WEIGHTS)
+    def save_best(self, weights: dict[str, torch.Tensor]) -> None:
+        save_state_file(weights, self.directory / BEST_WEIGHTS)
 
     @property
     def best_weights(self) -> Path:

@@ -17,13 +17,14 @@ from typing import Iterator
 import torch
 
 from distrain.distributed.collectives import all_reduce_max
+from distrain.errors import RunFailed
 
 logger = logging.getLogger(__name__)
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
-class Preempted(Exception):
+class Preempted(RunFailed):
     """Training stopped on a signal after writing a checkpoint; ``--recover`` continues it."""
 
     def __init__(self, message: str, checkpoint: str | None = None) -> None:

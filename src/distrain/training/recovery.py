@@ -25,14 +25,14 @@ import torch
 
 from distrain.distributed.collectives import all_gather_object
 from distrain.training import random_state
-from distrain.training.checkpointing import CheckpointError, load_training_state, load_weights
+from distrain.training.checkpointing import CheckpointError, load_state_file, load_training_state
 
 if TYPE_CHECKING:
     from distrain.training.trainer import GradientDescentTrainer
 
 logger = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass
@@ -50,29 +50,66 @@ class EpochProgress:
         return EpochProgress(self.epoch + 1)
 
 
+class RankParts:
+    """State each worker holds for itself, saved for every rank and put back on resume.
+
+    ``random`` (every random stream), ``epoch_sums`` (this worker's loss sums so far in the epoch) and
+    ``metric_sums`` (its metrics' sufficient statistics). On the same number of workers every rank
+    takes back its own; on another number, sums go to rank 0 (the others start from zero: sums are
+    what is reduced, so reported figures are unchanged) and rank ``r`` continues old rank ``r mod n``'s
+    random streams.
+    """
+
+    def __init__(self, progress: EpochProgress, model: torch.nn.Module) -> None:
+        self.progress = progress
+        self.model = model
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "rng": random_state.capture(),
+            "loss_sum": self.progress.loss_sum.clone(),
+            "samples": self.progress.samples,
+            "loss_weight": self.progress.loss_weight.clone(),
+            "metrics": {name: metric.state() for name, metric in self.model.metrics.items()},
+        }
+
+    def load_from_ranks(self, ranks: list[dict[str, Any]], rank: int, world_size: int) -> None:
+        local = _local_state(ranks, rank, world_size)
+        random_state.restore(local["rng"])
+        self.progress.loss_sum = local["loss_sum"]
+        self.progress.samples = local["samples"]
+        self.progress.loss_weight = local["loss_weight"]
+        for name, metric in self.model.metrics.items():
+            metric.load_state(local["metrics"].get(name, {}))
+
+
+class CallbackStates:
+    """The callbacks' states as one part; callbacks may change on resume, then none is restored."""
+
+    def __init__(self, callbacks: list) -> None:
+        self.callbacks = callbacks
+
+    def state_dict(self) -> list[dict[str, Any]]:
+        return [callback.state_dict() for callback in self.callbacks]
+
+    def load_state_dict(self, states: list[dict[str, Any]]) -> None:
+        if len(states) == len(self.callbacks):
+            for callback, saved in zip(self.callbacks, states):
+                callback.load_state_dict(saved)
+
+
 # -------------------------------------------------------------------------------------- saving
 def training_state(trainer: GradientDescentTrainer) -> dict[str, Any]:
     """The whole resumable state. A collective: every worker calls it; rank 0's result is saved."""
-    progress = trainer.position
-    local = {
-        "rng": random_state.capture(),
-        "loss_sum": progress.loss_sum.clone(),
-        "samples": progress.samples,
-        "loss_weight": progress.loss_weight.clone(),
-        "metrics": {name: metric.state() for name, metric in trainer.model.metrics.items()},
-    }
     return {
         "format": FORMAT,
-        "position": {"epoch": progress.epoch, "batches": progress.batches},
+        "position": {"epoch": trainer.position.epoch, "batches": trainer.position.batches},
         "step": trainer.step,
         "world_size": trainer.world.size,
-        "order": order_fingerprint(trainer, progress.epoch),
+        "order": order_fingerprint(trainer, trainer.position.epoch),
         "vocabulary": vocabulary_fingerprint(trainer.model),
         "parts": {name: part.state_dict() for name, part in trainer.stateful_parts().items()},
-        "callbacks": [callback.state_dict() for callback in trainer.callbacks],
-        "metrics": json.dumps(trainer.last_metrics),
-        "elapsed": trainer.elapsed(),
-        "ranks": all_gather_object(local),
+        "ranks": all_gather_object(trainer.rank_parts().state_dict()),
     }
 
 
@@ -98,33 +135,22 @@ def vocabulary_fingerprint(model: torch.nn.Module) -> str:
 
 # ------------------------------------------------------------------------------------ restoring
 def restore(trainer: GradientDescentTrainer, checkpoint: Path) -> None:
-    """Put ``trainer`` (on every worker) back into the state saved in ``checkpoint``."""
+    """Put ``trainer`` (on every worker) back into the state saved in ``checkpoint``: the weights
+    through its strategy, then each stateful part loads its own state."""
     state = load_training_state(checkpoint)
     if state.get("format") != FORMAT:
         raise CheckpointError(f"{checkpoint}: checkpoint format {state.get('format')} is not supported")
     position = state["position"]
     _check_fits(trainer, state, checkpoint, position["epoch"])
-    load_weights(trainer.model, checkpoint / "model.safetensors")
+    trainer.strategy.load_model_state_dict(load_state_file(checkpoint / "model.safetensors", trainer.model))
     try:
         saved_parts = state["parts"]
         for name, part in trainer.stateful_parts().items():
             if name in saved_parts:
                 part.load_state_dict(saved_parts[name])
-        if len(state["callbacks"]) == len(trainer.callbacks):  # callbacks may change on resume
-            for callback, saved in zip(trainer.callbacks, state["callbacks"]):
-                callback.load_state_dict(saved)
+        trainer.rank_parts().load_from_ranks(state["ranks"], trainer.world.rank, trainer.world.size)
     except (KeyError, ValueError, RuntimeError) as error:
         raise CheckpointError(f"{checkpoint}: training state does not fit this run ({error})") from None
-    trainer.step = state["step"]
-    trainer.last_metrics = json.loads(state["metrics"])
-    trainer.elapsed_before = float(state["elapsed"])
-    local = _local_state(state["ranks"], trainer.world.rank, trainer.world.size)
-    random_state.restore(local["rng"])
-    trainer.position = EpochProgress(
-        position["epoch"], position["batches"], local["loss_sum"], local["samples"], local["loss_weight"]
-    )
-    for name, metric in trainer.model.metrics.items():
-        metric.load_state(local["metrics"].get(name, {}))
     logger.info("resumed from %s: epoch %d, %d batch(es) of it done, step %d",
                 checkpoint.name, position["epoch"] + 1, position["batches"], trainer.step)
 

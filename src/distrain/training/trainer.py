@@ -1,9 +1,11 @@
 """The training loop. It is the same on every worker; distribution reaches it through a few calls.
 
 Each optimizer step covers ``num_gradient_accumulation_steps`` global batches. A worker's loss on
-its slice is scaled by ``world_size × slice_size / step_samples`` before ``backward``: DDP divides
-the summed gradient by the world size, so the update equals the single-process update on the same
-global samples however they are split (uneven shares, empty slices and ``device_weights`` included).
+its slice is scaled by ``dp_size × slice_size / step_samples`` before ``backward``: the strategy
+averages gradients over the data-parallel ranks, so the update equals the single-process update on
+the same global samples however they are split (uneven shares, empty slices and ``device_weights``
+included). The model is wrapped, synchronised, clipped and saved through the strategy
+(:mod:`distrain.distributed.strategy`), so nothing here names a parallel library.
 
 A model whose loss is a mean over a varying count (masked tokens) returns that count as
 ``"loss_weight"``; see :mod:`distrain.training.loss_weighting` for how such steps stay exact.
@@ -24,19 +26,21 @@ import torch
 
 from distrain.data.loader import Batch, DataLoader, to_device
 from distrain.distributed.collectives import all_reduce_sum, barrier
+from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import SINGLE, World
+from distrain.errors import RunFailed
 from distrain.lazy import Lazy
 from distrain.metrics.metric import local_only
 from distrain.models.model import Model
 from distrain.registry import Registrable
 from distrain.training.callback import Callback
 from distrain.training.amp import AmpDtype, MixedPrecision
-from distrain.training.checkpointing import CheckpointError, Checkpointer, load_weights
+from distrain.training.checkpointing import CheckpointError, Checkpointer, load_state_file
 from distrain.training.loss_weighting import StepWeights
 from distrain.training.metric_tracker import MetricTracker
 from distrain.training.optimizers import Optimizer
 from distrain.training.preemption import Preempted, StopRequest, agree
-from distrain.training.recovery import EpochProgress, restore, training_state
+from distrain.training.recovery import CallbackStates, EpochProgress, RankParts, restore, training_state
 from distrain.training.schedulers import LearningRateScheduler
 
 logger = logging.getLogger(__name__)
@@ -46,7 +50,11 @@ class Trainer(Registrable):
     """Trains a model built from the config; the loop is the same on every worker."""
 
     default_implementation = "gradient_descent"
-    runtime_args = ("model", "train_loader", "validation_loader", "serialization_dir", "world")
+    runtime_args = ("model", "train_loader", "validation_loader", "serialization_dir", "world", "strategy")
+    #: global batches per optimizer step
+    accumulation: int = 1
+    #: optimizer steps in one epoch
+    steps_per_epoch: int = 0
 
     def train(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -55,7 +63,7 @@ class Trainer(Registrable):
         raise CheckpointError(f"trainer {type(self).__name__} cannot resume from a checkpoint")
 
 
-class TrainingError(Exception):
+class TrainingError(RunFailed):
     """Training cannot go on (e.g. a non-finite loss); the message says where it stopped."""
 
 
@@ -69,6 +77,7 @@ class GradientDescentTrainer(Trainer):
         train_loader: DataLoader,
         serialization_dir: Path,
         world: World = SINGLE,
+        strategy: ParallelStrategy | None = None,
         validation_loader: DataLoader | None = None,
         optimizer: Lazy[Optimizer] | None = None,
         learning_rate_scheduler: Lazy[LearningRateScheduler] | None = None,
@@ -106,8 +115,8 @@ class GradientDescentTrainer(Trainer):
         self.amp = MixedPrecision(use_amp, amp_dtype, self.device)
         self.step_weights = StepWeights()
 
-        self.model.to(self.device)
-        self.parallel_model = self._wrap(self.model)
+        self.strategy = strategy or ParallelStrategy.by_name(ParallelStrategy.default_implementation)(world=world)
+        self.parallel_model = self.strategy.wrap(self.model)
         named = list(self.model.named_parameters())
         self.optimizer = (optimizer or _default_optimizer()).construct(model_parameters=named)
         self.steps_per_epoch = math.ceil(len(train_loader) / self.accumulation)
@@ -128,14 +137,6 @@ class GradientDescentTrainer(Trainer):
         self.elapsed_before = 0.0
         self.stop_request = StopRequest()
         self._started = time.monotonic()
-
-    def _wrap(self, model: torch.nn.Module) -> torch.nn.Module:
-        if not self.world.is_distributed:
-            return model
-        from torch.nn.parallel import DistributedDataParallel
-
-        device_ids = [self.device.index] if self.device.type == "cuda" else None
-        return DistributedDataParallel(model, device_ids=device_ids)
 
     # ------------------------------------------------------------------------------- the loop
     def train(self) -> dict[str, Any]:
@@ -169,7 +170,7 @@ class GradientDescentTrainer(Trainer):
         if self.validation_loader is not None:
             barrier()  # rank 0 may still be writing the last epoch's best weights
             if self.checkpointer.best_weights.exists():
-                load_weights(self.model, self.checkpointer.best_weights)
+                self.strategy.load_model_state_dict(load_state_file(self.checkpointer.best_weights, self.model))
         for callback in self.callbacks:
             callback.on_end(self, self.last_metrics)
         return self.last_metrics
@@ -209,7 +210,7 @@ class GradientDescentTrainer(Trainer):
                 if time.monotonic() - last_shown > 0.5:
                     last_shown = time.monotonic()
                     shown_loss = float(done.loss_sum / done.loss_weight.clamp(min=1e-12))
-                    speed = done.samples * self.world.size / (last_shown - epoch_started)
+                    speed = done.samples * self.world.dp_size / (last_shown - epoch_started)
                     with local_only():
                         metrics = _short(self.model.get_metrics())
                     progress.set_postfix(loss=f"{shown_loss:.4f}", **metrics, examples_per_s=f"{speed:.0f}")
@@ -227,7 +228,7 @@ class GradientDescentTrainer(Trainer):
     def _forward_backward(self, batch: Batch, step_samples: int, sync: bool) -> tuple[torch.Tensor, torch.Tensor]:
         """Backward this worker's share of the step's loss; return (mean loss, what it averages over)."""
         inputs = to_device(batch.inputs, self.device)
-        no_sync = self.parallel_model.no_sync if (not sync and self.world.is_distributed) else contextlib.nullcontext
+        no_sync = contextlib.nullcontext if sync else self.strategy.no_sync
         frozen = self.model.metrics_frozen if batch.size == 0 else contextlib.nullcontext
         with no_sync(), frozen():
             with self.amp.autocast():
@@ -235,10 +236,10 @@ class GradientDescentTrainer(Trainer):
             loss = output["loss"]
             if "loss_weight" in output:
                 weight = self.step_weights.add(output["loss_weight"], batch.size, step_samples)
-                scale = self.world.size * float(weight) / step_samples
+                scale = self.world.dp_size * float(weight) / step_samples
             else:
                 weight = torch.tensor(float(batch.size), dtype=torch.float64)
-                scale = self.world.size * batch.size / step_samples
+                scale = self.world.dp_size * batch.size / step_samples
             self.amp.backward(loss if scale == 1.0 else loss * scale)
         return loss.detach().double().cpu(), weight
 
@@ -246,7 +247,7 @@ class GradientDescentTrainer(Trainer):
         self.amp.unscale(self.optimizer)
         self.step_weights.normalise(self.model.parameters())
         if self.grad_norm is not None:
-            torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.grad_norm)
+            self.strategy.clip_grad_norm(self.model.parameters(), self.grad_norm)
         self.amp.step(self.optimizer)
         self.optimizer.zero_grad(set_to_none=True)
         if self.scheduler is not None:
@@ -276,28 +277,53 @@ class GradientDescentTrainer(Trainer):
 
     def _save(self, epoch: int, metrics: dict[str, Any], is_best: bool) -> Path | None:
         """End of epoch: metrics files, best weights and a checkpoint (all workers call this)."""
-        state = self.training_state()
+        state, weights = self.training_state(), self.strategy.model_state_dict()
         if not self.world.is_primary:
             return None
         (self.serialization_dir / f"metrics_epoch_{epoch}.json").write_text(json.dumps(metrics, indent=2))
         (self.serialization_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))
         if is_best:
-            self.checkpointer.save_best(self.model)
-        return self.checkpointer.save(self.position.epoch, self.position.batches, self.model, state, is_best)
+            self.checkpointer.save_best(weights)
+        return self.checkpointer.save(self.position.epoch, self.position.batches, weights, state, is_best)
 
     def _save_checkpoint(self) -> Path | None:
         """Mid-epoch checkpoint at the current data position (all workers call this)."""
-        state = self.training_state()
+        state, weights = self.training_state(), self.strategy.model_state_dict()
         if not self.world.is_primary:
             return None
-        return self.checkpointer.save(self.position.epoch, self.position.batches, self.model, state)
+        return self.checkpointer.save(self.position.epoch, self.position.batches, weights, state)
 
     def stateful_parts(self) -> dict[str, Any]:
-        """Objects with ``state_dict``/``load_state_dict`` that checkpoints hold (a grad scaler belongs here)."""
-        parts: dict[str, Any] = {"optimizer": self.optimizer, "tracker": self.tracker, "amp": self.amp}
+        """What a checkpoint holds besides the weights, by name; each part saves and loads itself.
+        ``trainer`` is this loop's own progress (the data position, steps, the last epoch's summary)."""
+        parts: dict[str, Any] = {
+            "trainer": self,
+            "optimizer": _OptimizerState(self.strategy, self.optimizer),
+            "tracker": self.tracker,
+            "amp": self.amp,
+            "callbacks": CallbackStates(self.callbacks),
+        }
         if self.scheduler is not None:
             parts["scheduler"] = self.scheduler
         return parts
+
+    def rank_parts(self) -> RankParts:
+        """What each worker holds for itself (random streams, its loss and metric sums in the epoch)."""
+        return RankParts(self.position, self.model)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "position": {"epoch": self.position.epoch, "batches": self.position.batches},
+            "step": self.step,
+            "metrics": json.dumps(self.last_metrics),
+            "elapsed": self.elapsed(),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.position = EpochProgress(state["position"]["epoch"], state["position"]["batches"])
+        self.step = state["step"]
+        self.last_metrics = json.loads(state["metrics"])
+        self.elapsed_before = float(state["elapsed"])
 
     def training_state(self) -> dict[str, Any]:
         """Everything a resumed run needs (a collective: rank 0 gathers every worker's part)."""
@@ -368,6 +394,20 @@ class GradientDescentTrainer(Trainer):
         bar, self._open_bar = getattr(self, "_open_bar", None), None
         if bar is not None:
             bar.close()
+
+
+class _OptimizerState:
+    """The optimizer as a stateful part, its state taken and given through the strategy."""
+
+    def __init__(self, strategy: ParallelStrategy, optimizer: torch.optim.Optimizer) -> None:
+        self.strategy = strategy
+        self.optimizer = optimizer
+
+    def state_dict(self) -> dict[str, Any]:
+        return self.strategy.optimizer_state_dict(self.optimizer)
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.strategy.load_optimizer_state_dict(self.optimizer, state)
 
 
 def _default_optimizer() -> Lazy[Optimizer]:

@@ -1,8 +1,7 @@
-"""Where a process was launched: each cluster kind reads its own variables in its own module."""
+"""What an external launcher tells a process about its place in the job."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 
@@ -17,14 +16,3 @@ class LaunchedProcess:
     local_world_size: int
     master_addr: str
     master_port: int
-
-
-def detect() -> LaunchedProcess | None:
-    """The launcher that started this process, or None when it was started by hand."""
-    from distrain.distributed.environments import slurm, torchelastic
-
-    for environment in (torchelastic, slurm):
-        found = environment.detect(os.environ)
-        if found is not None:
-            return found
-    return None

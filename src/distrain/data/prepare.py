@@ -1,0 +1,211 @@
+"""Read the data once: every split read and indexed, the vocabulary built, through the shared cache.
+
+The parent of spawned workers calls :func:`prepare_data` before starting them, so workers only map
+the result; under torchrun each rank calls it with its world and rank 0 builds the cache entry.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from distrain.config.errors import ConfigError, Problem
+from distrain.data.reader import DatasetReader
+from distrain.distributed.world import World
+from distrain.experiment import Experiment, resolve_experiment
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class PreparedData:
+    """The vocabulary and each split: an IndexedDataset (memory-mapped when cached), a
+    :class:`~distrain.data.streaming.StreamingSource` for a ``lazy`` loader, or None."""
+
+    vocab: Any
+    train: Any
+    validation: Any | None
+
+
+def prepare_for_workers(config: dict[str, Any], world: World | None) -> PreparedData:
+    """:func:`prepare_data` for a validated config (what a training job reads before its workers run)."""
+    return prepare_data(resolve_experiment(config).build(), config, world)
+
+
+def prepare_data(experiment: Experiment, config: dict[str, Any] | None = None, world: World | None = None) -> PreparedData:
+    """Read and index the data once, through the shared cache when enabled.
+
+    ``config`` is the evaluated config (its data keys are part of the cache key; None: no cache).
+    With a cache entry for this data the files are not read again. Under torchrun (``world``
+    distributed, no parent) rank 0 builds the entry while the others wait, then all map it.
+    """
+    _check_streamed_shares(experiment, world)
+    cache, key = _cache_and_key(experiment, config)
+    entry = None
+    if cache is not None and world is not None and world.is_distributed:
+        from distrain.data.reader import DataError
+        from distrain.distributed.collectives import broadcast_object
+
+        problem: Exception | None = None
+        if world.is_primary and cache.lookup(key) is None:
+            try:
+                entry = _build_entry(experiment, cache, key)
+            except Exception as error:  # noqa: BLE001 - told to the waiting ranks, then re-raised
+                problem = error
+        # Doubles as the barrier: the other ranks wait here until rank 0 has built the entry or failed.
+        failure = broadcast_object(None if problem is None else str(problem))
+        if problem is not None:
+            raise problem
+        if failure is not None:
+            raise DataError(f"rank 0 could not prepare the data: {failure}")
+    if cache is None:
+        vocab, splits = read_data(experiment)
+    else:
+        if entry is None:
+            entry = cache.lookup(key)
+            if entry is not None:
+                logger.info("dataset cache hit: %s (data not re-read; DISTRAIN_CACHE=off to disable)", entry)
+            else:
+                entry = _build_entry(experiment, cache, key)
+        vocab, splits = cache.load(entry)
+        splits = {name: _streaming_source_or(splits.get(name), name, experiment, entry) for name in ("train", "validation")}
+    return PreparedData(vocab, splits["train"], splits.get("validation"))
+
+
+def _cache_and_key(experiment: Experiment, config: dict[str, Any] | None):
+    from distrain.data.cache import DatasetCache, cache_root, fingerprint
+
+    root = cache_root()
+    if root is None or not experiment.dataset_cache or config is None:
+        return None, None
+    data_config = {name: config.get(name) for name in (
+        "dataset_reader", "validation_dataset_reader", "train_data_path", "validation_data_path", "vocabulary")}
+    data_config["lazy"] = [_is_lazy(experiment.data_loader), _is_lazy(experiment.validation_data_loader)]
+    data_config["read_workers"] = experiment.data_loader.num_workers
+    paths = [p for p in (experiment.train_data_path, experiment.validation_data_path) if p]
+    readers = [experiment.dataset_reader, experiment.validation_dataset_reader]
+    return DatasetCache(root), fingerprint(data_config, paths, code=readers)
+
+
+def _is_lazy(loader: Any) -> bool:
+    return bool(getattr(loader, "lazy", False))
+
+
+def _build_entry(experiment: Experiment, cache: Any, key: str) -> Any:
+    started = time.monotonic()
+    vocab, splits = read_data(experiment)
+    stored = {name: split for name, split in splits.items() if not _is_streamed(split)}
+    meta = {
+        "train_data_path": experiment.train_data_path,
+        "validation_data_path": experiment.validation_data_path,
+        "streaming_counts": {name: split.num_instances for name, split in splits.items() if _is_streamed(split)},
+    }
+    entry = cache.write(key, stored, vocab, meta)
+    logger.info("read the data in %.1f s and cached it in %s", time.monotonic() - started, entry)
+    return entry
+
+
+def _is_streamed(split: Any) -> bool:
+    from distrain.data.streaming import StreamingSource
+
+    return isinstance(split, StreamingSource)
+
+
+def _streaming_source_or(split: Any, name: str, experiment: Experiment, entry: Any) -> Any:
+    """A lazy split is cached as its vocabulary and count only; rebuild its source from the meta."""
+    from distrain.data.streaming import StreamingSource
+
+    counts = json.loads((entry / "meta.json").read_text()).get("streaming_counts", {})
+    if name in counts:
+        path = experiment.train_data_path if name == "train" else experiment.validation_data_path
+        return StreamingSource(str(path), counts[name])
+    return split
+
+
+def read_data(experiment: Experiment) -> tuple[Any, dict[str, Any]]:
+    """Read every split and build the vocabulary. Token namespaces come from the training data; label
+    namespaces also from validation data, so an unseen validation label does not crash indexing.
+    A split whose loader is ``lazy`` is only counted here (memory stays flat) and streamed later."""
+    from distrain.data.dataset import IndexedDataset
+    from distrain.data.streaming import StreamingSource
+    from distrain.data.vocabulary import Vocabulary, is_padded
+
+    counters: dict[str, Counter] = {}
+    workers = experiment.data_loader.num_workers
+    train_instances, train_count = _read_split(
+        experiment.dataset_reader, experiment.train_data_path, counters,
+        keep=not _is_lazy(experiment.data_loader), workers=workers)
+    if not train_count:
+        raise ConfigError([Problem("train_data_path", f"no instances read from {experiment.train_data_path}")])
+    validation_instances, validation_count = None, 0
+    if experiment.validation_data_path:
+        validation_counters: dict[str, Counter] = {}
+        validation_instances, validation_count = _read_split(
+            experiment.validation_dataset_reader, experiment.validation_data_path, validation_counters,
+            keep=not _is_lazy(experiment.validation_data_loader), workers=workers)
+        for namespace, counter in validation_counters.items():
+            if not is_padded(namespace):
+                counters.setdefault(namespace, Counter()).update(counter)
+    vocab = Vocabulary.from_counters(counters, experiment.vocabulary)
+    train = (IndexedDataset.from_instances(train_instances, vocab) if train_instances is not None
+             else StreamingSource(str(experiment.train_data_path), train_count))
+    validation = None
+    if validation_count:
+        validation = (IndexedDataset.from_instances(validation_instances, vocab) if validation_instances is not None
+                      else StreamingSource(str(experiment.validation_data_path), validation_count))
+    logger.info("read %d training and %d validation instances; %s", train_count, validation_count, vocab)
+    return vocab, {"train": train, "validation": validation}
+
+
+def _check_streamed_shares(experiment: Experiment, world: World | None = None) -> None:
+    """A lazy split is read by world size x loader processes readers: fail now if it cannot be split."""
+    if world is not None:
+        world_size = world.dp_size
+    else:
+        world_size = experiment.distributed.dims().dp_size if experiment.distributed is not None else 1
+    splits = [(experiment.dataset_reader, experiment.train_data_path, experiment.data_loader),
+              (experiment.validation_dataset_reader, experiment.validation_data_path, experiment.validation_data_loader)]
+    for reader, path, loader in splits:
+        if path and _is_lazy(loader):
+            reader.check_shares(path, world_size * max(1, loader.num_workers))
+
+
+def _read_split(reader: DatasetReader, path: str, counters: dict[str, Counter], keep: bool, workers: int = 0):
+    """Count vocabulary items; keep the instances only when ``keep`` (otherwise memory stays flat).
+
+    With ``workers`` > 1 (``data_loader.num_workers``) each of that many processes reads its share
+    and the shares are concatenated in worker order: every record once, in an order that depends
+    on ``num_workers`` but never on the world size (the cache key includes it)."""
+    instances: list | None = [] if keep else None
+    count = 0
+    source = reader.read(path) if not (keep and workers > 1) else _read_in_processes(reader, path, workers)
+    for instance in source:
+        for field in instance.values():
+            field.count_vocab_items(counters)
+        if instances is not None:
+            instances.append(instance)
+        count += 1
+    return instances, count
+
+
+def _read_share(reader: DatasetReader, path: str, worker: int, workers: int) -> list:
+    from distrain.data.reader import ReaderShard
+
+    reader.set_shard(ReaderShard(worker=worker, num_workers=workers))
+    return list(reader.read(path))
+
+
+def _read_in_processes(reader: DatasetReader, path: str, workers: int):
+    import multiprocessing
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with multiprocessing.get_context(method).Pool(workers) as pool:
+        shares = pool.starmap(_read_share, [(reader, path, w, workers) for w in range(workers)])
+    for share in shares:
+        yield from share
+
+

@@ -1,0 +1,1 @@
+"""Parallel strategies, one module each (see :mod:`distrain.distributed.strategy`)."""

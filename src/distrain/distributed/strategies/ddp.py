@@ -1,0 +1,63 @@
+"""Replicate the model on every worker and average gradients (PyTorch DistributedDataParallel)."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Annotated, Iterator
+
+import torch
+from annotated_types import Gt
+
+from distrain.distributed.strategy import ParallelStrategy
+from distrain.distributed.world import SINGLE, World
+
+
+@ParallelStrategy.register("ddp")
+class DistributedDataParallelStrategy(ParallelStrategy):
+    """Every worker holds the whole model; gradients are all-reduced in buckets during backward.
+
+    ``gradient_as_bucket_view`` lets gradients live in the communication buckets (no copy per step);
+    ``static_graph`` tells DDP the set of used parameters never changes, so it can skip per-step
+    bookkeeping; ``bucket_cap_mb`` is the size of each all-reduce. On one process it wraps nothing.
+    """
+
+    def __init__(
+        self,
+        world: World = SINGLE,
+        bucket_cap_mb: Annotated[float, Gt(0)] = 25.0,
+        gradient_as_bucket_view: bool = True,
+        static_graph: bool = False,
+        find_unused_parameters: bool = False,
+    ) -> None:
+        super().__init__(world)
+        self.bucket_cap_mb = bucket_cap_mb
+        self.gradient_as_bucket_view = gradient_as_bucket_view
+        self.static_graph = static_graph
+        self.find_unused_parameters = find_unused_parameters
+        self.wrapped: torch.nn.Module | None = None
+
+    def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
+        model = super().wrap(model)
+        if not self.world.is_distributed:
+            self.wrapped = model
+            return model
+        from torch.nn.parallel import DistributedDataParallel
+
+        device = torch.device(self.world.device)
+        self.wrapped = DistributedDataParallel(
+            model,
+            device_ids=[device.index] if device.type == "cuda" else None,
+            bucket_cap_mb=self.bucket_cap_mb,
+            gradient_as_bucket_view=self.gradient_as_bucket_view,
+            static_graph=self.static_graph,
+            find_unused_parameters=self.find_unused_parameters,
+        )
+        return self.wrapped
+
+    @contextlib.contextmanager
+    def no_sync(self) -> Iterator[None]:
+        if self.wrapped is not None and self.wrapped is not self.model:
+            with self.wrapped.no_sync():
+                yield
+        else:
+            yield

@@ -1,0 +1,69 @@
+"""How the model is spread over the workers: the one seam between the trainer and parallel libraries.
+
+A strategy wraps the model, skips gradient synchronisation on accumulation micro-steps, clips
+gradients (a global norm, whatever the sharding) and gets/sets the model and optimizer state on
+every rank, so a save can gather (or write) shards with all ranks taking part. The trainer calls
+these and never names DDP, FSDP or a process group.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterable, Iterator
+
+import torch
+
+from distrain.config.errors import Problem
+from distrain.distributed.parallel_dims import ParallelDims
+from distrain.distributed.world import SINGLE, World
+from distrain.registry import Registrable
+
+
+class ParallelStrategy(Registrable):
+    """Base class; ``ddp`` (replicate the model, average gradients) is the default."""
+
+    default_implementation = "ddp"
+    runtime_args = ("world",)
+
+    def __init__(self, world: World = SINGLE) -> None:
+        self.world = world
+        self.model: torch.nn.Module | None = None
+
+    @classmethod
+    def dims(cls, world_size: int, arguments: dict[str, Any]) -> ParallelDims:
+        """The parallel degrees this strategy gives ``world_size`` processes (``arguments``: its config)."""
+        return ParallelDims.data_parallel(world_size)
+
+    @classmethod
+    def problems(cls, arguments: dict[str, Any], world_size: int, path: str) -> list[Problem]:
+        """Checks that span the strategy and the rest of the job, made before any data is read."""
+        return []
+
+    def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
+        """Move ``model`` to this worker's device and return the module to call forward on."""
+        self.model = model.to(self.world.device)
+        return self.model
+
+    @contextlib.contextmanager
+    def no_sync(self) -> Iterator[None]:
+        """Gradients computed inside are not synchronised yet (an accumulation micro-step)."""
+        yield
+
+    def clip_grad_norm(self, parameters: Iterable[torch.nn.Parameter], max_norm: float) -> torch.Tensor:
+        return torch.nn.utils.clip_grad_norm_(list(parameters), max_norm)
+
+    def model_state_dict(self) -> dict[str, torch.Tensor]:
+        """The full model state (a collective under sharding strategies: call it on every rank)."""
+        assert self.model is not None, "wrap() the model first"
+        return self.model.state_dict()
+
+    def load_model_state_dict(self, state: dict[str, torch.Tensor]) -> None:
+        """Load a full model state on every rank (each keeps what it holds); aliases may be missing."""
+        assert self.model is not None, "wrap() the model first"
+        self.model.load_state_dict(state, strict=False)
+
+    def optimizer_state_dict(self, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+        return optimizer.state_dict()
+
+    def load_optimizer_state_dict(self, optimizer: torch.optim.Optimizer, state: dict[str, Any]) -> None:
+        optimizer.load_state_dict(state)

@@ -1,0 +1,140 @@
+"""Run an archived model over a data file (``distrain evaluate`` / ``predict``), on one process or many.
+
+The archive's config says how to read the data (its validation reader); a ``distributed`` block given
+with ``-o`` starts one worker per device, each scoring its slice (see :mod:`distrain.evaluation`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import torch
+
+from distrain.data.loader import DataLoader, DataLoaderConfig
+from distrain.distributed.config import DistributedConfig
+from distrain.distributed.world import World
+from distrain.evaluation import evaluate, predict
+from distrain.models.model import Model
+
+
+@dataclass
+class ArchiveJob:
+    """A loaded model, the data file read with the archive's reader, and how to run over it."""
+
+    model: Model
+    dataset: Any
+    data_path: str
+    loader: DataLoaderConfig
+    distributed: DistributedConfig | None
+
+
+def load_job(
+    archive_path: str, data_path: str, overrides: dict[str, Any], batch_size: int | None = None
+) -> ArchiveJob:
+    """Load the archive (``overrides`` applied to its config) and read ``data_path`` with its
+    ``validation_dataset_reader`` (else ``dataset_reader``). Only a ``distributed`` block given in
+    ``overrides`` launches workers: the one stored from training named that machine's devices."""
+    from distrain.archive import load_archive
+    from distrain.config.errors import ConfigError, Problem
+    from distrain.config.loading import apply_overrides
+    from distrain.config.schema import resolve_object
+    from distrain.experiment import resolve_experiment
+    from distrain.plugins import import_builtins
+
+    import_builtins()
+    # the archived distributed block named the training machine's devices: drop it, use -o's
+    model_overrides = {key: value for key, value in overrides.items() if key.split(".")[0] != "distributed"}
+    archive = load_archive(archive_path, {"distributed": None, **model_overrides})
+    experiment = resolve_experiment(archive.config).build()
+    distributed = None
+    requested = apply_overrides({}, overrides).get("distributed")
+    if requested is not None:
+        problems: list[Problem] = []
+        plan = resolve_object(DistributedConfig, requested, "distributed", problems)
+        if problems:
+            raise ConfigError(problems)
+        distributed = plan.build()
+        if distributed.problems():
+            raise ConfigError(distributed.problems())
+    dataset = read_dataset(experiment.validation_dataset_reader, data_path, archive.vocab)
+    loader = dataclasses.replace(
+        experiment.validation_data_loader, shuffle=False, drop_last=False,
+        batch_size=batch_size or experiment.validation_data_loader.batch_size,
+    )
+    return ArchiveJob(archive.model, dataset, str(data_path), loader, distributed)
+
+
+def read_dataset(reader: Any, data_path: str, vocab: Any) -> Any:
+    """Read and index a data file with the model's vocabulary; bad records name ``file:line``."""
+    from distrain.data.dataset import IndexedDataset
+    from distrain.data.reader import DataError
+
+    instances = list(reader.read(data_path))
+    if not instances:
+        raise DataError(f"{data_path}: no instances to read")
+    try:
+        return IndexedDataset.from_instances(instances, vocab)
+    except KeyError as error:
+        raise DataError(f"{data_path}: {error.args[0]} (the model's vocabulary cannot index it)") from None
+    except ValueError as error:
+        raise DataError(f"{data_path}: {error}") from None
+
+
+def _has_gold(model: Model, dataset: Any) -> bool:
+    """Whether the model computes a loss on the first instance (i.e. the data has gold labels)."""
+    import numpy as np
+
+    with torch.inference_mode(), model.metrics_frozen():
+        return "loss" in model(**dataset.batch(np.arange(1)))
+
+
+def require_gold(job: ArchiveJob) -> None:
+    from distrain.data.reader import DataError
+
+    if not _has_gold(job.model, job.dataset):
+        raise DataError(f"{job.data_path}: no gold labels to score against (the model computed no loss)")
+
+
+def launch(job: ArchiveJob, worker: Callable[..., Any], *args: Any) -> None:
+    """Run ``worker(world, job, *args)`` here, or on one spawned process per configured device."""
+    from distrain.distributed.launch import Job, run_job
+
+    run_job(Job(work=_without_prepared, args=(worker, job, *args), distributed=job.distributed))
+
+
+def _without_prepared(world: World, prepared: None, worker: Callable[..., Any], *args: Any) -> None:
+    worker(world, *args)
+
+
+def evaluate_worker(world: World, job: ArchiveJob, output_file: str) -> None:
+    job.model.to(world.device)
+    metrics = evaluate(job.model, DataLoader(job.dataset, job.loader, world), world.device)
+    if world.is_primary:
+        write_atomically(output_file, [json.dumps(metrics, indent=2) + "\n"])
+
+
+def predict_worker(world: World, job: ArchiveJob, output_file: str) -> None:
+    job.model.to(world.device)
+    records = predict(job.model, DataLoader(job.dataset, job.loader, world), world.device)
+    if world.is_primary:
+        write_atomically(output_file, (json.dumps(record) + "\n" for record in records))
+
+
+def write_atomically(path: str | Path, chunks: Iterable[str]) -> None:
+    """Write to a temporary file beside ``path``, then rename: never a half-written output."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.writelines(chunks)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

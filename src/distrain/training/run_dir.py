@@ -1,0 +1,41 @@
+"""The output folder of a training run: refuse to overwrite, start over, or check a resume."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from pathlib import Path
+from typing import Any
+
+from distrain.errors import UsageError
+
+logger = logging.getLogger(__name__)
+
+
+def prepare_serialization_dir(
+    directory: Path, force: bool, config: dict[str, Any], recover: bool = False, workers: int = 1
+) -> None:
+    """Refuse to overwrite a previous run unless ``force``; with ``recover`` check that the config
+    still fits the saved run. Then save the resolved config.
+
+    Only the primary process of a job calls this (node 0's parent, or global rank 0 when launched by
+    torchrun/srun); other nodes never check, clear or write the folder: their workers only add their
+    own ``out_worker{rank}.log`` after the rendezvous, when this has already happened.
+    """
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"--serialization-dir {directory} exists and is not a directory")
+    if recover:
+        from distrain.training.resume_check import check_recoverable
+
+        latest = check_recoverable(directory, config, workers)
+        logger.info("recovering from %s", latest)
+    elif directory.is_dir() and any(directory.iterdir()):
+        if not force:
+            raise UsageError(
+                f"--serialization-dir {directory} is not empty; pass --recover to resume it or --force to start over"
+            )
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.json").write_text(json.dumps(config, indent=2))

@@ -1,0 +1,110 @@
+"""What every worker runs: model, loaders, strategy and trainer assembled from a validated config.
+
+:func:`assemble` is shared by training and ``distrain check`` (which assembles rank 0 of N on a
+fake process group), so what ``check`` reports is what a real worker builds.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from distrain.data.prepare import PreparedData, prepare_data
+from distrain.data.reader import DatasetReader
+from distrain.distributed.strategy import ParallelStrategy
+from distrain.distributed.world import World
+from distrain.experiment import Experiment, resolve_experiment
+from distrain.models.model import Model
+from distrain.training.trainer import Trainer
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Assembly:
+    """Everything one worker trains with."""
+
+    experiment: Experiment
+    prepared: PreparedData
+    model: Model
+    strategy: ParallelStrategy
+    train_loader: Any
+    validation_loader: Any | None
+    trainer: Trainer
+
+    def effective_batch(self, world: World) -> tuple[int, int, int, int]:
+        """(global batch per optimizer step, per worker, data-parallel workers, accumulation steps)."""
+        per_worker = self.experiment.data_loader.batch_size
+        return per_worker * world.dp_size * self.trainer.accumulation, per_worker, world.dp_size, self.trainer.accumulation
+
+
+def set_seed(seed: int) -> None:
+    import numpy as np
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def make_loader(split: Any, reader: DatasetReader, vocab: Any, config: Any, world: World, seed: int):
+    """A global-batch loader over an indexed split, or a streaming loader over a lazy one."""
+    from distrain.data.loader import DataLoader
+    from distrain.data.streaming import StreamingLoader, StreamingSource
+
+    if isinstance(split, StreamingSource):
+        return StreamingLoader(split, reader, vocab, config, world, seed)
+    return DataLoader(split, config, world, seed)
+
+
+def assemble(
+    world: World, config: dict[str, Any], serialization_dir: str | Path, prepared: PreparedData | None = None
+) -> Assembly:
+    """Build this worker's model, strategy, loaders and trainer (reading the data unless ``prepared``)."""
+    from distrain.distributed.config import DistributedConfig
+
+    resolved = resolve_experiment(config)
+    experiment = resolved.build()
+    seed = resolved.random_seed
+    set_seed(seed)
+    if prepared is None:
+        prepared = prepare_data(experiment, config, world)
+    model = experiment.model.construct(vocab=prepared.vocab)
+    strategy = (experiment.distributed or DistributedConfig(cuda_devices=[-1])).build_strategy(world)
+    train_loader = make_loader(prepared.train, experiment.dataset_reader, prepared.vocab,
+                               experiment.data_loader, world, seed)
+    validation_loader = None
+    if prepared.validation is not None:
+        validation_loader = make_loader(prepared.validation, experiment.validation_dataset_reader, prepared.vocab,
+                                        experiment.validation_data_loader, world, seed)
+    trainer = experiment.trainer.construct(
+        model=model, train_loader=train_loader, validation_loader=validation_loader,
+        serialization_dir=Path(serialization_dir), world=world, strategy=strategy,
+    )
+    return Assembly(experiment, prepared, model, strategy, train_loader, validation_loader, trainer)
+
+
+def train_worker(
+    world: World,
+    prepared: PreparedData | None,
+    config: dict[str, Any],
+    serialization_dir: str | Path,
+    recover: bool = False,
+) -> dict[str, Any]:
+    """Assemble and train; with ``recover`` resume from the latest checkpoint first. Rank 0 writes the archive."""
+    from distrain.archive import write_archive
+
+    assembly = assemble(world, config, serialization_dir, prepared)
+    if recover:
+        assembly.trainer.resume_from_latest_checkpoint()
+    if world.is_primary:
+        logger.info("effective batch size %d = %d per worker x %d worker(s) x %d accumulation step(s)",
+                    *assembly.effective_batch(world))
+    metrics = assembly.trainer.train()
+    weights = assembly.strategy.model_state_dict()  # every rank takes part (sharded strategies gather)
+    if world.is_primary:
+        write_archive(Path(serialization_dir), weights, assembly.prepared.vocab, config)
+    return metrics
