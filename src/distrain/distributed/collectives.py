@@ -27,6 +27,14 @@ def all_reduce_sum(tensor: torch.Tensor) -> torch.Tensor:
     return moved.to(tensor.device)
 
 
+def all_reduce_sum_async(tensor: torch.Tensor) -> tuple[torch.Tensor, Any]:
+    """Start an element-wise sum over all ranks; returns (the tensor the sum lands in, a handle to
+    ``wait()`` on). The caller reads the tensor only after ``wait()``."""
+    moved = tensor.to(_device())
+    work = dist.all_reduce(moved, op=dist.ReduceOp.SUM, async_op=True)
+    return moved, work
+
+
 def all_reduce_max(tensor: torch.Tensor) -> torch.Tensor:
     if not is_distributed():
         return tensor

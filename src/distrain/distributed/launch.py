@@ -30,6 +30,8 @@ from distrain.errors import BadInput, DistrainError, RunFailed, UsageError
 logger = logging.getLogger(__name__)
 
 WorkerFn = Callable[[World], Any]
+#: an init method naming a rendezvous store the parent process already hosts
+HOSTED_STORE = "hosted-store://"
 
 
 class WorkerFailed(RunFailed):
@@ -66,9 +68,14 @@ def init_worker(world: World, backend: str, init_method: str, timeout: float, se
         kwargs: dict[str, Any] = {}
         if backend == "nccl":
             kwargs["device_id"] = torch.device(world.device)
+        if init_method.startswith(HOSTED_STORE):  # the parent already listens: join as a client
+            host, _, port = init_method[len(HOSTED_STORE):].rpartition(":")
+            kwargs["store"] = dist.TCPStore(host, int(port), is_master=False,
+                                            timeout=datetime.timedelta(seconds=timeout))
+        else:
+            kwargs["init_method"] = init_method
         dist.init_process_group(
-            backend, init_method=init_method, rank=world.rank, world_size=world.size,
-            timeout=datetime.timedelta(seconds=timeout), **kwargs,
+            backend, rank=world.rank, world_size=world.size, timeout=datetime.timedelta(seconds=timeout), **kwargs,
         )
     if serialization_dir is not None:
         configure_worker_logging(world, serialization_dir)
@@ -246,8 +253,17 @@ def spawn(
     """
     import torch.multiprocessing as mp
 
-    port = distributed.master_port or free_port()
-    init_method = f"tcp://{distributed.master_addr}:{port}"
+    store = None
+    if distributed.master_port is None and distributed.num_nodes == 1:
+        # Host the rendezvous here on a port the kernel picks: no window in which another process
+        # can take a port we chose but have not bound yet.
+        import torch.distributed as dist
+
+        store = dist.TCPStore(distributed.master_addr, 0, is_master=True, wait_for_workers=False,
+                              timeout=datetime.timedelta(seconds=distributed.timeout))
+        init_method = f"{HOSTED_STORE}{distributed.master_addr}:{store.port}"
+    else:
+        init_method = f"tcp://{distributed.master_addr}:{distributed.master_port or free_port()}"
     method = start_method(distributed, may_fork)
     if method == "fork":
         # Forked workers share this heap copy-on-write. Frozen objects are skipped by the workers'
@@ -277,6 +293,7 @@ def spawn(
         raise WorkerFailed(f"worker rank {rank} exited with code {error.exit_code}") from None
     finally:
         stop_processes(context.processes)
+        del store  # the rendezvous stops listening once every worker is gone
 
 
 def _spawned_entry(local_rank: int, worker, args, distributed: DistributedConfig, init_method: str,

@@ -1,7 +1,8 @@
 """Stop cleanly when the job is asked to stop (SIGTERM from a scheduler, SIGINT from Ctrl-C).
 
 A signal only raises a flag. The trainer reads the flags of all workers once per optimizer step
-(:func:`agree`, one small all-reduce that also carries the non-finite-loss and time-to-save flags),
+(:func:`agree`, one small asynchronous all-reduce that also carries the non-finite-loss and
+time-to-save flags and the step's loss weight),
 so every worker stops after the same step, writes one checkpoint together, and nobody waits
 forever in a collective that a stopped peer will never join.
 """
@@ -16,7 +17,7 @@ from typing import Iterator
 
 import torch
 
-from distrain.distributed.collectives import all_reduce_max
+from distrain.distributed.collectives import all_reduce_sum_async
 from distrain.errors import RunFailed
 
 logger = logging.getLogger(__name__)
@@ -64,11 +65,35 @@ class StepDecision:
     nonfinite: bool
     stop: bool
     save: bool
+    #: the step's ``loss_weight`` summed over all workers (0 when the model reports none)
+    loss_weight: float = 0.0
 
 
-def agree(nonfinite: bool, stop: bool, save: bool, distributed: bool) -> StepDecision:
-    """What every worker does after this step: any worker's flag counts for all of them."""
+class PendingAgreement:
+    """A step's agreement in flight: :meth:`wait` returns what every worker decided."""
+
+    def __init__(self, values: torch.Tensor, work=None) -> None:
+        self.values = values
+        self.work = work
+
+    def wait(self) -> StepDecision:
+        if self.work is not None:
+            self.work.wait()
+        nonfinite, stop, save, weight = self.values.tolist()  # the step's one host synchronisation
+        return StepDecision(nonfinite > 0, stop > 0, save > 0, weight)
+
+
+def agree(
+    nonfinite: torch.Tensor | bool, stop: bool, save: bool, loss_weight: torch.Tensor | float = 0.0,
+    distributed: bool = False,
+) -> PendingAgreement:
+    """Start the step's one collective: every worker's flags and loss weight, summed, so any worker's
+    flag counts for all of them. The trainer starts it before the last backward of a step, so it
+    travels while the gradients are being reduced; nothing waits for it until the optimizer step."""
+    device = next((v.device for v in (nonfinite, loss_weight) if isinstance(v, torch.Tensor)), torch.device("cpu"))
+    values = torch.stack([torch.as_tensor(value, dtype=torch.float64, device=device)
+                          for value in (nonfinite, float(stop), float(save), loss_weight)])
     if not distributed:
-        return StepDecision(nonfinite, stop, save)
-    flags = all_reduce_max(torch.tensor([float(nonfinite), float(stop), float(save)], dtype=torch.float32))
-    return StepDecision(bool(flags[0] > 0), bool(flags[1] > 0), bool(flags[2] > 0))
+        return PendingAgreement(values)
+    values, work = all_reduce_sum_async(values)
+    return PendingAgreement(values, work)

@@ -49,6 +49,19 @@ class EpochProgress:
     def next_epoch(self) -> EpochProgress:
         return EpochProgress(self.epoch + 1)
 
+    def to(self, device: torch.device) -> EpochProgress:
+        """Keep the sums on ``device`` (the loss's), so adding to them never waits for the device."""
+        self.loss_sum = self.loss_sum.to(device)
+        self.loss_weight = self.loss_weight.to(device)
+        return self
+
+    def add(self, losses: list[tuple[torch.Tensor, Any, int]]) -> None:
+        """Count a step's (mean loss, what it averages over, samples) of this worker."""
+        for loss, weight, samples in losses:
+            self.loss_sum += loss.double() * weight
+            self.loss_weight += weight
+            self.samples += samples
+
 
 class RankParts:
     """State each worker holds for itself, saved for every rank and put back on resume.
@@ -67,9 +80,9 @@ class RankParts:
     def state_dict(self) -> dict[str, Any]:
         return {
             "rng": random_state.capture(),
-            "loss_sum": self.progress.loss_sum.clone(),
+            "loss_sum": self.progress.loss_sum.detach().to("cpu", copy=True),
             "samples": self.progress.samples,
-            "loss_weight": self.progress.loss_weight.clone(),
+            "loss_weight": self.progress.loss_weight.detach().to("cpu", copy=True),
             "metrics": {name: metric.state() for name, metric in self.model.metrics.items()},
         }
 

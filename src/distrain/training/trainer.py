@@ -39,7 +39,7 @@ from distrain.training.checkpointing import CheckpointError, Checkpointer, load_
 from distrain.training.loss_weighting import StepWeights
 from distrain.training.metric_tracker import MetricTracker
 from distrain.training.optimizers import Optimizer
-from distrain.training.preemption import Preempted, StopRequest, agree
+from distrain.training.preemption import Preempted, StepDecision, StopRequest, agree
 from distrain.training.recovery import CallbackStates, EpochProgress, RankParts, restore, training_state
 from distrain.training.schedulers import LearningRateScheduler
 
@@ -137,6 +137,7 @@ class GradientDescentTrainer(Trainer):
         self.elapsed_before = 0.0
         self.stop_request = StopRequest()
         self._started = time.monotonic()
+        self._open_bar: _ProgressDisplay | None = None
 
     # ------------------------------------------------------------------------------- the loop
     def train(self) -> dict[str, Any]:
@@ -164,7 +165,7 @@ class GradientDescentTrainer(Trainer):
             for callback in self.callbacks:
                 callback.on_epoch(self, epoch, self.last_metrics)
             saved = self._save(epoch, self.last_metrics, is_best)
-            self._stop_if_asked(agree(False, self.stop_requested, False, self.world.is_distributed).stop, saved)
+            self._stop_if_asked(agree(False, self.stop_requested, False, 0.0, self.world.is_distributed).wait().stop, saved)
             if self.tracker.should_stop():
                 logger.info("stopping early: no improvement in %d epochs", self.tracker.patience)
         if self.validation_loader is not None:
@@ -181,71 +182,66 @@ class GradientDescentTrainer(Trainer):
         self.train_loader.set_epoch(epoch)
         if self.position.epoch != epoch:
             self.position = EpochProgress(epoch)
-        done = self.position
-        progress = self._progress(epoch)
-        epoch_started = last_shown = last_saved = time.monotonic()
-        saved_at = done.batches
+        done = self.position.to(self.device)
+        display = self._progress(epoch)
+        last_saved, saved_at = time.monotonic(), done.batches
         remaining = itertools.islice(iter(self.train_loader), done.batches, None)
         for micro_batches in _grouped(remaining, self.accumulation):
-            step_samples = sum(batch.global_size for batch in micro_batches)
-            losses = []
-            for position, batch in enumerate(micro_batches):
-                last = position == len(micro_batches) - 1
-                loss, weight = self._forward_backward(batch, step_samples, sync=last)
-                losses.append((loss, weight, batch.size))
             due = self._save_due(done.batches + len(micro_batches) - saved_at, time.monotonic() - last_saved)
-            decision = agree(_nonfinite(losses), self.stop_requested, due, self.world.is_distributed)
+            losses, decision = self._forward_backward(micro_batches, save_due=due)
             if decision.nonfinite:
                 self._skip_nonfinite_step(epoch, done.batches)
             else:
-                for loss, weight, size in losses:
-                    done.loss_sum += loss * weight
-                    done.loss_weight += weight
-                    done.samples += size
-                self._optimizer_step()
+                done.add(losses)
+                self._optimizer_step(decision.loss_weight)
             done.batches += len(micro_batches)
-            shown_loss = None
-            if progress is not None:
-                progress.update(1)
-                if time.monotonic() - last_shown > 0.5:
-                    last_shown = time.monotonic()
-                    shown_loss = float(done.loss_sum / done.loss_weight.clamp(min=1e-12))
-                    speed = done.samples * self.world.dp_size / (last_shown - epoch_started)
-                    with local_only():
-                        metrics = _short(self.model.get_metrics())
-                    progress.set_postfix(loss=f"{shown_loss:.4f}", **metrics, examples_per_s=f"{speed:.0f}")
+            shown_loss = display.update(done) if display is not None else None
             for callback in self.callbacks:
                 callback.on_step(self, self.step, shown_loss)
             if decision.save or decision.stop:
                 saved = self._save_checkpoint()
                 saved_at, last_saved = done.batches, time.monotonic()
                 self._stop_if_asked(decision.stop, saved)
-        if progress is not None:
-            progress.close()
+        if display is not None:
+            display.close()
         totals = all_reduce_sum(torch.stack([done.loss_sum, done.loss_weight]))
         return {"loss": float(totals[0] / totals[1].clamp(min=1e-12)), **self.model.get_metrics(reset=True)}
 
-    def _forward_backward(self, batch: Batch, step_samples: int, sync: bool) -> tuple[torch.Tensor, torch.Tensor]:
-        """Backward this worker's share of the step's loss; return (mean loss, what it averages over)."""
-        inputs = to_device(batch.inputs, self.device)
-        no_sync = contextlib.nullcontext if sync else self.strategy.no_sync
-        frozen = self.model.metrics_frozen if batch.size == 0 else contextlib.nullcontext
-        with no_sync(), frozen():
-            with self.amp.autocast():
-                output = self.parallel_model(**inputs)
-            loss = output["loss"]
-            if "loss_weight" in output:
-                weight = self.step_weights.add(output["loss_weight"], batch.size, step_samples)
-                scale = self.world.dp_size * float(weight) / step_samples
-            else:
-                weight = torch.tensor(float(batch.size), dtype=torch.float64)
-                scale = self.world.dp_size * batch.size / step_samples
-            self.amp.backward(loss if scale == 1.0 else loss * scale)
-        return loss.detach().double().cpu(), weight
+    def _forward_backward(self, micro_batches: list[Batch], save_due: bool) -> tuple[list, StepDecision]:
+        """Forward and backward every micro-batch of one optimizer step, gradients synchronised on the
+        last. The step's agreement (flags and loss weight of all workers) starts before that last
+        backward, so it travels while gradients are reduced. Returns [(loss, weight, samples)] and it."""
+        step_samples = sum(batch.global_size for batch in micro_batches)
+        losses, pending = [], None
+        for position, batch in enumerate(micro_batches):
+            last = position == len(micro_batches) - 1
+            frozen = self.model.metrics_frozen if batch.size == 0 else contextlib.nullcontext
+            with (contextlib.nullcontext() if last else self.strategy.no_sync()), frozen():
+                loss, weight, scaled = self._forward(batch, step_samples)
+                losses.append((loss, weight, batch.size))
+                if last:
+                    pending = agree(_nonfinite(losses), self.stop_requested, save_due, self.step_weights.weight,
+                                    self.world.is_distributed)
+                self.amp.backward(scaled)
+        return losses, pending.wait()
 
-    def _optimizer_step(self) -> None:
+    def _forward(self, batch: Batch, step_samples: int) -> tuple[torch.Tensor, Any, torch.Tensor]:
+        """This worker's (mean loss, what it averages over, the loss scaled for backward)."""
+        with self.amp.autocast():
+            output = self.parallel_model(**to_device(batch.inputs, self.device))
+        loss = output["loss"]
+        if "loss_weight" in output:
+            weight = self.step_weights.add(output["loss_weight"], batch.size, step_samples)
+            scaled = loss * (weight * (self.world.dp_size / step_samples)).to(loss.dtype)
+        else:
+            weight = float(batch.size)
+            scale = self.world.dp_size * batch.size / step_samples
+            scaled = loss if scale == 1.0 else loss * scale
+        return loss.detach(), weight, scaled
+
+    def _optimizer_step(self, loss_weight_total: float) -> None:
         self.amp.unscale(self.optimizer)
-        self.step_weights.normalise(self.model.parameters())
+        self.step_weights.normalise(self.model.parameters(), loss_weight_total)
         if self.grad_norm is not None:
             self.strategy.clip_grad_norm(self.model.parameters(), self.grad_norm)
         self.amp.step(self.optimizer)
@@ -380,20 +376,47 @@ class GradientDescentTrainer(Trainer):
         self.step_weights.discard()
         logger.warning("skipped %s: the loss is not finite on at least one worker", where)
 
-    def _progress(self, epoch: int):
+    def _progress(self, epoch: int) -> _ProgressDisplay | None:
         if not self.progress_bar:
             return None
-        from tqdm import tqdm
-
-        self._open_bar = tqdm(total=self.steps_per_epoch, initial=self.position.batches // self.accumulation,
-                              desc=f"epoch {epoch + 1}/{self.num_epochs}", unit="step", leave=False, dynamic_ncols=True)
+        self._open_bar = _ProgressDisplay(self, epoch)
         return self._open_bar
 
     def _close_progress(self) -> None:
         """Clear a bar an error left open, so the error message starts on a line of its own."""
-        bar, self._open_bar = getattr(self, "_open_bar", None), None
+        bar, self._open_bar = self._open_bar, None
         if bar is not None:
             bar.close()
+
+
+class _ProgressDisplay:
+    """The primary's tqdm bar: steps, and twice a second the loss, local metrics and examples/s
+    (reading them is the only host synchronisation the display adds, and only when shown)."""
+
+    def __init__(self, trainer: GradientDescentTrainer, epoch: int) -> None:
+        from tqdm import tqdm
+
+        self.trainer = trainer
+        self.started = self.last_shown = time.monotonic()
+        self.samples_before = trainer.position.samples
+        self.bar = tqdm(total=trainer.steps_per_epoch, initial=trainer.position.batches // trainer.accumulation,
+                        desc=f"epoch {epoch + 1}/{trainer.num_epochs}", unit="step", leave=False, dynamic_ncols=True)
+
+    def update(self, done: EpochProgress) -> float | None:
+        """Advance one step; return the loss when it was shown."""
+        self.bar.update(1)
+        if time.monotonic() - self.last_shown <= 0.5:
+            return None
+        self.last_shown = time.monotonic()
+        shown_loss = float(done.loss_sum / done.loss_weight.clamp(min=1e-12))
+        speed = (done.samples - self.samples_before) * self.trainer.world.dp_size / (self.last_shown - self.started)
+        with local_only():
+            metrics = _short(self.trainer.model.get_metrics())
+        self.bar.set_postfix(loss=f"{shown_loss:.4f}", **metrics, examples_per_s=f"{speed:.0f}")
+        return shown_loss
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 class _OptimizerState:
@@ -414,10 +437,11 @@ def _default_optimizer() -> Lazy[Optimizer]:
     return Lazy(lambda model_parameters: Optimizer.by_name("adam")(model_parameters), "adam")
 
 
-def _nonfinite(losses: list[tuple[torch.Tensor, torch.Tensor, int]]) -> bool:
-    """Whether any loss of a real (non-placeholder) batch of this worker is NaN or infinite."""
+def _nonfinite(losses: list[tuple[torch.Tensor, Any, int]]) -> torch.Tensor | bool:
+    """Whether any loss of a real (non-placeholder) batch of this worker is NaN or infinite (a tensor
+    on the losses' device: reading it waits for the agreement)."""
     real = [loss for loss, _, size in losses if size > 0]
-    return bool(real) and not bool(torch.isfinite(torch.stack(real)).all())
+    return ~torch.isfinite(torch.stack(real)).all() if real else False
 
 
 def _grouped(batches: Iterator[Batch], size: int) -> Iterator[list[Batch]]:
