@@ -100,27 +100,21 @@ def resolve_experiment(config: dict[str, Any]) -> ResolvedExperiment:
     return resolved
 
 
-def parse_ext_vars(pairs: list[str]) -> dict[str, str]:
-    """``["KEY=VALUE", ...]`` from ``--ext-var`` flags as a dict."""
-    from distrain.errors import UsageError
-
-    ext_vars = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--ext-var {pair!r}: expected KEY=VALUE")
-        ext_vars[key] = value
-    return ext_vars
-
-
 def load_experiment(
-    path: str, overrides: str | None = None, ext_vars: list[str] = (), include_packages: list[str] = ()
+    path: str, overrides: str | None = None, ext_vars: list[str] = (), include_packages: list[str] = (),
 ) -> tuple[dict[str, Any], ResolvedExperiment]:
     """The evaluated config of ``path`` (with ``--ext-var`` pairs and ``-o`` overrides) and its
     validated plan; plugins are imported first so their components can be named."""
-    from distrain.config.loading import load_config
+    from distrain.config.loading import load_config, parse_ext_vars
+
+    return validate_experiment(load_config(path, overrides, parse_ext_vars(list(ext_vars))), include_packages)
+
+
+def validate_experiment(
+    config: dict[str, Any], include_packages: list[str] = ()
+) -> tuple[dict[str, Any], ResolvedExperiment]:
+    """An evaluated config's validated plan, with plugins imported first."""
     from distrain.plugins import import_plugins
 
-    config = load_config(path, overrides, parse_ext_vars(list(ext_vars)))
     import_plugins(list(include_packages))
     return config, resolve_experiment(config)

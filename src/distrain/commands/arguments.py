@@ -37,11 +37,19 @@ def add_archive_data_arguments(parser: argparse.ArgumentParser, output: str) -> 
     add_plugin_arguments(parser)
 
 
-def load_experiment_from_args(args: argparse.Namespace):
-    """``(config, resolved)`` from the config flags: plugins imported, the whole tree validated."""
-    from distrain.experiment import load_experiment
+def load_config_from_args(args: argparse.Namespace) -> dict:
+    """The evaluated config of the config flags (jsonnet, ``--ext-var``, ``-o``); imports nothing heavy."""
+    from distrain.config.loading import load_config, parse_ext_vars
 
-    return load_experiment(args.config, args.overrides, args.ext_var, args.include_package)
+    return load_config(args.config, args.overrides, parse_ext_vars(args.ext_var))
+
+
+def load_experiment_from_args(args: argparse.Namespace, config: dict | None = None):
+    """``(config, resolved)`` from the config flags (or the already evaluated ``config``): plugins
+    imported, the whole tree validated."""
+    from distrain.experiment import validate_experiment
+
+    return validate_experiment(config if config is not None else load_config_from_args(args), args.include_package)
 
 
 def load_archive_job_from_args(args: argparse.Namespace):

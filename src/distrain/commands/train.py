@@ -27,14 +27,20 @@ def run(args: argparse.Namespace) -> int:
     import functools
     from pathlib import Path
 
+    from distrain.commands.arguments import load_config_from_args
+    from distrain.distributed.worker_server import start_worker_server
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    config = load_config_from_args(args)
+    start_worker_server(config)  # its imports overlap ours, validation and data reading
+
     from distrain.data.prepare import prepare_for_workers
     from distrain.distributed.launch import Job, run_job
     from distrain.training.preemption import Preempted
     from distrain.training.run_dir import prepare_serialization_dir
     from distrain.worker import train_worker
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    config, resolved = load_experiment_from_args(args)
+    config, resolved = load_experiment_from_args(args, config)
     serialization_dir = Path(args.serialization_dir)
     job = Job(
         work=train_worker,

@@ -48,6 +48,19 @@ def _render_jsonnet_error(message: str) -> str:
     return f"jsonnet error at {location}: {detail}" if location else f"jsonnet error: {detail}"
 
 
+def parse_ext_vars(pairs: list[str]) -> dict[str, str]:
+    """``["KEY=VALUE", ...]`` from ``--ext-var`` flags as a dict."""
+    from distrain.errors import UsageError
+
+    ext_vars = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--ext-var {pair!r}: expected KEY=VALUE")
+        ext_vars[key] = value
+    return ext_vars
+
+
 def parse_overrides(text: str | None) -> dict[str, Any]:
     if not text:
         return {}

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator
 from distrain.distributed.config import DistributedConfig
 from distrain.distributed.parallel_dims import ParallelDims
 from distrain.distributed.world import SINGLE, World
+from distrain.distributed.worker_server import use_worker_server
 from distrain.errors import BadInput, DistrainError, RunFailed, UsageError
 
 logger = logging.getLogger(__name__)
@@ -265,6 +266,8 @@ def spawn(
     else:
         init_method = f"tcp://{distributed.master_addr}:{distributed.master_port or free_port()}"
     method = start_method(distributed, may_fork)
+    if method == "forkserver":
+        use_worker_server()
     if method == "fork":
         # Forked workers share this heap copy-on-write. Frozen objects are skipped by the workers'
         # garbage collector, which would otherwise keep walking (and so copying) everything the parent
@@ -322,19 +325,20 @@ def _spawned_entry(local_rank: int, worker, args, distributed: DistributedConfig
 
 
 def start_method(distributed: DistributedConfig, may_fork: bool) -> str:
-    """How to start the workers: ``spawn`` unless ``DISTRAIN_START_METHOD`` asks for another.
+    """How to start the workers: from a fork server unless ``DISTRAIN_START_METHOD`` asks otherwise.
 
-    ``spawn`` starts a fresh interpreter that imports torch and unpickles the prepared data again
-    (seconds per worker), and is the only safe way once CUDA may be initialised. ``fork`` starts
-    workers much sooner (they inherit modules, plugins and data), but forked workers trained ~3-5%
-    slower per step in ``scripts/bench_scaling.py`` (they run on the parent's copy-on-write heap), so
-    it is opt-in for short runs. It is honoured only for CPU-only runs whose parent started no thread
-    since its imports (``may_fork``): a fork copies every running thread's locks.
+    ``forkserver`` (the default where available): a clean server process imports torch and the
+    built-in components once (see :mod:`distrain.distributed.worker_server`, which starts it while
+    the parent still validates the config and reads the data) and forks each worker from itself, so workers start
+    with everything loaded. It never holds CUDA or the parent's heap, so it is safe with CUDA and
+    workers run as fast as spawned ones. ``spawn`` starts a fresh interpreter per worker (seconds of
+    imports each). ``fork`` copies the parent (opt-in, CPU only, and only when the parent started no
+    thread since its imports: ``may_fork``), and trained 3-5% slower per step on its copy-on-write heap.
     """
     available = multiprocessing.get_all_start_methods()
     override = os.environ.get("DISTRAIN_START_METHOD")
     if not override:
-        return "spawn"
+        return "forkserver" if "forkserver" in available else "spawn"
     if override not in available:
         raise UsageError(f"DISTRAIN_START_METHOD={override}: expected one of {', '.join(available)}")
     if override == "fork" and (distributed.uses_cuda or not may_fork):

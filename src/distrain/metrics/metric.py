@@ -51,6 +51,14 @@ class Metric(Registrable):
     #: statistics concatenated over workers in rank order: 1-D, one entry per item
     gathered: ClassVar[tuple[str, ...]] = ()
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__call__" in cls.__dict__:
+            # Updates run eagerly even inside a compiled forward (trainer.compile): they read
+            # values on the host and keep Python state, which would only break the graph.
+            # torch._disable_dynamo defers importing the compiler until the first call.
+            cls.__call__ = torch._disable_dynamo(cls.__dict__["__call__"])
+
     def __init__(self) -> None:
         self._stats: dict[str, torch.Tensor] = {}
         self._pieces: dict[str, list[torch.Tensor]] = {}

@@ -95,6 +95,7 @@ class GradientDescentTrainer(Trainer):
         progress_bar: bool = True,
         use_amp: bool = False,
         amp_dtype: AmpDtype = "bfloat16",
+        compile: bool = False,
     ) -> None:
         self.model = model
         self.train_loader = train_loader
@@ -117,6 +118,8 @@ class GradientDescentTrainer(Trainer):
 
         self.strategy = strategy or ParallelStrategy.by_name(ParallelStrategy.default_implementation)(world=world)
         self.parallel_model = self.strategy.wrap(self.model)
+        if compile:
+            self.parallel_model = compiled(self.parallel_model, self.device)
         named = list(self.model.named_parameters())
         self.optimizer = (optimizer or _default_optimizer()).construct(model_parameters=named)
         self.steps_per_epoch = math.ceil(len(train_loader) / self.accumulation)
@@ -417,6 +420,27 @@ class _ProgressDisplay:
 
     def close(self) -> None:
         self.bar.close()
+
+
+def compiled(module: torch.nn.Module, device: torch.device) -> torch.nn.Module:
+    """``torch.compile`` of the wrapped model (metric updates stay eager, see ``Metric``); a clear
+    error where the compiler cannot work here. Random ops (dropout) draw from eager's generator
+    (inductor's ``fallback_random``), so a compiled run makes the eager run's updates and resumes exactly."""
+    import importlib.util
+    import shutil
+
+    from distrain.config.errors import ConfigError, Problem
+
+    if device.type == "cpu" and not any(shutil.which(name) for name in ("g++", "clang++", "c++")):
+        raise ConfigError([Problem("trainer.compile", "torch.compile on the CPU needs a C++ compiler "
+                                   "(g++ or clang++) on the PATH; install one or leave compile off")])
+    if device.type == "cuda" and importlib.util.find_spec("triton") is None:
+        raise ConfigError([Problem("trainer.compile", "torch.compile on CUDA needs the triton package")])
+    import torch._inductor.config
+
+    torch._inductor.config.fallback_random = True
+    logger.info("compiling the model with torch.compile (the first steps include compilation)")
+    return torch.compile(module)
 
 
 class _OptimizerState:

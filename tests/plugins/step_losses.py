@@ -1,0 +1,28 @@
+"""A callback that records every optimizer step's mean training loss on each worker."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from distrain.training.callback import Callback
+
+
+@Callback.register("test_step_losses")
+class StepLosses(Callback):
+    """Appends each step's mean loss on this worker (from the trainer's running sums) to
+    ``folder/rank{R}.jsonl``."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = Path(folder)
+        self.seen = (0.0, 0.0)
+
+    def on_step(self, trainer, step, loss) -> None:
+        total, weight = float(trainer.position.loss_sum), float(trainer.position.loss_weight)
+        if weight < self.seen[1]:  # a new epoch started from zero
+            self.seen = (0.0, 0.0)
+        step_loss = (total - self.seen[0]) / max(weight - self.seen[1], 1e-12)
+        self.seen = (total, weight)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with open(self.folder / f"rank{trainer.world.rank}.jsonl", "a") as out:
+            out.write(json.dumps({"step": step, "loss": step_loss}) + "\n")

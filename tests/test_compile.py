@@ -1,0 +1,105 @@
+"""``trainer.compile``: the compiled model trains like the eager one (same step losses to 1e-4
+relative, same final accuracy to half a point) on 1 and 2 workers, and the option is validated."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_cli, write_jsonl
+
+EXAMPLES = {
+    # the digits example as shipped, shortened to 2 epochs
+    "digits": {"config": "digits_mlp.jsonnet", "data": "digits", "overrides": {"trainer.num_epochs": 2}},
+    # the transformer encoder classifier of scripts/bench_scaling.py (smaller), on fixed-length texts
+    "transformer": {
+        "config": "drug_reviews_boe.jsonnet", "data": "fixed_length",
+        "overrides": {"model.encoder": {"type": "transformer", "num_layers": 2, "num_heads": 4, "max_length": 16,
+                                        "averaged": None},
+                      "model.embedding_dim": 32, "model.dropout": 0.1, "trainer.num_epochs": 1},
+    },
+}
+GLOBAL_BATCH = 16
+
+
+def fixed_length_texts(count: int, seed: int) -> list[dict]:
+    """Texts of exactly 16 tokens whose label is the word range most of them come from."""
+    rng = random.Random(seed)
+    records = []
+    for _ in range(count):
+        label = rng.randrange(4)
+        words = [f"w{label * 50 + rng.randrange(50)}" if rng.random() < 0.6 else f"w{rng.randrange(200)}" for _ in range(16)]
+        records.append({"text": " ".join(words), "label": str(label)})
+    return records
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("compile-data")
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--only", "digits", "--out", str(out)],
+                   check=True, capture_output=True)
+    write_jsonl(out / "fixed_length" / "train.jsonl", fixed_length_texts(20 * GLOBAL_BATCH, seed=1))
+    write_jsonl(out / "fixed_length" / "validation.jsonl", fixed_length_texts(96, seed=2))
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(data, tmp_path_factory):
+    """``runs(example, workers, compiled)`` -> (rank 0's step losses, final metrics); each trained once."""
+    done: dict = {}
+    scratch = tmp_path_factory.mktemp("compile-runs")
+    cache = tmp_path_factory.mktemp("compile-cache")
+
+    def run(example: str, workers: int, compiled: bool):
+        key = (example, workers, compiled)
+        if key not in done:
+            spec = EXAMPLES[example]
+            folder = scratch / f"{example}-{workers}-{compiled}"
+            data_dir = data / spec["data"]
+            overrides = {
+                "train_data_path": str(data_dir / "train.jsonl"),
+                "validation_data_path": str(data_dir / "validation.jsonl"),
+                "data_loader.batch_size": GLOBAL_BATCH // workers,
+                "trainer.progress_bar": False,
+                "trainer.compile": compiled,
+                "trainer.callbacks": [{"type": "test_step_losses", "folder": str(folder / "losses")}],
+                **spec["overrides"],
+            }
+            if workers > 1:
+                overrides["distributed"] = {"cuda_devices": [-1] * workers}
+            result = run_cli("train", str(ROOT / "configs" / spec["config"]), "-s", str(folder / "out"),
+                             "-o", json.dumps(overrides), "--include-package", "step_losses",
+                             timeout=600, env={"DISTRAIN_CACHE": str(cache)})
+            assert result.returncode == 0, result.stderr[-3000:]
+            losses = [json.loads(line)["loss"] for line in (folder / "losses" / "rank0.jsonl").read_text().splitlines()]
+            metrics = json.loads((folder / "out" / "metrics.json").read_text())
+            done[key] = (losses, metrics)
+        return done[key]
+
+    return run
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("example", sorted(EXAMPLES))
+def test_compiled_model_trains_like_the_eager_one(runs, example, workers):
+    eager_losses, eager_metrics = runs(example, workers, False)
+    compiled_losses, compiled_metrics = runs(example, workers, True)
+    assert len(compiled_losses) == len(eager_losses) >= 20
+    worst = max(abs(c - e) / max(abs(e), 1e-12) for c, e in zip(compiled_losses[:20], eager_losses[:20]))
+    print(f"{example} on {workers} worker(s): first 20 step losses differ by at most {worst:.2e} (relative); "
+          f"validation accuracy eager {eager_metrics['validation_accuracy']:.4f}, "
+          f"compiled {compiled_metrics['validation_accuracy']:.4f}")
+    assert worst <= 1e-4
+    accuracy_gap = abs(compiled_metrics["validation_accuracy"] - eager_metrics["validation_accuracy"])
+    assert accuracy_gap <= 0.005
+
+
+def test_compile_must_be_true_or_false(tmp_path):
+    result = run_cli("check", str(ROOT / "configs" / "digits_mlp.jsonnet"), "-o", '{"trainer.compile": "yes"}')
+    assert result.returncode == 2
+    assert "trainer.compile: expected true or false" in result.stderr
