@@ -9,7 +9,7 @@ import argparse
 import logging
 import shlex
 
-from distrain.commands.arguments import add_config_arguments, load_experiment_from_args
+from distrain.commands.arguments import add_config_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,20 +27,21 @@ def run(args: argparse.Namespace) -> int:
     import functools
     from pathlib import Path
 
-    from distrain.commands.arguments import load_config_from_args
+    from distrain.config.loading import load_config, parse_ext_vars
     from distrain.distributed.worker_server import start_worker_server
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    config = load_config_from_args(args)
+    config = load_config(args.config, args.overrides, parse_ext_vars(args.ext_var))
     start_worker_server(config)  # its imports overlap ours, validation and data reading
 
     from distrain.data.prepare import prepare_for_workers
     from distrain.distributed.launch import Job, run_job
+    from distrain.experiment import validate_experiment
     from distrain.training.preemption import Preempted
     from distrain.training.run_dir import prepare_serialization_dir
     from distrain.worker import train_worker
 
-    config, resolved = load_experiment_from_args(args, config)
+    config, resolved = validate_experiment(config, args.include_package)
     serialization_dir = Path(args.serialization_dir)
     job = Job(
         work=train_worker,
