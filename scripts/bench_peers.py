@@ -111,7 +111,10 @@ def model_config(train_path: Path, workers: int) -> dict:
 
 
 def _distrain_data_api():
-    """(resolve_experiment, prepare_data), wherever the core keeps them."""
+    """(resolve_experiment, prepare_data), wherever the core keeps them, with the built-ins registered."""
+    from distrain.plugins import import_plugins
+
+    import_plugins()
     try:
         from distrain.data.prepare import prepare_data
     except ImportError:
@@ -128,10 +131,7 @@ def tensorise(data: Path, output: Path) -> None:
     import numpy as np
     import torch
 
-    from distrain.plugins import import_plugins
-
     resolve_experiment, prepare_data = _distrain_data_api()
-    import_plugins()
     experiment = resolve_experiment(model_config(data, 1)).build()
     prepared = prepare_data(experiment)
     everything = prepared.train.batch(np.arange(len(prepared.train)))
@@ -143,20 +143,21 @@ def build_model(saved: dict):
     """The same module distrain builds: the config's model, constructed with the saved vocabulary."""
     import torch
 
-    from distrain.plugins import import_plugins
-
     resolve_experiment, _ = _distrain_data_api()
-    import_plugins()
     experiment = resolve_experiment(model_config(Path(saved["data"]), 1)).build()
     torch.manual_seed(1)
     return experiment.model.construct(vocab=saved["vocab"])
 
 
 class RankZeroTimer:
-    """Rank 0's clock: started after optimizer step ``warmup``, read after the last step."""
+    """Rank 0's clock: started after optimizer step ``warmup``, read after the last step.
+
+    With ``BENCH_PEERS_PROFILE=DIR`` in the environment it also writes a cProfile of rank 0's timed
+    steps to ``DIR/<framework>_<workers>.prof`` (the figures then include the profiler's overhead).
+    """
 
     def __init__(self, job: dict) -> None:
-        self.job, self.started, self.cpu_started = job, None, None
+        self.job, self.started, self.cpu_started, self.profile = job, None, None, None
 
     def after_step(self, step: int, rank: int) -> None:
         import torch
@@ -164,8 +165,16 @@ class RankZeroTimer:
         if rank != 0:
             return
         if step == self.job["warmup"]:
+            if os.environ.get("BENCH_PEERS_PROFILE"):
+                import cProfile
+
+                self.profile = cProfile.Profile()
+                self.profile.enable()
             self.started, self.cpu_started = time.perf_counter(), time.process_time()
         if step == self.job["steps"]:
+            if self.profile is not None:
+                self.profile.disable()
+                self.profile.dump_stats(Path(os.environ["BENCH_PEERS_PROFILE"]) / f"{self.job['name']}.prof")
             timed = step - self.job["warmup"]
             result = {
                 "examples_per_s": timed * GLOBAL_BATCH / (time.perf_counter() - self.started),
@@ -290,7 +299,7 @@ COMMANDS = {"distrain": distrain_command, "lightning": lightning_command, "accel
 def run_once(framework: str, workers: int, folder: Path, data: dict, steps: int, warmup: int, cores: int) -> dict:
     name = run_name(framework, workers)
     threads = threads_per_process(cores, workers)
-    job = {"processes": workers, "steps": steps, "warmup": warmup, "threads": threads, "data": str(data[workers]),
+    job = {"name": name, "processes": workers, "steps": steps, "warmup": warmup, "threads": threads, "data": str(data[workers]),
            "tensors": str(data[f"tensors{workers}"]), "result": str(folder / f"{name}.result.json"),
            "path": str(folder / f"{name}.job.json")}
     Path(job["path"]).write_text(json.dumps(job))
@@ -319,6 +328,8 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=None, help="steps before the clock starts (default 8; quick 3)")
     parser.add_argument("--rounds", type=int, default=None, help="alternating rounds (default 3; quick 1)")
     parser.add_argument("--only", choices=FRAMEWORKS, action="append", help="run only these frameworks (repeatable)")
+    parser.add_argument("--workers", type=int, choices=WORKER_COUNTS, action="append",
+                        help="run only these worker counts (repeatable)")
     parser.add_argument("--worker", choices=("lightning", "accelerate"), help=argparse.SUPPRESS)
     parser.add_argument("--job", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -333,10 +344,11 @@ def main() -> None:
     if not 0 < warmup < steps:
         parser.error(f"--warmup must be between 1 and --steps - 1 ({steps - 1}), got {warmup}")
     frameworks = args.only or FRAMEWORKS
+    worker_counts = sorted(args.workers or WORKER_COUNTS, reverse=True)
     cores = available_cores()
     from bench_scaling import make_data
 
-    figures: dict[str, list[dict]] = {run_name(f, w): [] for f in frameworks for w in WORKER_COUNTS}
+    figures: dict[str, list[dict]] = {run_name(f, w): [] for f in frameworks for w in sorted(worker_counts)}
     with tempfile.TemporaryDirectory(prefix="bench-peers-") as folder:
         folder = Path(folder)
         os.environ["DISTRAIN_CACHE"] = str(folder / "cache")
@@ -347,7 +359,7 @@ def main() -> None:
             data[f"tensors{workers}"] = folder / f"tensors{workers}.pt"
             tensorise(data[workers], data[f"tensors{workers}"])
         for round_number in range(1, rounds + 1):
-            for workers in (2, 1):
+            for workers in worker_counts:
                 for framework in frameworks:
                     measured = run_once(framework, workers, folder, data, steps, warmup, cores)
                     figures[run_name(framework, workers)].append(measured)
@@ -366,7 +378,7 @@ def main() -> None:
         medians[name] = speed[0]
         print(f"{name}_examples_per_s={speed[0]:.1f}  [{speed[1]:.1f}-{speed[2]:.1f}]  "
               f"rank 0 CPU {cpu:.1f} ms/step, launch to exit {launch[0]:.1f} s")
-    if "distrain" in frameworks and len(frameworks) > 1:
+    if "distrain_2" in medians and len(frameworks) > 1:
         peer, ratio = ratio_vs_best_peer(medians)
         print(f"faster peer on 2 workers: {peer}")
         print(f"ratio_vs_best_peer={ratio:.3f}")
