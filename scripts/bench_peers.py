@@ -25,7 +25,9 @@ count it trained with, and the script checks they agree.
 Throughput is timed by rank 0 inside the training loop, from the end of optimizer step ``warmup``
 to the end of the last step (start-up and the first steps excluded); the whole launch (start-up
 included) is reported too. The six runs alternate for ``--rounds`` rounds; each figure printed is
-the median over rounds, with its range. Data loading is in-memory for all three.
+the median over rounds, with its range; the ratio is also given per round (distrain against that
+round's faster peer), which is steadier when other work shares the machine. Data loading is
+in-memory for all three.
 
 Prints examples/s of each framework on 1 and 2 workers and, as the last line,
 ``ratio_vs_best_peer=<distrain 2 workers / the faster peer on 2 workers>`` (medians).
@@ -380,6 +382,10 @@ def main() -> None:
               f"rank 0 CPU {cpu:.1f} ms/step, launch to exit {launch[0]:.1f} s")
     if "distrain_2" in medians and len(frameworks) > 1:
         peer, ratio = ratio_vs_best_peer(medians)
+        paired = [ratio_vs_best_peer({name: runs[index]["examples_per_s"] for name, runs in figures.items()})[1]
+                  for index in range(rounds)]
+        print(f"per-round ratios (distrain 2 workers / that round's faster peer): "
+              f"{' '.join(f'{value:.3f}' for value in paired)}; median {statistics.median(paired):.3f}")
         print(f"faster peer on 2 workers: {peer}")
         print(f"ratio_vs_best_peer={ratio:.3f}")
 
