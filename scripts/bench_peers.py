@@ -29,6 +29,12 @@ the median over rounds, with its range; the ratio is also given per round (distr
 round's faster peer), which is steadier when other work shares the machine. Data loading is
 in-memory for all three.
 
+Run it on a quiet machine. Under load from other sessions the launchers differ in more than the
+loop: torchrun (under ``accelerate launch``) starts each worker in a session of its own
+(``start_new_session=True``), and with Linux's ``sched_autogroup_enabled`` each session is a
+scheduler group with its own fair share, so accelerate's 2 workers then get more CPU than
+distrain's or Lightning's, which share the launching session's one share.
+
 Prints examples/s of each framework on 1 and 2 workers and, as the last line,
 ``ratio_vs_best_peer=<distrain 2 workers / the faster peer on 2 workers>`` (medians).
 
