@@ -105,7 +105,7 @@ def test_constraints_defaults_and_docstrings_come_from_the_signatures(validator)
     adam = defs["Optimizer.adam"]
     assert adam["properties"]["lr"] == {"type": "number", "default": 0.001}
     assert adam["properties"]["type"] == {"const": "adam"}
-    assert defs["Model.feedforward_classifier"]["description"].startswith("Classifier over a dense feature vector")
+    assert defs["Model.feedforward_classifier"]["description"].startswith("Label logits from a dense feature vector")
     assert "adam" in defs["Optimizer"]["properties"]["type"]["anyOf"][0]["enum"]
 
 

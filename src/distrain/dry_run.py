@@ -18,6 +18,7 @@ shapes and the autograd graph of each batch, which a meta-device pass does not r
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -258,6 +259,9 @@ def dry_run(config: dict[str, Any], world_size: int, nodes: int = 1) -> tuple[Dr
     with tempfile.TemporaryDirectory() as scratch, dry_run_world(distributed) as world:
         from distrain.worker import assemble
 
+        # rank 0's place in the job, its device the meta device: the strategy's wrap moves the model
+        # there (a no-op), where a real worker would move it to its CPU or CUDA device
+        world = dataclasses.replace(world, device="meta")
         with meta_device():
             assembly = assemble(world, config, scratch, prepared)
         # outside the meta context: optimizers keep their step count as a CPU scalar they read back

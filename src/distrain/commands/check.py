@@ -26,9 +26,9 @@ def run(args: argparse.Namespace) -> int:
     from distrain.data.prepare import prepare_data
     from distrain.distributed.launch import dry_run_world
 
+    if args.world_size is not None:  # validated at that size, not at the configured one
+        return run_dry(args)
     config, resolved = load_experiment_from_args(args)
-    if args.world_size is not None:
-        return run_dry(args, config)
     experiment = resolved.build()
     prepared = prepare_data(experiment, config)
     with tempfile.TemporaryDirectory() as scratch, dry_run_world(resolved.distributed) as world:
@@ -55,9 +55,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_dry(args: argparse.Namespace, config: dict) -> int:
+def run_dry(args: argparse.Namespace) -> int:
+    from distrain.config.loading import load_config
     from distrain.dry_run import dry_run, render
+    from distrain.experiment import parse_ext_vars
+    from distrain.plugins import import_plugins
 
+    config = load_config(args.config, args.overrides, parse_ext_vars(args.ext_var))
+    import_plugins(args.include_package)
     figures, assembly = dry_run(config, args.world_size, args.nodes)
     model = assembly.model
     parameters = sum(p.numel() for p in model.parameters())
