@@ -103,7 +103,7 @@ def test_dry_run_at_1024_ranks_summarises_the_shares_and_counts_state_bytes(tmp_
     # 8*16+16 + 16*3+3 = 195 float32 parameters; Adam keeps two moments each and a step count per tensor
     assert re.search(r"parameters\s+780 B", result.stdout)
     assert re.search(r"gradients\s+780 B", result.stdout)
-    assert re.search(r"optimizer\s+1,576 B", result.stdout)  # 2 x 780 + 4 step counts x 4 bytes
+    assert re.search(r"optimizer\s+1\.5 KiB \(1,576 B\)", result.stdout)  # 2 x 780 + 4 step counts x 4 bytes
 
 
 def scale_config(tmp_path: Path, **extra) -> Path:

@@ -184,12 +184,14 @@ def group_ranks(values: list[Any]) -> list[tuple[int, int, Any]]:
     return groups
 
 
-def human_bytes(count: float) -> str:
+def human_bytes(count: int) -> str:
+    """``1,576 B`` -> ``1.5 KiB (1,576 B)``: readable, with the exact count a test or a script can compare."""
+    value = float(count)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(count) < 1024 or unit == "TiB":
-            return f"{count:,.0f} {unit}" if unit == "B" else f"{count:,.1f} {unit}"
-        count /= 1024
-    return f"{count} B"  # unreachable
+        if abs(value) < 1024 or unit == "TiB":
+            return f"{count:,} B" if unit == "B" else f"{value:,.1f} {unit} ({count:,} B)"
+        value /= 1024
+    return f"{count:,} B"  # unreachable
 
 
 def render(dry: DryRun, max_groups: int = 12) -> str:
