@@ -17,6 +17,8 @@ COMMANDS = {
     "predict": ("distrain.commands.predict", "write an archived model's predictions, one JSON line per input"),
     "list": ("distrain.commands.list_components", "list registered components and their arguments"),
     "shard": ("distrain.commands.shard", "split a JSON-lines or text file into N balanced shard files"),
+    "schema": ("distrain.commands.schema", "write the JSON Schema of a training config (for editors)"),
+    "plot": ("distrain.commands.plot", "plot training and validation curves of one or more runs"),
 }
 
 

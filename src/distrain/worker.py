@@ -106,5 +106,12 @@ def train_worker(
     metrics = assembly.trainer.train()
     weights = assembly.strategy.model_state_dict()  # every rank takes part (sharded strategies gather)
     if world.is_primary:
-        write_archive(Path(serialization_dir), weights, assembly.prepared.vocab, config)
+        from distrain.training.curves import write_run_curves
+        from distrain.training.summary import print_training_summary
+
+        archive = write_archive(Path(serialization_dir), weights, assembly.prepared.vocab, config)
+        for callback in assembly.trainer.callbacks:
+            callback.on_archive(assembly.trainer, archive)
+        write_run_curves(Path(serialization_dir))
+        print_training_summary(assembly.trainer, metrics, archive)
     return metrics

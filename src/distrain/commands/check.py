@@ -2,6 +2,8 @@
 
 With a ``distributed`` block, rank 0 of the configured world is assembled on a fake process group
 (no other process runs), so the strategy, loaders and effective batch are those of the real job.
+``--world-size N [--nodes M]`` is a dry run at any scale (see :mod:`distrain.dry_run`): the mesh,
+every rank's share of the global batch, steps per epoch and per-rank state bytes of an N-process job.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from distrain.commands.arguments import add_config_arguments, load_experiment_fr
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_arguments(parser)
+    parser.add_argument("--world-size", type=int, default=None, metavar="N",
+                        help="dry run as a job of N processes (default: the config's own)")
+    parser.add_argument("--nodes", type=int, default=1, metavar="M", help="spread the N processes over M nodes")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -21,6 +26,8 @@ def run(args: argparse.Namespace) -> int:
     from distrain.data.prepare import prepare_data
     from distrain.distributed.launch import dry_run_world
 
+    if args.world_size is not None:  # validated at that size, not at the configured one
+        return run_dry(args)
     config, resolved = load_experiment_from_args(args)
     experiment = resolved.build()
     prepared = prepare_data(experiment, config)
@@ -45,4 +52,22 @@ def run(args: argparse.Namespace) -> int:
     print(f"  workers          {world.size}" + (f" (devices {distributed.cuda_devices})" if distributed else ""))
     print(f"  effective batch  {batch} = {per_worker} per worker x {workers} worker(s) x {accumulation} accumulation")
     print(f"  steps per epoch  {trainer.steps_per_epoch}")
+    return 0
+
+
+def run_dry(args: argparse.Namespace) -> int:
+    from distrain.config.loading import load_config
+    from distrain.dry_run import dry_run, render
+    from distrain.experiment import parse_ext_vars
+    from distrain.plugins import import_plugins
+
+    config = load_config(args.config, args.overrides, parse_ext_vars(args.ext_var))
+    import_plugins(args.include_package)
+    figures, assembly = dry_run(config, args.world_size, args.nodes)
+    model = assembly.model
+    parameters = sum(p.numel() for p in model.parameters())
+    print(f"config OK at {args.world_size} process(es): {args.config}")
+    print(f"  model            {type(model).__name__}: {parameters:,} parameters")
+    print(f"  optimizer        {type(assembly.trainer.optimizer).__name__}")
+    print(render(figures))
     return 0

@@ -16,8 +16,17 @@ def run(args: argparse.Namespace) -> int:
     job = load_archive_job_from_args(args)
     from distrain.inference import evaluate_worker, launch, require_gold
 
+    import time
+
+    from distrain.training.summary import evaluation_rows, render_table
+
     require_gold(job)
+    started = time.monotonic()
     launch(job, evaluate_worker, args.output_file)
+    seconds = time.monotonic() - started
     with open(args.output_file, encoding="utf-8") as written:
-        print(json.dumps(json.load(written), indent=2))
+        metrics = json.load(written)
+    print(json.dumps(metrics, indent=2))
+    rows = evaluation_rows(metrics, seconds, len(job.dataset), args.archive, args.output_file)
+    print(render_table(f"evaluation summary ({args.data})", rows))
     return 0

@@ -70,10 +70,16 @@ class DataLoader:
     def __len__(self) -> int:
         return len(self.sampler.batches(self.epoch))
 
+    def slice_counts(self, batch_length: int) -> list[int]:
+        """How many samples of a global batch of ``batch_length`` each data-parallel rank receives."""
+        if self.world.dp_size == 1:
+            return [batch_length]
+        return split_counts(batch_length, self.world.shares())
+
     def my_slice(self, batch: np.ndarray) -> np.ndarray:
         if self.world.dp_size == 1:
             return batch
-        counts = split_counts(len(batch), self.world.shares())
+        counts = self.slice_counts(len(batch))
         start = sum(counts[: self.world.dp_rank])
         return batch[start : start + counts[self.world.dp_rank]]
 

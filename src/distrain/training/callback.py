@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from distrain.registry import Registrable
@@ -22,6 +23,12 @@ class Callback(Registrable):
 
     def on_end(self, trainer: Trainer, metrics: dict[str, Any]) -> None:
         pass
+
+    def on_failure(self, trainer: Trainer, error: BaseException) -> None:
+        """Training raised ``error`` (a stop signal raises :class:`~distrain.training.preemption.Preempted`)."""
+
+    def on_archive(self, trainer: Trainer, archive: Path) -> None:
+        """Rank 0 wrote the run's archive (after :meth:`on_end`)."""
 
     def state_dict(self) -> dict[str, Any]:
         return {}

@@ -147,6 +147,10 @@ class GradientDescentTrainer(Trainer):
         with self.stop_request.installed():
             try:
                 return self._train_epochs()
+            except BaseException as error:
+                for callback in self.callbacks:
+                    callback.on_failure(self, error)
+                raise
             finally:
                 self._close_progress()
 

@@ -38,7 +38,9 @@ class DistributedDataParallelStrategy(ParallelStrategy):
 
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         model = super().wrap(model)
-        if not self.world.is_distributed:
+        # a dry run's model lives on the meta device, where DDP's constructor cannot verify shapes
+        # (it reads them back as numbers); unwrapped, rank 0 still holds exactly its parameters
+        if not self.world.is_distributed or any(p.is_meta for p in model.parameters()):
             self.wrapped = model
             return model
         from torch.nn.parallel import DistributedDataParallel
