@@ -56,12 +56,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_dry(args: argparse.Namespace) -> int:
-    from distrain.config.loading import load_config
+    from distrain.commands.arguments import load_config_from_args
     from distrain.dry_run import dry_run, render
-    from distrain.experiment import parse_ext_vars
     from distrain.plugins import import_plugins
 
-    config = load_config(args.config, args.overrides, parse_ext_vars(args.ext_var))
+    config = load_config_from_args(args)
     import_plugins(args.include_package)
     figures, assembly = dry_run(config, args.world_size, args.nodes)
     model = assembly.model
