@@ -94,17 +94,18 @@ def run(args: argparse.Namespace) -> int:
 def open_study(storage_url: str, study_name: str, direction: str, args: argparse.Namespace, grid, max_epochs):
     import optuna
 
-    from distrain.tuning.study import make_pruner, make_sampler, open_storage
+    from distrain.tuning.study import make_pruner, make_sampler, open_storage, storage_lock
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    try:
-        storage = open_storage(storage_url)
-    except Exception as error:  # noqa: BLE001 - a bad URL or unreachable server is bad input
-        raise UsageError(f"--storage {storage_url}: {str(error).splitlines()[0]}") from None
-    study = optuna.create_study(
-        storage=storage, study_name=study_name, direction=direction, load_if_exists=True,
-        sampler=make_sampler(args.sampler, args.seed, grid), pruner=make_pruner(args.pruner, max_epochs),
-    )
+    with storage_lock(storage_url):
+        try:
+            storage = open_storage(storage_url)
+        except Exception as error:  # noqa: BLE001 - a bad URL or unreachable server is bad input
+            raise UsageError(f"--storage {storage_url}: {str(error).splitlines()[0]}") from None
+        study = optuna.create_study(
+            storage=storage, study_name=study_name, direction=direction, load_if_exists=True,
+            sampler=make_sampler(args.sampler, args.seed, grid), pruner=make_pruner(args.pruner, max_epochs),
+        )
     if study.direction.name.lower() != direction:
         raise UsageError(
             f'study "{study_name}" in {storage_url} is to {study.direction.name.lower()}, but the config\'s '

@@ -23,6 +23,7 @@ from distrain.errors import UsageError
 from distrain.tuning.space import Param
 from distrain.tuning.study import (
     HEARTBEAT_SECONDS, MESSAGE_ATTR, OWNER_ATTR, counted_trials, fail_interrupted_trials, owner_tag, running_trials,
+    storage_lock,
 )
 from distrain.tuning.trial_runner import TrialOutcome, run_trial, trial_dir_name, write_trial_record
 
@@ -155,6 +156,7 @@ class Search:
         write_trial_record(trial_dir, {
             "number": trial.number, "state": outcome.state, "params": point, "value": outcome.value,
             "epochs": outcome.epochs, "seconds": round(outcome.seconds, 2), "message": outcome.message,
+            "cpus": sorted(cpus) if cpus else None,
         })
         value = f"{outcome.value:.4f}" if outcome.value is not None else "-"
         logger.info("trial %d %s: value %s, %d epoch(s) %s", trial.number, outcome.state.lower(), value,
@@ -204,18 +206,5 @@ class Search:
             stop.set()
             thread.join()
 
-    @contextlib.contextmanager
-    def _storage_lock(self) -> Iterator[None]:
-        """A file lock beside a SQLite database: processes on this machine ask one at a time."""
-        url = self.settings.storage_url
-        if not url.startswith("sqlite:///"):
-            yield
-            return
-        import fcntl
-
-        with open(url[len("sqlite:///"):] + ".lock", "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+    def _storage_lock(self):
+        return storage_lock(self.settings.storage_url)

@@ -9,9 +9,10 @@ Optuna's heartbeat once it has missed :data:`GRACE_SECONDS` of beats.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
-from typing import Any
+from typing import Any, Iterator
 
 SAMPLERS = ("tpe", "random", "grid")
 PRUNERS = ("median", "hyperband", "none")
@@ -52,6 +53,10 @@ def open_storage(url: str, heartbeat: bool = True):
     """An RDB storage (SQLite, PostgreSQL, MySQL URL); SQLite waits for a lock instead of failing at once."""
     import optuna
 
+    import warnings
+
+    # distrain runs its own ask/tell loop and beats for each trial itself (see search.Search._heartbeat)
+    warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used with Study.optimize")
     engine_kwargs = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else None
     beats = {"heartbeat_interval": HEARTBEAT_SECONDS, "grace_period": GRACE_SECONDS} if heartbeat else {}
     return optuna.storages.RDBStorage(url, engine_kwargs=engine_kwargs, **beats)
@@ -107,3 +112,20 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+@contextlib.contextmanager
+def storage_lock(url: str) -> Iterator[None]:
+    """A file lock beside a SQLite database, so processes on this machine create the study and ask for
+    trials one at a time (other storages: no lock)."""
+    if not url.startswith("sqlite:///"):
+        yield
+        return
+    import fcntl
+
+    with open(url[len("sqlite:///"):] + ".lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

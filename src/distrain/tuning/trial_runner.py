@@ -77,19 +77,27 @@ def run_trial(
 
 
 def _child_setup(parent_pid: int, cpus: set[int] | None):
-    def setup() -> None:
-        try:
-            import ctypes
+    """What the trial process does between fork and exec. Only async-signal-safe work happens there: the
+    libc function is looked up here, in the parent (an import after fork can deadlock on a lock another
+    thread of the parent held, e.g. the heartbeat thread)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
 
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-        except OSError:
-            pass
-        if os.getppid() != parent_pid:  # the parent died before prctl took effect
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        prctl = None
+
+    def setup() -> None:
+        if prctl is not None:
+            prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG: SIGTERM when distrain tune dies
+        if os.getppid() != parent_pid:  # it died before prctl took effect
             os._exit(1)
         if cpus:
             os.sched_setaffinity(0, cpus)
 
-    return setup if sys.platform.startswith("linux") else None
+    return setup
 
 
 def read_outcome(config: dict[str, Any], trial_dir: Path, status: int, log_file: Path, seconds: float) -> TrialOutcome:
