@@ -98,14 +98,14 @@ def test_bad_search_space_exits_2_naming_the_key_before_any_trial(tiny, search, 
 
 def test_failed_trial_is_recorded_with_its_message_and_the_study_goes_on(tiny):
     directory = tiny["root"] / "failing"
-    search = {"model.dropout": {"type": "categorical", "choices": [0.0, 1.5]}}  # torch refuses p=1.5 at build
+    search = {"model.dropout": {"type": "categorical", "choices": [0.1, 1.5]}}  # torch refuses p=1.5 at build
     result = tune(tiny, search, directory, "--trials", "2", "--sampler", "grid", "--pruner", "none")
     assert result.returncode == 0, result.stderr
     rows = {row["model.dropout"]: row for row in csv.DictReader(open(directory / "trials.csv"))}
-    assert rows["0.0"]["state"] == "COMPLETE"
+    assert rows["0.1"]["state"] == "COMPLETE"
     assert rows["1.5"]["state"] == "FAIL"
     assert "dropout probability has to be between 0 and 1" in rows["1.5"]["message"]
-    assert json.loads((directory / "best_config.json").read_text())["model"]["dropout"] == 0.0
+    assert json.loads((directory / "best_config.json").read_text())["model"]["dropout"] == 0.1
 
 
 def test_hopeless_trial_is_pruned_after_an_epoch_and_its_folder_says_so(tiny):

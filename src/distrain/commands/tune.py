@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 from pathlib import Path
 
 from distrain.errors import UsageError
@@ -61,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
     checked = validate_space(args.config, params, overrides, ext_vars)
     logger.info("search space: %d key(s), valid at all %d corner point(s) checked", len(params), checked)
     grid = grid_space(params) if args.sampler == "grid" else None
+    if grid is not None and args.trials > math.prod(len(values) for values in grid.values()):
+        logger.warning("--trials %d is more than the grid's %d points: some points will repeat",
+                       args.trials, math.prod(len(values) for values in grid.values()))
     first = {param.key: param.extremes()[0] for param in params}
     base = point_config(args.config, first, overrides, ext_vars)
     metric, direction = objective_of(base)

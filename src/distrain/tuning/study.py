@@ -45,8 +45,25 @@ def make_sampler(name: str, seed: int | None, grid: dict[str, list[Any]] | None 
     if name == "random":
         return optuna.samplers.RandomSampler(seed=seed)
     if name == "grid":
-        return optuna.samplers.GridSampler(grid or {}, seed=seed)
+        return _AskTellGridSampler(grid or {}, seed=seed)
     raise ValueError(f"unknown sampler {name!r}")
+
+
+def _grid_sampler_class():
+    import optuna
+
+    class AskTellGridSampler(optuna.samplers.GridSampler):
+        """Optuna's grid sampler stops ``Study.optimize`` when the grid is used up, which an ask/tell loop
+        refuses; here ``--trials`` alone ends the search (beyond the grid's size, points repeat)."""
+
+        def after_trial(self, study, trial, state, values) -> None:
+            pass
+
+    return AskTellGridSampler
+
+
+def _AskTellGridSampler(*args, **kwargs):  # noqa: N802 - a class made on demand, so optuna loads lazily
+    return _grid_sampler_class()(*args, **kwargs)
 
 
 def open_storage(url: str, heartbeat: bool = True):

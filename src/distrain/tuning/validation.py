@@ -33,7 +33,9 @@ def validate_space(
     """Raise :class:`SearchSpaceError` naming the search key(s) and value(s) of the first corner point that
     gives an invalid config; return how many points were checked."""
     from distrain.experiment import resolve_experiment
+    from distrain.plugins import import_builtins
 
+    import_builtins()  # the registry is the schema; plugins (--include-package) are the caller's to import
     points = corner_points(params)
     for point in points:
         try:
