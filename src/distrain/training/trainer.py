@@ -139,6 +139,8 @@ class GradientDescentTrainer(Trainer):
         self.last_metrics: dict[str, Any] = {}
         self.elapsed_before = 0.0
         self.stop_request = StopRequest()
+        #: set by a callback's ``on_epoch`` (the same on every worker) to end training after this epoch
+        self.stop_reason: str | None = None
         self._started = time.monotonic()
         self._open_bar: _ProgressDisplay | None = None
 
@@ -158,7 +160,7 @@ class GradientDescentTrainer(Trainer):
         self._started = time.monotonic()
         for callback in self.callbacks:
             callback.on_start(self)
-        while self.position.epoch < self.num_epochs and not self.tracker.should_stop():
+        while self.position.epoch < self.num_epochs and not self.tracker.should_stop() and self.stop_reason is None:
             epoch = self.position.epoch
             epoch_metrics = {f"training_{k}": v for k, v in self._train_epoch(epoch).items()}
             if self.validation_loader is not None:
@@ -175,6 +177,8 @@ class GradientDescentTrainer(Trainer):
             self._stop_if_asked(agree(False, self.stop_requested, False, 0.0, self.world.is_distributed).wait().stop, saved)
             if self.tracker.should_stop():
                 logger.info("stopping early: no improvement in %d epochs", self.tracker.patience)
+            if self.stop_reason is not None:
+                logger.info("stopping: %s", self.stop_reason)
         if self.validation_loader is not None:
             barrier()  # rank 0 may still be writing the last epoch's best weights
             if self.checkpointer.best_weights.exists():
