@@ -43,14 +43,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from distrain.commands.train import configure_logging, parse_ext_vars
+    import logging
+
+    from distrain.config.loading import parse_ext_vars
     from distrain.config.loading import evaluate_jsonnet, parse_overrides
     from distrain.plugins import import_plugins
     from distrain.tuning.space import grid_space, parse_search_space
     from distrain.tuning.trial_runner import objective_of
     from distrain.tuning.validation import point_config, validate_space
 
-    configure_logging()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.trials < 1:
         raise UsageError(f"--trials must be at least 1, got {args.trials}")
     if args.n_jobs < 1:
