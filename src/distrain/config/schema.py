@@ -171,7 +171,9 @@ def resolve(annotation: Any, value: Any, path: str, problems: list[Problem]) -> 
     if origin is typing.Annotated and not _contains_configurable(annotation):
         return _resolve_leaf(annotation, value, path, problems)
     if origin is typing.Annotated:
-        return resolve(typing.get_args(annotation)[0], value, path, problems)
+        node = resolve(typing.get_args(annotation)[0], value, path, problems)
+        _check_length(annotation.__metadata__, value, path, problems)
+        return node
     if origin in _UNION_TYPES:
         return _resolve_union(annotation, value, path, problems)
     if origin is Lazy:
@@ -250,7 +252,7 @@ def resolve_object(base: type, value: Any, path: str, problems: list[Problem], l
     for param in params:
         if param.required and param.name not in value:
             problems.append(Problem(join_path(path, param.name), "missing required key"))
-    if len(problems) == found_before:
+    if not any(not isinstance(problem, _CrossProblem) for problem in problems[found_before:]):
         problems.extend(_argument_problems(cls, params, arguments, path))
     return Build(cls, arguments, lazy=lazy, type_name=type_name, path=path)
 
@@ -262,8 +264,12 @@ def _argument_problems(cls: type, params: tuple[Parameter, ...], arguments: dict
         return []
     values = {param.name: param.default for param in params}
     values.update({name: _unbuilt(node) for name, node in arguments.items()})
-    return [Problem(join_path(path, problem.path) if problem.path else path, problem.message)
+    return [_CrossProblem(join_path(path, problem.path) if problem.path else path, problem.message)
             for problem in hook(values)]
+
+
+class _CrossProblem(Problem):
+    """A broken rule across arguments: the values are each valid, so enclosing blocks still check theirs."""
 
 
 def _unbuilt(node: Node) -> Any:
@@ -275,6 +281,18 @@ def _unbuilt(node: Node) -> Any:
     if isinstance(node, DictOf):
         return {key: _unbuilt(item) for key, item in node.items.items()}
     return node.build()
+
+
+def _check_length(metadata: tuple, value: Any, path: str, problems: list[Problem]) -> None:
+    """``MinLen``/``MaxLen`` on a container of components (pydantic checks them on plain values)."""
+    if not isinstance(value, (list, dict)):
+        return
+    for rule in metadata:
+        least, most = getattr(rule, "min_length", None), getattr(rule, "max_length", None)
+        if least is not None and len(value) < least:
+            problems.append(Problem(path, f"must have at least {_plural(least, 'item')}, got {_show(value)}"))
+        if most is not None and len(value) > most:
+            problems.append(Problem(path, f"must have at most {_plural(most, 'item')}, got {_show(value)}"))
 
 
 # ----------------------------------------------------------------------------------------- leaves
@@ -292,15 +310,50 @@ def _resolve_leaf(annotation: Any, value: Any, path: str, problems: list[Problem
         # JSON mode + strict: the config came from JSON, so "3" is not an int but [1, 2] is a tuple.
         return Value(adapter.validate_json(json.dumps(value), strict=True))
     except pydantic.ValidationError as error:
-        for detail in error.errors():
-            where = path
-            for part in detail["loc"]:
-                if isinstance(part, (str, int)) and not str(part).startswith(("function-", "tagged-")):
-                    where = join_path(where, part)
-            problems.append(Problem(where, _describe(detail)))
+        problems.extend(_leaf_problems(error.errors(), value, path))
     except (TypeError, ValueError):
         return Value(value)  # not JSON-serialisable: an object passed programmatically
     return Value(value)
+
+
+def _leaf_problems(errors: list[dict], value: Any, path: str) -> list[Problem]:
+    """pydantic's errors as problems at key paths, one union member's errors per union.
+
+    pydantic reports a failed union once per member, each under a tag (``constrained-int``,
+    ``dict[str,int]``) in the error's location. A location part that is not a key or index of the
+    value is such a tag. Where the value had one member's shape (no type error at the union itself),
+    only that member's errors are kept (``-1`` for ``int >= 0 | dict`` is "must be 0 or more", not
+    also "expected an object"); where it fits none, one "expected A or B" problem is made.
+    """
+    located = []  # (key path, ((union site, member tag), ...), message)
+    for detail in errors:
+        where, members, current = path, [], value
+        for part in detail["loc"]:
+            if isinstance(current, dict) and isinstance(part, str) and part in current:
+                where, current = join_path(where, part), current[part]
+            elif isinstance(current, (list, tuple)) and isinstance(part, int) and 0 <= part < len(current):
+                where, current = join_path(where, part), current[part]
+            else:
+                members.append((where, part))
+        located.append((where, tuple(members), _describe(detail)))
+    losers: set[tuple[str, Any]] = set()
+    merged: dict[str, list[str]] = {}
+    for site in dict.fromkeys(site for _, members, _ in located for site, _ in members):
+        tags = list(dict.fromkeys(tag for _, members, _ in located for at, tag in members if at == site))
+        misfits = {tag for where, members, message in located for at, tag in members
+                   if at == site and where == site and message.startswith("expected ")}
+        fitting = [tag for tag in tags if tag not in misfits]
+        if fitting:
+            losers.update((site, tag) for tag in tags if tag != fitting[0])
+        elif len(tags) > 1:
+            losers.update((site, tag) for tag in tags)
+            merged[site] = [message for where, members, message in located
+                            if where == site and any(at == site for at, _ in members)]
+    found = [Problem(where, message) for where, members, message in located if not losers.intersection(members)]
+    for site, messages in merged.items():
+        expected = list(dict.fromkeys(message.removeprefix("expected ").rpartition(", got ")[0] for message in messages))
+        found.append(Problem(site, f"expected {' or '.join(expected)}, got {messages[0].rpartition(', got ')[2]}"))
+    return list(dict.fromkeys(found))
 
 
 _EXPECTED = {
