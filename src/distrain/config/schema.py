@@ -328,8 +328,10 @@ def _leaf_problems(errors: list[dict], value: Any, path: str) -> list[Problem]:
     located = []  # (key path, ((union site, member tag), ...), message)
     for detail in errors:
         where, members, current = path, [], value
-        for part in detail["loc"]:
-            if isinstance(current, dict) and isinstance(part, str) and part in current:
+        for position, part in enumerate(detail["loc"]):
+            if detail["type"] == "missing" and position == len(detail["loc"]) - 1:
+                where = join_path(where, part)  # a required key the value lacks
+            elif isinstance(current, dict) and isinstance(part, str) and part in current:
                 where, current = join_path(where, part), current[part]
             elif isinstance(current, (list, tuple)) and isinstance(part, int) and 0 <= part < len(current):
                 where, current = join_path(where, part), current[part]
