@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli, write_config
-from read_counter import records_read
 from transformer_fixtures import write_corpus, write_tiny_bert
 
 #: (config path, bad value, the line expected in stderr: "KEY.PATH: message")
@@ -207,6 +206,11 @@ def corpus(tmp_path: Path) -> dict:
     return {"dir": tmp_path, "base": base, "marks": marks, "bert": write_tiny_bert(tmp_path / "bert")}
 
 
+def records_read(marker_dir: Path) -> int:
+    """Records read by every process of a run, by the marks ``read_counting_json`` leaves (one per record)."""
+    return sum(len(file.read_text().splitlines()) for file in Path(marker_dir).glob("reads.*.txt"))
+
+
 def with_values(base: dict, cases: list[tuple]) -> dict:
     config = copy.deepcopy(base)
     for path, value, _ in cases:
@@ -268,3 +272,13 @@ def test_the_new_user_cases_stop_train_before_any_read(corpus, override, expecte
                      "--include-package", "read_counter")
     assert_reported_before_reading(result, [expected], corpus["marks"])
     assert not (corpus["dir"] / "run" / "metrics.json").exists()
+
+
+def test_an_error_raised_while_building_a_component_names_its_key_path(corpus):
+    """A check that needs run-time values (here: the model's parameter names) stays in the constructor;
+    its ``ValueError`` is still one line with the block's key path, exit 2, not a traceback."""
+    groups = {"trainer.optimizer": {"type": "adam", "parameter_groups": [[["no_such_parameter"], {"lr": 0.1}]]}}
+    result = check(corpus, "runtime", [(path, value, "") for path, value in groups.items()])
+    assert result.returncode == 2, result.stderr
+    assert "trainer.optimizer: parameter_groups: no parameter matches [['no_such_parameter']]" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -26,7 +26,3 @@ class ReadCountingJsonReader(TextClassificationJsonReader):
                 out.write(f"{path}\n")
             yield instance
 
-
-def records_read(marker_dir: Path) -> int:
-    """How many records every process of a run has read, by the marks left."""
-    return sum(len(file.read_text().splitlines()) for file in Path(marker_dir).glob("reads.*.txt"))
