@@ -228,7 +228,7 @@ def with_values(base: dict, cases: list[tuple]) -> dict:
 def assert_reported_before_reading(result, expected: list[str], marks: Path) -> None:
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
-    lines = {line.strip() for line in result.stderr.splitlines()}
+    lines = {line.strip().removeprefix("error: ") for line in result.stderr.splitlines()}
     missing = [line for line in expected if line not in lines]
     assert not missing, f"not reported: {missing}\nstderr:\n{result.stderr}"
     assert records_read(marks) == 0
