@@ -85,16 +85,6 @@ def resolve_experiment(config: dict[str, Any]) -> ResolvedExperiment:
         distributed = resolved.distributed
         if distributed is not None:
             problems += distributed.problems()
-        loader = plan.arguments.get("data_loader")
-        if loader is not None and loader.build().batch_size < 1:
-            problems.append(Problem("data_loader.batch_size", "must be at least 1"))
-        for key in ("data_loader", "validation_data_loader"):
-            node = plan.arguments.get(key)
-            built = node.build() if node is not None else None
-            if built is not None and built.num_workers < 0:
-                problems.append(Problem(f"{key}.num_workers", "must be 0 or more"))
-            if built is not None and built.max_instances_in_memory is not None and built.max_instances_in_memory < 1:
-                problems.append(Problem(f"{key}.max_instances_in_memory", "must be at least 1"))
     if problems:
         raise ConfigError(problems)
     return resolved

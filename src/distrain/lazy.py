@@ -6,6 +6,7 @@ the config is read. The config is still validated up front; only construction wa
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Generic, TypeVar
 
 T = TypeVar("T")
@@ -26,6 +27,17 @@ class Lazy(Generic[T]):
         self.description = description
         self.cls = cls
         self.arguments = arguments or {}
+
+    def argument(self, name: str, missing: Any = None) -> Any:
+        """The configured value of plain argument ``name``, else the constructor's default, else ``missing``."""
+        if name in self.arguments:
+            return self.arguments[name]
+        if self.cls is None:
+            return missing
+        parameter = inspect.signature(self.cls).parameters.get(name)
+        if parameter is None or parameter.default is inspect.Parameter.empty:
+            return missing
+        return parameter.default
 
     def construct(self, **runtime_args: Any) -> T:
         return self._build(**runtime_args)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from typing import Callable, ClassVar, TypeVar
+from typing import Any, Callable, ClassVar, Mapping, TypeVar
 
+from distrain.config.errors import Problem
 from distrain.errors import BadInput
 
 T = TypeVar("T", bound=type)
@@ -63,6 +64,21 @@ class Registrable:
             return subclass
 
         return add
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        """Checks that span several of this component's arguments, made when the config is validated.
+
+        Single values are checked by their annotations (``Annotated[int, Ge(1)]``, see
+        :mod:`distrain.config.constraints`); override this, once per component, for rules that
+        relate arguments to each other. ``arguments`` holds every configurable argument: its
+        configured value, else its default; an argument that configures another component arrives as
+        a :class:`~distrain.lazy.Lazy` recipe (its ``cls`` and ``argument(name)``), never built.
+        It is called only when each argument is valid on its own. Return one :class:`Problem` per
+        broken rule, its ``path`` relative to this block (an argument name, or ``""`` for the block);
+        the caller prefixes the block's key path.
+        """
+        return []
 
     @classmethod
     def list_available(cls) -> list[str]:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import collections.abc
 import inspect
 import re
+import types
+import typing
 
 from distrain.commands.arguments import add_plugin_arguments
 from distrain.errors import UsageError
@@ -16,10 +19,66 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def describe_annotation(annotation) -> str:
-    """``Optional[Lazy[distrain.training.optimizers.Optimizer]]`` → ``Optional[Lazy[Optimizer]]``."""
+    """The type a config value takes, constraints left out: ``Optional[Lazy[pkg.Optimizer]]`` → ``Lazy[Optimizer] | None``."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return describe_annotation(args[0])
+    if origin in (typing.Union, types.UnionType):
+        parts = [describe_annotation(arg) for arg in args if arg is not type(None)]
+        return " | ".join(parts + (["None"] if type(None) in args else []))
+    if origin is typing.Literal:
+        return "Literal[" + ", ".join(repr(arg) for arg in args) + "]"
+    if origin is not None and args:
+        name = getattr(origin, "__name__", None) or str(origin).replace("typing.", "")
+        return f"{name}[{', '.join(describe_annotation(arg) for arg in args)}]"
     text = getattr(annotation, "__name__", None) if inspect.isclass(annotation) else None
     text = text or str(annotation).replace("typing.", "")
     return re.sub(r"\b(?:[A-Za-z_]\w*\.)+([A-Za-z_]\w*)", r"\1", text).replace("NoneType", "None")
+
+
+def describe_constraints(annotation) -> str:
+    """What the annotation demands of a value beyond its type, e.g. ``must be >= 1``, ``each must be in [0, 1)``."""
+    phrases = list(dict.fromkeys(_constraints(annotation, each=False)))
+    return "; ".join(phrases)
+
+
+def _constraints(annotation, each: bool) -> list[str]:
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    lead = "each must" if each else "must"
+    if origin is typing.Annotated:
+        found = [f"{lead} {phrase}" for phrase in _rules(annotation.__metadata__, args[0])]
+        return found + _constraints(args[0], each)
+    if origin in (typing.Union, types.UnionType):
+        return [phrase for arg in args for phrase in _constraints(arg, each)]
+    if origin in (list, tuple, set, collections.abc.Sequence, collections.abc.Iterable):
+        return [phrase for arg in args if arg is not Ellipsis for phrase in _constraints(arg, True)]
+    if origin in (dict, collections.abc.Mapping) and len(args) == 2:
+        return _constraints(args[1], True)
+    return []
+
+
+def _rules(metadata, base) -> list[str]:
+    """One phrase per rule: a range (``>= 1``, ``in (0, 1]``), a length, or a ``Must``'s description."""
+    lower = next(((f"{op}", getattr(item, name)) for item in metadata
+                  for name, op in (("ge", "["), ("gt", "(")) if getattr(item, name, None) is not None), None)
+    upper = next(((f"{op}", getattr(item, name)) for item in metadata
+                  for name, op in (("le", "]"), ("lt", ")")) if getattr(item, name, None) is not None), None)
+    rules = []
+    if lower and upper:
+        rules.append(f"be in {lower[0]}{lower[1]}, {upper[1]}{upper[0]}")
+    elif lower:
+        rules.append(f"be {'>=' if lower[0] == '[' else '>'} {lower[1]}")
+    elif upper:
+        rules.append(f"be {'<=' if upper[0] == ']' else '<'} {upper[1]}")
+    for item in metadata:
+        if getattr(item, "min_length", None):
+            noun = "character" if base is str else "item"
+            rules.append(f"have at least {item.min_length} {noun}" + ("s" if item.min_length != 1 else ""))
+        if getattr(item, "max_length", None) is not None:
+            rules.append(f"have at most {item.max_length} {'characters' if base is str else 'items'}")
+        if isinstance(getattr(item, "description", None), str) and callable(getattr(item, "test", None)):
+            rules.append(item.description)
+    return rules
 
 
 def summary(cls: type) -> str:
@@ -50,5 +109,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {name}" + (f"  - {doc}" if doc else ""))
             for param in params:
                 default_text = "required" if param.required else f"default {param.default!r}"
-                print(f"      {param.name}: {describe_annotation(param.annotation)} ({default_text})")
+                rules = describe_constraints(param.annotation)
+                print(f"      {param.name}: {describe_annotation(param.annotation)} ({default_text})"
+                      + (f", {rules}" if rules else ""))
     return 0

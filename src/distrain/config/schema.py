@@ -19,7 +19,7 @@ from typing import Any, Union
 
 import pydantic
 
-from distrain.config.errors import Problem, join_path
+from distrain.config.errors import ConfigError, Problem, join_path
 from distrain.lazy import Lazy
 from distrain.registry import Registrable, RegistryError, suggest
 
@@ -58,23 +58,35 @@ class DictOf(Node):
 
 @dataclasses.dataclass
 class Build(Node):
-    """Construct ``cls(**arguments, **runtime_args)``; with ``lazy`` the result is a :class:`Lazy`."""
+    """Construct ``cls(**arguments, **runtime_args)``; with ``lazy`` the result is a :class:`Lazy`.
+
+    ``path`` is the block's key path: a ``ValueError`` or ``TypeError`` the constructor raises (a
+    check that needs run-time arguments) is reported as ``path: message``, a :class:`ConfigError`.
+    """
 
     cls: type
     arguments: dict[str, Node]
     lazy: bool = False
     type_name: str | None = None
+    path: str = ""
 
     def build(self, **runtime_args: Any) -> Any:
         if self.lazy:
-            plain = {name: node.value for name, node in self.arguments.items() if isinstance(node, Value)}
-            return Lazy(self.construct, description=self.type_name or self.cls.__name__, cls=self.cls, arguments=plain)
+            return self.recipe()
         return self.construct(**runtime_args)
+
+    def recipe(self) -> Lazy:
+        """This block as a :class:`Lazy` (its class and plain arguments), nothing built yet."""
+        plain = {name: node.value for name, node in self.arguments.items() if isinstance(node, Value)}
+        return Lazy(self.construct, description=self.type_name or self.cls.__name__, cls=self.cls, arguments=plain)
 
     def construct(self, **runtime_args: Any) -> Any:
         kwargs = {name: node.build() for name, node in self.arguments.items()}
         kwargs.update(runtime_args)
-        return self.cls(**kwargs)
+        try:
+            return self.cls(**kwargs)
+        except (ValueError, TypeError) as error:
+            raise ConfigError([Problem(self.path, str(error))]) from error
 
     def argument(self, name: str) -> Any:
         """The configured value of a plain argument, or its default when the config omits it."""
@@ -159,7 +171,9 @@ def resolve(annotation: Any, value: Any, path: str, problems: list[Problem]) -> 
     if origin is typing.Annotated and not _contains_configurable(annotation):
         return _resolve_leaf(annotation, value, path, problems)
     if origin is typing.Annotated:
-        return resolve(typing.get_args(annotation)[0], value, path, problems)
+        node = resolve(typing.get_args(annotation)[0], value, path, problems)
+        _check_length(annotation.__metadata__, value, path, problems)
+        return node
     if origin in _UNION_TYPES:
         return _resolve_union(annotation, value, path, problems)
     if origin is Lazy:
@@ -221,6 +235,7 @@ def resolve_object(base: type, value: Any, path: str, problems: list[Problem], l
             return Value(value)
     params, takes_kwargs = parameters_of(cls)
     known = {param.name: param for param in params}
+    found_before = len(problems)
     arguments: dict[str, Node] = {}
     for key, item in value.items():
         if key in known:
@@ -237,7 +252,47 @@ def resolve_object(base: type, value: Any, path: str, problems: list[Problem], l
     for param in params:
         if param.required and param.name not in value:
             problems.append(Problem(join_path(path, param.name), "missing required key"))
-    return Build(cls, arguments, lazy=lazy, type_name=type_name)
+    if not any(not isinstance(problem, _CrossProblem) for problem in problems[found_before:]):
+        problems.extend(_argument_problems(cls, params, arguments, path))
+    return Build(cls, arguments, lazy=lazy, type_name=type_name, path=path)
+
+
+def _argument_problems(cls: type, params: tuple[Parameter, ...], arguments: dict[str, Node], path: str) -> list[Problem]:
+    """The component's own checks across its arguments (see ``Registrable.argument_problems``)."""
+    hook = getattr(cls, "argument_problems", None)
+    if hook is None:
+        return []
+    values = {param.name: param.default for param in params}
+    values.update({name: _unbuilt(node) for name, node in arguments.items()})
+    return [_CrossProblem(join_path(path, problem.path) if problem.path else path, problem.message)
+            for problem in hook(values)]
+
+
+class _CrossProblem(Problem):
+    """A broken rule across arguments: the values are each valid, so enclosing blocks still check theirs."""
+
+
+def _unbuilt(node: Node) -> Any:
+    """A plain value as configured; a component as its :class:`Lazy` recipe (validation builds nothing)."""
+    if isinstance(node, Build):
+        return node.recipe()
+    if isinstance(node, ListOf):
+        return [_unbuilt(item) for item in node.items]
+    if isinstance(node, DictOf):
+        return {key: _unbuilt(item) for key, item in node.items.items()}
+    return node.build()
+
+
+def _check_length(metadata: tuple, value: Any, path: str, problems: list[Problem]) -> None:
+    """``MinLen``/``MaxLen`` on a container of components (pydantic checks them on plain values)."""
+    if not isinstance(value, (list, dict)):
+        return
+    for rule in metadata:
+        least, most = getattr(rule, "min_length", None), getattr(rule, "max_length", None)
+        if least is not None and len(value) < least:
+            problems.append(Problem(path, f"must have at least {_plural(least, 'item')}, got {_show(value)}"))
+        if most is not None and len(value) > most:
+            problems.append(Problem(path, f"must have at most {_plural(most, 'item')}, got {_show(value)}"))
 
 
 # ----------------------------------------------------------------------------------------- leaves
@@ -255,15 +310,52 @@ def _resolve_leaf(annotation: Any, value: Any, path: str, problems: list[Problem
         # JSON mode + strict: the config came from JSON, so "3" is not an int but [1, 2] is a tuple.
         return Value(adapter.validate_json(json.dumps(value), strict=True))
     except pydantic.ValidationError as error:
-        for detail in error.errors():
-            where = path
-            for part in detail["loc"]:
-                if isinstance(part, (str, int)) and not str(part).startswith(("function-", "tagged-")):
-                    where = join_path(where, part)
-            problems.append(Problem(where, _describe(detail)))
+        problems.extend(_leaf_problems(error.errors(), value, path))
     except (TypeError, ValueError):
         return Value(value)  # not JSON-serialisable: an object passed programmatically
     return Value(value)
+
+
+def _leaf_problems(errors: list[dict], value: Any, path: str) -> list[Problem]:
+    """pydantic's errors as problems at key paths, one union member's errors per union.
+
+    pydantic reports a failed union once per member, each under a tag (``constrained-int``,
+    ``dict[str,int]``) in the error's location. A location part that is not a key or index of the
+    value is such a tag. Where the value had one member's shape (no type error at the union itself),
+    only that member's errors are kept (``-1`` for ``int >= 0 | dict`` is "must be 0 or more", not
+    also "expected an object"); where it fits none, one "expected A or B" problem is made.
+    """
+    located = []  # (key path, ((union site, member tag), ...), message)
+    for detail in errors:
+        where, members, current = path, [], value
+        for position, part in enumerate(detail["loc"]):
+            if detail["type"] == "missing" and position == len(detail["loc"]) - 1:
+                where = join_path(where, part)  # a required key the value lacks
+            elif isinstance(current, dict) and isinstance(part, str) and part in current:
+                where, current = join_path(where, part), current[part]
+            elif isinstance(current, (list, tuple)) and isinstance(part, int) and 0 <= part < len(current):
+                where, current = join_path(where, part), current[part]
+            else:
+                members.append((where, part))
+        located.append((where, tuple(members), _describe(detail)))
+    losers: set[tuple[str, Any]] = set()
+    merged: dict[str, list[str]] = {}
+    for site in dict.fromkeys(site for _, members, _ in located for site, _ in members):
+        tags = list(dict.fromkeys(tag for _, members, _ in located for at, tag in members if at == site))
+        misfits = {tag for where, members, message in located for at, tag in members
+                   if at == site and where == site and message.startswith("expected ")}
+        fitting = [tag for tag in tags if tag not in misfits]
+        if fitting:
+            losers.update((site, tag) for tag in tags if tag != fitting[0])
+        elif len(tags) > 1:
+            losers.update((site, tag) for tag in tags)
+            merged[site] = [message for where, members, message in located
+                            if where == site and any(at == site for at, _ in members)]
+    found = [Problem(where, message) for where, members, message in located if not losers.intersection(members)]
+    for site, messages in merged.items():
+        expected = list(dict.fromkeys(message.removeprefix("expected ").rpartition(", got ")[0] for message in messages))
+        found.append(Problem(site, f"expected {' or '.join(expected)}, got {messages[0].rpartition(', got ')[2]}"))
+    return list(dict.fromkeys(found))
 
 
 _EXPECTED = {
@@ -288,7 +380,37 @@ def _describe(detail: dict) -> str:
         return f"expected {detail['ctx']['expected']}, got {got}"
     if kind == "missing":
         return "missing required key"
+    bound = _BOUNDS.get(kind)
+    if bound is not None:
+        return f"{bound(detail['ctx'])}, got {got}"
+    if kind == "value_error":
+        return f"{detail['ctx']['error']}, got {got}"
     return f"{detail['msg'][0].lower()}{detail['msg'][1:]}, got {got}"
+
+
+def _number(value: Any) -> str:
+    """``1.0`` as ``1``: a bound reads as the user wrote it."""
+    return format(value, "g") if isinstance(value, float) else str(value)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+#: pydantic's constraint errors, said the way a config's reader thinks of them
+_BOUNDS = {
+    "greater_than_equal": lambda ctx: "must be 0 or more" if ctx["ge"] == 0 else f"must be at least {_number(ctx['ge'])}",
+    "greater_than": lambda ctx: f"must be greater than {_number(ctx['gt'])}",
+    "less_than_equal": lambda ctx: f"must be at most {_number(ctx['le'])}",
+    "less_than": lambda ctx: f"must be less than {_number(ctx['lt'])}",
+    "multiple_of": lambda ctx: f"must be a multiple of {_number(ctx['multiple_of'])}",
+    "too_short": lambda ctx: f"must have at least {_plural(ctx['min_length'], 'item')}",
+    "too_long": lambda ctx: f"must have at most {_plural(ctx['max_length'], 'item')}",
+    "string_too_short": lambda ctx: "must not be empty" if ctx["min_length"] == 1
+    else f"must have at least {_plural(ctx['min_length'], 'character')}",
+    "string_too_long": lambda ctx: f"must have at most {_plural(ctx['max_length'], 'character')}",
+    "string_pattern_mismatch": lambda ctx: f"must match the pattern {ctx['pattern']}",
+}
 
 
 def _show(value: Any) -> str:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Iterator, Mapping, NamedTuple
 
 import numpy as np
 
+from distrain.config.constraints import NonNegativeInt, PositiveInt
+from distrain.config.errors import Problem
 from distrain.data.dataset import IndexedDataset
 from distrain.data.sampler import GlobalBatchSampler, split_counts
 from distrain.distributed.world import SINGLE, World
@@ -24,14 +26,22 @@ class DataLoaderConfig:
     ``sort_by_length`` and ``max_tokens_per_batch`` apply to the indexed (non-lazy) path only.
     """
 
-    batch_size: int = 32
+    batch_size: PositiveInt = 32
     shuffle: bool = True
     drop_last: bool = False
     sort_by_length: bool = False
-    max_tokens_per_batch: int | None = None
+    max_tokens_per_batch: PositiveInt | None = None
     lazy: bool = False
-    num_workers: int = 0
-    max_instances_in_memory: int | None = None
+    num_workers: NonNegativeInt = 0
+    max_instances_in_memory: PositiveInt | None = None
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        """``sort_by_length`` and ``max_tokens_per_batch`` need the whole split indexed: not with ``lazy``."""
+        if not arguments["lazy"]:
+            return []
+        return [Problem(key, "applies to indexed loading only; it cannot be used with lazy")
+                for key in ("sort_by_length", "max_tokens_per_batch") if arguments[key] not in (False, None)]
 
 
 class Batch(NamedTuple):

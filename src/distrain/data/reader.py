@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from distrain.config.constraints import NonNegativeInt
 from distrain.registry import Registrable
 from distrain.errors import BadInput
 
@@ -61,7 +62,7 @@ class DatasetReader(Registrable):
     #: True when :meth:`_read` itself yields only this reader's share (see :attr:`shard`)
     distributed_aware: bool = False
 
-    def __init__(self, max_instances: int | None = None, skip_invalid: bool = False) -> None:
+    def __init__(self, max_instances: NonNegativeInt | None = None, skip_invalid: bool = False) -> None:
         self.max_instances = max_instances
         self.skip_invalid = skip_invalid
         self.num_skipped = 0

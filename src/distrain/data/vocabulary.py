@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from distrain.config.constraints import NonNegativeInt, PositiveInt
+
 PADDING_TOKEN = "@@PADDING@@"
 OOV_TOKEN = "@@UNKNOWN@@"
 
@@ -21,8 +23,8 @@ class VocabularyConfig:
     and are never trimmed.
     """
 
-    min_count: int | dict[str, int] = 1
-    max_size: int | dict[str, int] | None = None
+    min_count: NonNegativeInt | dict[str, NonNegativeInt] = 1
+    max_size: PositiveInt | dict[str, PositiveInt] | None = None
 
 
 def is_padded(namespace: str) -> bool:

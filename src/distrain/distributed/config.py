@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from annotated_types import Ge, Gt, Le
+from annotated_types import Ge, Gt, Le, MinLen
 
 from distrain.config.errors import Problem
 from distrain.distributed.parallel_dims import ParallelDims
@@ -22,7 +22,7 @@ class DistributedConfig:
     says how the model is spread over the workers (default ``ddp``: replicated).
     """
 
-    cuda_devices: list[Annotated[int, Ge(-1)]]
+    cuda_devices: Annotated[list[Annotated[int, Ge(-1)]], MinLen(1)]
     num_nodes: Annotated[int, Ge(1)] = 1
     node_rank: Annotated[int, Ge(0)] = 0
     master_addr: str = "127.0.0.1"
@@ -62,8 +62,6 @@ class DistributedConfig:
         """Checks spanning several keys (single values are checked by their annotations)."""
         found = []
         world_size = world_size or self.world_size
-        if not self.cuda_devices:
-            found.append(Problem(f"{path}.cuda_devices", "must list at least one device"))
         if self.uses_cuda and not all(device >= 0 for device in self.cuda_devices):
             found.append(Problem(f"{path}.cuda_devices", "cannot mix CUDA devices and CPU (-1) processes"))
         if not 0 <= self.node_rank < max(self.num_nodes, 1):

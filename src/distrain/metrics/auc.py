@@ -6,6 +6,7 @@ from typing import Sequence
 
 import torch
 
+from distrain.config.constraints import NonNegativeInt
 from distrain.metrics.classes import flat_weights
 from distrain.metrics.metric import Metric
 from distrain.metrics.ranking import average_ranks
@@ -25,7 +26,7 @@ class Auc(Metric):
 
     gathered = ("score", "positive")
 
-    def __init__(self, positive_label: int | str = 1) -> None:
+    def __init__(self, positive_label: NonNegativeInt | str = 1) -> None:
         super().__init__()
         self.positive_label = positive_label
 

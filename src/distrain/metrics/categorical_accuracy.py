@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Any, Mapping
 
 import torch
-from annotated_types import Ge
 
+from distrain.config.constraints import PositiveInt
+from distrain.config.errors import Problem
 from distrain.metrics.classes import check_gold_range, flat_weights
 from distrain.metrics.metric import Metric
 
@@ -23,12 +24,16 @@ class CategoricalAccuracy(Metric):
 
     summed = ("correct", "total")
 
-    def __init__(self, top_k: Annotated[int, Ge(1)] = 1, tie_break: bool = False) -> None:
+    def __init__(self, top_k: PositiveInt = 1, tie_break: bool = False) -> None:
         super().__init__()
-        if tie_break and top_k != 1:
-            raise ValueError("tie_break only applies to top_k = 1")
         self.top_k = top_k
         self.tie_break = tie_break
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        if arguments["tie_break"] and arguments["top_k"] != 1:
+            return [Problem("tie_break", f"only applies to top_k 1, got top_k {arguments['top_k']}")]
+        return []
 
     def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor, mask: torch.Tensor | None = None) -> None:
         predictions, gold_labels = predictions.detach(), gold_labels.detach()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from distrain.config.constraints import NonNegativeInt
 from distrain.metrics.fbeta import FBeta
 from distrain.metrics.metric import Metric
 
@@ -15,7 +16,7 @@ class F1(FBeta):
     ``positive_label``: the class whose precision/recall/F1 is reported, by index or by name.
     Inputs as :class:`FBeta`; the result has ``precision``, ``recall`` and ``f1``."""
 
-    def __init__(self, positive_label: int | str = 1) -> None:
+    def __init__(self, positive_label: NonNegativeInt | str = 1) -> None:
         super().__init__(beta=1.0, average=None, labels=[positive_label])
 
     def compute(self, stats: dict[str, torch.Tensor]) -> dict[str, float]:

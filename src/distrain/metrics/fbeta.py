@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from typing import Annotated, Any, Literal, Mapping, Sequence
 
 import torch
+from annotated_types import MinLen
 
+from distrain.config.constraints import NonNegativeInt, PositiveFloat
+from distrain.config.errors import Problem
 from distrain.metrics.classes import check_gold_range, flat_weights, predicted_classes
 from distrain.metrics.metric import Metric
 
@@ -38,16 +41,20 @@ class FBeta(Metric):
 
     def __init__(
         self,
-        beta: float = 1.0,
+        beta: PositiveFloat = 1.0,
         average: Literal["micro", "macro", "weighted"] | None = None,
-        labels: list[int | str] | None = None,
+        labels: Annotated[list[NonNegativeInt | str], MinLen(1)] | None = None,
     ) -> None:
         super().__init__()
-        if beta <= 0:
-            raise ValueError(f"beta must be positive, got {beta}")
         self.beta = beta
         self.average = average
         self.labels = labels
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        labels = arguments.get("labels") or []
+        repeated = sorted({str(label) for label in labels if labels.count(label) > 1})
+        return [Problem("labels", f"lists {', '.join(repeated)} more than once")] if repeated else []
 
     def set_label_names(self, names: Sequence[str]) -> None:
         super().set_label_names(names)

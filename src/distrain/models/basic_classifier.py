@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import torch
 
+from distrain.config.constraints import PositiveInt, Probability
+from distrain.config.errors import Problem
 from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 from distrain.metrics.metric import Metric
@@ -24,9 +26,9 @@ class BasicClassifier(ClassifierOutputs, Model):
         self,
         vocab: Vocabulary,
         encoder: Lazy[Seq2VecEncoder],
-        embedding_dim: int = 100,
+        embedding_dim: PositiveInt = 100,
         feedforward: Lazy[FeedForward] | None = None,
-        dropout: float = 0.0,
+        dropout: Probability = 0.0,
         namespace: str = "tokens",
         label_namespace: str = "labels",
         metrics: dict[str, Metric] | None = None,
@@ -41,6 +43,12 @@ class BasicClassifier(ClassifierOutputs, Model):
         width = self.feedforward.output_dim if self.feedforward else width
         self.dropout = torch.nn.Dropout(dropout) if dropout > 0 else torch.nn.Identity()
         self.output = torch.nn.Linear(width, vocab.size(label_namespace))
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        encoder, width = arguments["encoder"], arguments["embedding_dim"]
+        problem = encoder.cls.input_dim_problem(encoder, width) if isinstance(encoder, Lazy) else None
+        return [Problem("embedding_dim", f"{problem}, got {width}")] if problem else []
 
     def forward(self, tokens: torch.Tensor, label: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
         mask = tokens.ne(0)

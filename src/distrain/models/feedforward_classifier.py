@@ -6,6 +6,7 @@ from typing import Any
 
 import torch
 
+from distrain.config.constraints import PositiveInt
 from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 from distrain.metrics.metric import Metric
@@ -22,7 +23,7 @@ class FeedForwardClassifier(ClassifierOutputs, Model):
     def __init__(
         self,
         vocab: Vocabulary,
-        input_dim: int,
+        input_dim: PositiveInt,
         feedforward: Lazy[FeedForward] | None = None,
         feature_scale: float = 1.0,
         label_namespace: str = "labels",

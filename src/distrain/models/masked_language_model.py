@@ -10,10 +10,13 @@ returns their count as ``loss_weight`` so the trainer weights every token equall
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Annotated, Any, Mapping
 
 import torch
+from annotated_types import Gt, Le
 
+from distrain.config.constraints import Probability
+from distrain.config.errors import Problem
 from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.average import Average
 from distrain.metrics.metric import Metric
@@ -46,17 +49,13 @@ class MaskedLanguageModel(Model):
         model_name: PretrainedName | None = None,
         config: PretrainedName | None = None,
         config_overrides: dict[str, Any] | None = None,
-        mask_probability: float = 0.15,
-        mask_fraction: float = 0.8,
-        random_fraction: float = 0.1,
+        mask_probability: Annotated[float, Gt(0), Le(1)] = 0.15,
+        mask_fraction: Probability = 0.8,
+        random_fraction: Probability = 0.1,
         masking_seed: int = 0,
         metrics: dict[str, Metric] | None = None,
     ) -> None:
         super().__init__(vocab, {"perplexity": TokenPerplexity(), **(metrics or {})})
-        if (model_name is None) == (config is None):
-            from distrain.config.errors import ConfigError
-
-            raise ConfigError("model: give exactly one of model_name (pretrained) and config (random init)")
         tokenizer = load_tokenizer(tokenizer_name)
         self.mask_token_id = tokenizer.mask_token_id
         self.pad_token_id = tokenizer.pad_token_id or 0
@@ -84,6 +83,16 @@ class MaskedLanguageModel(Model):
         # Counts training forward passes; every worker makes one per global batch, so it is the same
         # on 1 or N workers. A buffer, so it is saved with the weights and a resumed run goes on.
         self.register_buffer("masking_round", torch.zeros((), dtype=torch.long))
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        found = []
+        if (arguments["model_name"] is None) == (arguments["config"] is None):
+            found.append(Problem("", "give exactly one of model_name (pretrained) and config (random init)"))
+        if arguments["mask_fraction"] + arguments["random_fraction"] > 1:
+            found.append(Problem("random_fraction", "mask_fraction + random_fraction must be at most 1, got "
+                                 f"{arguments['mask_fraction']} + {arguments['random_fraction']}"))
+        return found
 
     def forward(self, tokens: torch.Tensor, sample_id: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
         padding = tokens.eq(self.pad_token_id)

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 import torch
 
+from distrain.config.constraints import NonNegativeInt, Probability
 from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 from distrain.metrics.metric import Metric
@@ -27,8 +28,8 @@ class TransformerClassifier(ClassifierOutputs, Model):
         vocab: Vocabulary,
         model_name: PretrainedName,
         pooling: Literal["cls", "mean"] = "cls",
-        dropout: float = 0.1,
-        pad_token_id: int = 0,
+        dropout: Probability = 0.1,
+        pad_token_id: NonNegativeInt = 0,
         label_namespace: str = "labels",
         gradient_checkpointing: bool = False,
         metrics: dict[str, Metric] | None = None,

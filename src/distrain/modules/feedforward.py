@@ -6,6 +6,7 @@ from typing import Literal
 
 import torch
 
+from distrain.config.constraints import PositiveInt, Probability
 from distrain.registry import Registrable
 
 ACTIVATIONS = {
@@ -26,9 +27,9 @@ class FeedForward(torch.nn.Module, Registrable):
     def __init__(
         self,
         input_dim: int,
-        hidden_dims: list[int],
+        hidden_dims: list[PositiveInt],
         activation: Literal["relu", "gelu", "tanh", "sigmoid", "linear"] = "relu",
-        dropout: float = 0.0,
+        dropout: Probability = 0.0,
     ) -> None:
         super().__init__()
         layers: list[torch.nn.Module] = []

@@ -22,15 +22,12 @@ IGNORE = -100
 
 @dataclass(frozen=True)
 class MaskingScheme:
+    """What share of tokens is selected, and how the selected are replaced (the rest stay as they
+    are). Its ranges are checked where it is configured, by ``masked_language_model``'s annotations."""
+
     probability: float = 0.15
     mask_fraction: float = 0.8
     random_fraction: float = 0.1
-
-    def __post_init__(self) -> None:
-        if not 0.0 < self.probability <= 1.0:
-            raise ValueError("mask probability must be in (0, 1]")
-        if self.mask_fraction < 0 or self.random_fraction < 0 or self.mask_fraction + self.random_fraction > 1:
-            raise ValueError("mask_fraction and random_fraction must be >= 0 and sum to at most 1")
 
 
 def sample_seed(seed: int, round_: int, sample_id: int) -> int:

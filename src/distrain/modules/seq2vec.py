@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import torch
+from typing import Annotated
 
+import torch
+from annotated_types import MinLen
+
+from distrain.config.constraints import PositiveInt
+from distrain.lazy import Lazy
 from distrain.registry import Registrable
 
 
@@ -13,6 +18,15 @@ class Seq2VecEncoder(torch.nn.Module, Registrable):
     default_implementation = "boe"
     runtime_args = ("input_dim",)
     output_dim: int
+
+    @classmethod
+    def input_dim_problem(cls, encoder: Lazy, input_dim: int) -> str | None:
+        """Why the configured ``encoder`` (a recipe of ``cls``) cannot take ``input_dim`` (None: it can).
+
+        ``input_dim`` comes from the model that owns the encoder, so the model's ``argument_problems``
+        asks this when the config is validated.
+        """
+        return None
 
     def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:  # pragma: no cover
         raise NotImplementedError
@@ -39,7 +53,10 @@ class BagOfEmbeddings(Seq2VecEncoder):
 class CnnEncoder(Seq2VecEncoder):
     """Convolutions of several widths, max-pooled over time, concatenated."""
 
-    def __init__(self, input_dim: int, num_filters: int = 64, ngram_filter_sizes: list[int] = [2, 3, 4, 5]) -> None:  # noqa: B006
+    def __init__(
+        self, input_dim: int, num_filters: PositiveInt = 64,
+        ngram_filter_sizes: Annotated[list[PositiveInt], MinLen(1)] = [2, 3, 4, 5],  # noqa: B006
+    ) -> None:
         super().__init__()
         self.convolutions = torch.nn.ModuleList(
             torch.nn.Conv1d(input_dim, num_filters, size, padding=size - 1) for size in ngram_filter_sizes
@@ -55,7 +72,9 @@ class CnnEncoder(Seq2VecEncoder):
 class LstmEncoder(Seq2VecEncoder):
     """The final hidden state of a (bi)LSTM over the unpadded sequence."""
 
-    def __init__(self, input_dim: int, hidden_size: int = 128, num_layers: int = 1, bidirectional: bool = False) -> None:
+    def __init__(
+        self, input_dim: int, hidden_size: PositiveInt = 128, num_layers: PositiveInt = 1, bidirectional: bool = False
+    ) -> None:
         super().__init__()
         self.lstm = torch.nn.LSTM(input_dim, hidden_size, num_layers, batch_first=True, bidirectional=bidirectional)
         self.output_dim = hidden_size * (2 if bidirectional else 1)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import torch
 
+from distrain.config.constraints import PositiveInt, Probability
+from distrain.lazy import Lazy
 from distrain.modules.seq2vec import Seq2VecEncoder
 
 
@@ -18,11 +20,11 @@ class TransformerSeq2VecEncoder(Seq2VecEncoder):
     def __init__(
         self,
         input_dim: int,
-        num_layers: int = 2,
-        num_heads: int = 4,
-        feedforward_dim: int | None = None,
-        dropout: float = 0.1,
-        max_length: int = 512,
+        num_layers: PositiveInt = 2,
+        num_heads: PositiveInt = 4,
+        feedforward_dim: PositiveInt | None = None,
+        dropout: Probability = 0.1,
+        max_length: PositiveInt = 512,
     ) -> None:
         super().__init__()
         if input_dim % num_heads:
@@ -35,6 +37,11 @@ class TransformerSeq2VecEncoder(Seq2VecEncoder):
         # no nested tensors: they change numerics between train and eval and trip on empty rows
         self.layers = torch.nn.TransformerEncoder(layer, num_layers, enable_nested_tensor=False)
         self.output_dim = input_dim
+
+    @classmethod
+    def input_dim_problem(cls, encoder: Lazy, input_dim: int) -> str | None:
+        heads = encoder.argument("num_heads")
+        return f"is not divisible by the encoder's num_heads ({heads})" if input_dim % heads else None
 
     def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         length = inputs.shape[1]

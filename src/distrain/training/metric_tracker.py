@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+from distrain.config.constraints import Must
+
+#: a metric name led by its direction: ``+`` higher is better, ``-`` lower is better
+ValidationMetric = Annotated[
+    str, Must("start with + or -", lambda name: len(name) > 1 and name[0] in "+-")
+]
 
 
 class MetricTracker:
-    def __init__(self, validation_metric: str = "-loss", patience: int | None = None) -> None:
-        if not validation_metric or validation_metric[0] not in "+-":
-            raise ValueError(f'validation_metric must start with "+" or "-", got "{validation_metric}"')
+    def __init__(self, validation_metric: ValidationMetric = "-loss", patience: int | None = None) -> None:
         self.name = validation_metric[1:]
         self.higher_is_better = validation_metric[0] == "+"
         self.patience = patience

@@ -16,13 +16,18 @@ measured here), the same update up to float rounding.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Literal
+from typing import Annotated, Any, Iterable, Literal, Mapping
 
 import torch
+from annotated_types import Ge, Lt
 
+from distrain.config.constraints import NonNegativeFloat, PositiveFloat, Probability, Regex
+from distrain.config.errors import Problem
 from distrain.registry import Registrable
 
-ParameterGroups = list[tuple[list[str], dict[str, Any]]]
+ParameterGroups = list[tuple[list[Regex], dict[str, Any]]]
+#: Adam's decay rates for the running means: each in [0, 1)
+Betas = tuple[Annotated[float, Ge(0), Lt(1)], Annotated[float, Ge(0), Lt(1)]]
 Implementation = Literal["auto", "fused", "foreach", "for_loop"]
 
 
@@ -50,7 +55,7 @@ class Optimizer(torch.optim.Optimizer, Registrable):
 def make_parameter_groups(
     named_parameters: Iterable[tuple[str, torch.nn.Parameter]],
     groups: ParameterGroups | None,
-    no_decay: list[str] | None = None,
+    no_decay: list[Regex] | None = None,
 ) -> list[dict[str, Any]]:
     trainable = [(name, param) for name, param in named_parameters if param.requires_grad]
     if no_decay:
@@ -92,13 +97,13 @@ class AdamOptimizer(Optimizer, torch.optim.Adam):
     def __init__(
         self,
         model_parameters: list[tuple[str, torch.nn.Parameter]],
-        lr: float = 0.001,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0.0,
+        lr: NonNegativeFloat = 0.001,
+        betas: Betas = (0.9, 0.999),
+        eps: PositiveFloat = 1e-8,
+        weight_decay: NonNegativeFloat = 0.0,
         amsgrad: bool = False,
         parameter_groups: ParameterGroups | None = None,
-        no_decay: list[str] | None = None,
+        no_decay: list[Regex] | None = None,
         implementation: Implementation = "auto",
     ) -> None:
         groups = make_parameter_groups(model_parameters, parameter_groups, no_decay)
@@ -113,13 +118,13 @@ class AdamWOptimizer(Optimizer, torch.optim.AdamW):
     def __init__(
         self,
         model_parameters: list[tuple[str, torch.nn.Parameter]],
-        lr: float = 0.001,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        weight_decay: float = 0.01,
+        lr: NonNegativeFloat = 0.001,
+        betas: Betas = (0.9, 0.999),
+        eps: PositiveFloat = 1e-8,
+        weight_decay: NonNegativeFloat = 0.01,
         amsgrad: bool = False,
         parameter_groups: ParameterGroups | None = None,
-        no_decay: list[str] | None = None,
+        no_decay: list[Regex] | None = None,
         implementation: Implementation = "auto",
     ) -> None:
         groups = make_parameter_groups(model_parameters, parameter_groups, no_decay)
@@ -134,10 +139,10 @@ class SgdOptimizer(Optimizer, torch.optim.SGD):
     def __init__(
         self,
         model_parameters: list[tuple[str, torch.nn.Parameter]],
-        lr: float = 0.01,
-        momentum: float = 0.0,
-        dampening: float = 0.0,
-        weight_decay: float = 0.0,
+        lr: NonNegativeFloat = 0.01,
+        momentum: NonNegativeFloat = 0.0,
+        dampening: Probability = 0.0,
+        weight_decay: NonNegativeFloat = 0.0,
         nesterov: bool = False,
         parameter_groups: ParameterGroups | None = None,
         implementation: Implementation = "auto",
@@ -147,3 +152,10 @@ class SgdOptimizer(Optimizer, torch.optim.SGD):
             self, groups, lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
             nesterov=nesterov, **kernel_options(implementation, groups),
         )
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        if arguments["nesterov"] and (arguments["momentum"] <= 0 or arguments["dampening"] != 0):
+            return [Problem("nesterov", "needs momentum > 0 and dampening 0 "
+                                        f"(got momentum {arguments['momentum']}, dampening {arguments['dampening']})")]
+        return []

@@ -11,10 +11,12 @@ epochs × optimizer steps per epoch.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal, Mapping
 
 import torch
 
+from distrain.config.constraints import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt, ShrinkFactor
+from distrain.config.errors import Problem
 from distrain.registry import Registrable
 
 
@@ -28,17 +30,22 @@ class LearningRateScheduler(Registrable):
         self,
         optimizer: torch.optim.Optimizer,
         num_training_steps: int,
-        warmup_steps: int = 0,
-        total_steps: int | None = None,
+        warmup_steps: NonNegativeInt = 0,
+        total_steps: PositiveInt | None = None,
     ) -> None:
-        if warmup_steps < 0:
-            raise ValueError("warmup_steps must not be negative")
         self.optimizer = optimizer
         self.num_training_steps = total_steps if total_steps is not None else num_training_steps
         self.warmup_steps = warmup_steps
         self.base_lrs = [group["lr"] for group in optimizer.param_groups]
         self.steps = 0
         self._apply()
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        total, warmup = arguments["total_steps"], arguments["warmup_steps"]
+        if total is not None and warmup > total:
+            return [Problem("warmup_steps", f"must be at most total_steps ({total}), got {warmup}")]
+        return []
 
     def factor(self, step: int) -> float:
         """The multiplier on the base learning rate after ``step`` optimizer steps."""
@@ -85,8 +92,8 @@ class ConstantScheduler(LearningRateScheduler):
 class LinearWithWarmup(LearningRateScheduler):
     """Warmup, then linear decay from the base rate to ``end_factor`` × base at the last step."""
 
-    def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int, warmup_steps: int = 0,
-                 total_steps: int | None = None, end_factor: float = 0.0) -> None:
+    def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int, warmup_steps: NonNegativeInt = 0,
+                 total_steps: PositiveInt | None = None, end_factor: NonNegativeFloat = 0.0) -> None:
         self.end_factor = end_factor
         super().__init__(optimizer, num_training_steps, warmup_steps, total_steps)
 
@@ -98,8 +105,8 @@ class LinearWithWarmup(LearningRateScheduler):
 class CosineWithWarmup(LearningRateScheduler):
     """Warmup, then half a cosine from the base rate down to ``end_factor`` × base."""
 
-    def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int, warmup_steps: int = 0,
-                 total_steps: int | None = None, end_factor: float = 0.0) -> None:
+    def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int, warmup_steps: NonNegativeInt = 0,
+                 total_steps: PositiveInt | None = None, end_factor: NonNegativeFloat = 0.0) -> None:
         self.end_factor = end_factor
         super().__init__(optimizer, num_training_steps, warmup_steps, total_steps)
 
@@ -112,8 +119,8 @@ class PolynomialWithWarmup(LearningRateScheduler):
     """Warmup, then ``(1 - progress) ** power`` from the base rate down to ``end_factor`` × base
     (``power`` 1 is linear decay; BERT and HetSeq use ``power`` 1.0)."""
 
-    def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int, warmup_steps: int = 0,
-                 total_steps: int | None = None, power: float = 1.0, end_factor: float = 0.0) -> None:
+    def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int, warmup_steps: NonNegativeInt = 0,
+                 total_steps: PositiveInt | None = None, power: PositiveFloat = 1.0, end_factor: NonNegativeFloat = 0.0) -> None:
         self.power = power
         self.end_factor = end_factor
         super().__init__(optimizer, num_training_steps, warmup_steps, total_steps)
@@ -129,11 +136,10 @@ class ReduceOnPlateau(LearningRateScheduler):
     ``torch.optim.lr_scheduler.ReduceLROnPlateau``); never below
     ``min_lr``. ``mode`` is ``"max"`` for metrics like accuracy, ``"min"`` for losses."""
 
-    def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int, warmup_steps: int = 0,
-                 total_steps: int | None = None, mode: Literal["min", "max"] = "min", factor: float = 0.1,
-                 patience: int = 2, threshold: float = 1e-4, min_lr: float = 0.0) -> None:
-        if not 0.0 < factor < 1.0:
-            raise ValueError("reduce_on_plateau factor must be between 0 and 1")
+    def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int, warmup_steps: NonNegativeInt = 0,
+                 total_steps: PositiveInt | None = None, mode: Literal["min", "max"] = "min", factor: ShrinkFactor = 0.1,
+                 patience: NonNegativeInt = 2, threshold: NonNegativeFloat = 1e-4,
+                 min_lr: NonNegativeFloat = 0.0) -> None:
         self.mode = mode
         self.reduction = factor
         self.patience = patience

@@ -24,6 +24,7 @@ from typing import Any, Iterator
 
 import torch
 
+from distrain.config.constraints import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
 from distrain.data.loader import Batch, DataLoader, to_device
 from distrain.distributed.collectives import all_reduce_sum, barrier
 from distrain.distributed.strategy import ParallelStrategy
@@ -37,7 +38,7 @@ from distrain.training.callback import Callback
 from distrain.training.amp import AmpDtype, MixedPrecision
 from distrain.training.checkpointing import CheckpointError, Checkpointer, load_state_file
 from distrain.training.loss_weighting import StepWeights
-from distrain.training.metric_tracker import MetricTracker
+from distrain.training.metric_tracker import MetricTracker, ValidationMetric
 from distrain.training.optimizers import Optimizer
 from distrain.training.preemption import Preempted, StepDecision, StopRequest, agree
 from distrain.training.recovery import CallbackStates, EpochProgress, RankParts, restore, training_state
@@ -81,15 +82,15 @@ class GradientDescentTrainer(Trainer):
         validation_loader: DataLoader | None = None,
         optimizer: Lazy[Optimizer] | None = None,
         learning_rate_scheduler: Lazy[LearningRateScheduler] | None = None,
-        num_epochs: int = 20,
-        validation_metric: str = "-loss",
-        patience: int | None = None,
-        grad_norm: float | None = None,
-        num_gradient_accumulation_steps: int = 1,
-        random_seed: int = 13,
-        keep_checkpoints: int = 2,
-        save_every_num_batches: int | None = None,
-        save_every_num_seconds: float | None = None,
+        num_epochs: NonNegativeInt = 20,
+        validation_metric: ValidationMetric = "-loss",
+        patience: NonNegativeInt | None = None,
+        grad_norm: PositiveFloat | None = None,
+        num_gradient_accumulation_steps: PositiveInt = 1,
+        random_seed: NonNegativeInt = 13,
+        keep_checkpoints: NonNegativeInt = 2,
+        save_every_num_batches: PositiveInt | None = None,
+        save_every_num_seconds: NonNegativeFloat | None = None,
         skip_nonfinite_steps: bool = False,
         callbacks: list[Callback] | None = None,
         progress_bar: bool = True,

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Literal
+from typing import Annotated, Any, Iterator, Literal
+
+from annotated_types import MinLen
 
 from distrain.data.cache import input_files
 from distrain.data.fields import LabelField, MetadataField, TensorField, TextField, TokenIdsField
@@ -45,8 +47,8 @@ class HuggingfaceReader(DatasetReader):
 
     def __init__(
         self,
-        fields: dict[str, ColumnField],
-        format: str | None = None,
+        fields: Annotated[dict[str, ColumnField], MinLen(1)],
+        format: Literal["json", "csv", "parquet", "arrow", "text"] | None = None,
         split: str = "train",
         streaming: bool = False,
         tokenizer: Tokenizer | None = None,

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import fnmatch
 from pathlib import Path
-from typing import Iterator
+from typing import Annotated, Any, Iterator, Mapping
 
 import numpy as np
+from annotated_types import Ge
 
+from distrain.config.constraints import PositiveInt
+from distrain.config.errors import Problem
 from distrain.data.fields import TensorField, TokenIdsField
 from distrain.data.reader import DataError, DatasetReader
 from distrain.pretrained import PretrainedName, expand_paths, load_tokenizer
@@ -28,18 +31,24 @@ class TextBlocksReader(DatasetReader):
     def __init__(
         self,
         tokenizer_name: PretrainedName,
-        max_length: int = 128,
-        min_length: int = 8,
+        max_length: Annotated[int, Ge(3)] = 128,
+        min_length: PositiveInt = 8,
         exclude: list[str] | None = None,
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
-        if max_length < 3:
-            raise ValueError("max_length must be at least 3 ([CLS], one token, [SEP])")
         self.tokenizer_name = tokenizer_name
         self.max_length = max_length
         self.min_length = min_length
         self.exclude = exclude or []
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        room = arguments["max_length"] - 2  # a block is [CLS] + tokens + [SEP]
+        if arguments["min_length"] > room:
+            return [Problem("min_length", f"must be at most max_length - 2 ({room}) or no block is ever long "
+                                          f"enough, got {arguments['min_length']}")]
+        return []
 
     def files(self, path: str | Path) -> list[Path]:
         try:

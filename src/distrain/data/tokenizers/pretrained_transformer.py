@@ -5,6 +5,7 @@ Its ids index the pretrained embedding matrix directly, so its fields bypass the
 
 from __future__ import annotations
 
+from distrain.config.constraints import PositiveInt
 from distrain.data.fields import Field, TokenIdsField
 from distrain.data.tokenizer import Tokenizer
 from distrain.pretrained import PretrainedName, load_tokenizer
@@ -14,7 +15,9 @@ from distrain.pretrained import PretrainedName, load_tokenizer
 class PretrainedTransformerTokenizer(Tokenizer):
     """``max_length`` counts the special tokens ([CLS] ... [SEP]) added with ``add_special_tokens``."""
 
-    def __init__(self, model_name: PretrainedName, max_length: int | None = 512, add_special_tokens: bool = True) -> None:
+    def __init__(
+        self, model_name: PretrainedName, max_length: PositiveInt | None = 512, add_special_tokens: bool = True
+    ) -> None:
         self.model_name = model_name
         self.max_length = max_length
         self.add_special_tokens = add_special_tokens

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from distrain.config.constraints import PositiveInt
 from distrain.data.tokenizer import Tokenizer
 
 _WORDS = re.compile(r"\w+|[^\w\s]", re.UNICODE)
@@ -11,7 +12,7 @@ _WORDS = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 @Tokenizer.register("whitespace")
 class WhitespaceTokenizer(Tokenizer):
-    def __init__(self, lowercase: bool = True, max_length: int | None = None) -> None:
+    def __init__(self, lowercase: bool = True, max_length: PositiveInt | None = None) -> None:
         self.lowercase = lowercase
         self.max_length = max_length
 

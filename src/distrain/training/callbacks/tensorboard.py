@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from distrain.config.constraints import PositiveInt
 from distrain.training.callback import Callback
 
 
 @Callback.register("tensorboard")
 class TensorBoardCallback(Callback):
-    def __init__(self, log_every: int = 10) -> None:
+    def __init__(self, log_every: PositiveInt = 10) -> None:
         self.log_every = log_every
         self.writer = None
 
