@@ -104,7 +104,7 @@ def test_constraints_defaults_and_docstrings_come_from_the_signatures(validator)
     port = defs["DistributedConfig"]["properties"]["master_port"]
     assert {"type": "integer", "minimum": 1, "maximum": 65535} in port["anyOf"]
     adam = defs["Optimizer.adam"]
-    assert adam["properties"]["lr"] == {"type": "number", "default": 0.001}
+    assert adam["properties"]["lr"] == {"type": "number", "minimum": 0, "default": 0.001}  # from NonNegativeFloat
     assert adam["properties"]["type"] == {"const": "adam"}
     assert defs["Model.feedforward_classifier"]["description"].startswith("Label logits from a dense feature vector")
     assert "adam" in defs["Optimizer"]["properties"]["type"]["anyOf"][0]["enum"]
