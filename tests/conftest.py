@@ -7,7 +7,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,12 +22,38 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict
         [str(ROOT / "src"), str(PLUGINS), environment.get("PYTHONPATH", "")]
     )
     environment.setdefault("HF_HUB_OFFLINE", "1")
-    environment.setdefault("DISTRAIN_CACHE", os.path.join(tempfile.gettempdir(), "distrain-test-cache"))
     environment.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "distrain", *args],
         cwd=cwd, capture_output=True, text=True, timeout=timeout, env=environment,
     )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temporary_caches(tmp_path_factory) -> Path:
+    """Every cache a test run writes (distrain's dataset cache, Hugging Face datasets) lives in this
+    session's temporary folder, never in ~/.cache; processes the tests start inherit it."""
+    folder = tmp_path_factory.mktemp("caches")
+    saved = {name: os.environ.get(name) for name in ("DISTRAIN_CACHE", "HF_DATASETS_CACHE")}
+    os.environ["DISTRAIN_CACHE"] = str(folder / "distrain")
+    os.environ["HF_DATASETS_CACHE"] = str(folder / "hf_datasets")
+    yield folder
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
+@pytest.fixture(scope="session")
+def prepared_data(tmp_path_factory) -> Path:
+    """``scripts/prepare_data.py`` run once per session: DIR/data/{digits,drug_reviews}/*.jsonl, so a
+    shipped config's relative ``data/...`` paths resolve with DIR as the working directory."""
+    root = tmp_path_factory.mktemp("prepared")
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--out", str(root / "data")],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return root
 
 
 def write_jsonl(path: Path, records: list[dict]) -> Path:

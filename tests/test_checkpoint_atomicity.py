@@ -41,6 +41,7 @@ def test_kill_during_checkpoint_writing_always_leaves_a_loadable_latest(tmp_path
         model.weight.fill_(0)
     checkpointer.save(0, 0, model.state_dict(), _state(0, model))  # also imports what writing needs, before forking
     interrupted_writes = 0
+    kill_after = random.Random(18)  # seeded: the same kill moments on every run
     for attempt in range(25):
         latest = checkpointer.latest()
         first_step = load_training_state(latest)["step"] + 1 if latest else 0
@@ -51,7 +52,7 @@ def test_kill_during_checkpoint_writing_always_leaves_a_loadable_latest(tmp_path
                 _write_checkpoints_forever(checkpointer, model, first_step)
             finally:
                 os._exit(0)
-        time.sleep(random.uniform(0.01, 0.25))
+        time.sleep(kill_after.uniform(0.01, 0.25))  # the child writes meanwhile
         os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
         interrupted_writes += any(p.name.startswith(".tmp-") for p in checkpointer.directory.iterdir())

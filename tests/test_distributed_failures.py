@@ -15,7 +15,8 @@ TWO_CPU_WORKERS = {"cuda_devices": [-1, -1]}
 
 
 def test_spawned_worker_raising_on_rank_one_ends_job_with_its_traceback(text_data, tmp_path):
-    config = text_config(text_data) | {"distributed": TWO_CPU_WORKERS}
+    # collectives would wait 120 s for the failed worker: ending well before that shows it was stopped
+    config = text_config(text_data) | {"distributed": TWO_CPU_WORKERS | {"timeout": 120}}
     config["model"]["type"] = "fails_on_rank_one"
     path = write_config(tmp_path / "failing.json", config)
     # spawned (not forked) workers: the plugin model exists in them only if they import the plugin
@@ -24,7 +25,7 @@ def test_spawned_worker_raising_on_rank_one_ends_job_with_its_traceback(text_dat
     process = start(["-m", "distrain", "train", str(path), "-s", str(tmp_path / "out"),
                      "--include-package", "rank_one_failure"], environment)
     try:
-        _, stderr = process.communicate(timeout=60)
+        _, stderr = process.communicate(timeout=180)
     finally:
         process.kill()
     assert time.monotonic() - started < 60

@@ -3,12 +3,14 @@ and the uneven cases still make the single-process updates."""
 
 from __future__ import annotations
 
+import json
+import uuid
 from pathlib import Path
 
 import pytest
 
 from conftest import run_cli, sentiment_records, text_config, write_config, write_jsonl
-from distributed_support import final_metrics, max_weight_difference
+from distributed_support import MARKER, assert_nothing_left, final_metrics, max_weight_difference
 
 TWO_CPU_WORKERS = {"cuda_devices": [-1, -1]}
 NO_HANG_SECONDS = 120
@@ -22,8 +24,14 @@ def tiny_data(tmp_path: Path, train: int, validation: int) -> dict[str, Path]:
 
 
 def train(config: dict, out: Path) -> Path:
-    result = run_cli("train", str(write_config(out.with_suffix(".json"), config)), "-s", str(out), timeout=NO_HANG_SECONDS)
+    """Train to the end within NO_HANG_SECONDS (collectives time out sooner), leaving no process behind."""
+    if "distributed" in config:
+        config = config | {"distributed": config["distributed"] | {"timeout": NO_HANG_SECONDS / 2}}
+    marker = uuid.uuid4().hex
+    result = run_cli("train", str(write_config(out.with_suffix(".json"), config)), "-s", str(out),
+                     timeout=NO_HANG_SECONDS, env={MARKER: marker})
     assert result.returncode == 0, result.stderr
+    assert_nothing_left(marker)
     return out
 
 
@@ -45,16 +53,29 @@ def test_empty_worker_and_accumulation_remainder_finish_with_single_process_upda
         assert got[key] == pytest.approx(expected[key], abs=1e-6), key
 
 
-def test_early_stopping_with_uneven_shares_and_an_empty_validation_worker_stops_every_worker(tmp_path):
+def test_early_stopping_on_reduced_metrics_with_uneven_shares_and_an_empty_validation_worker(tmp_path):
     # 11 samples in global batches of 6 split 1:3 between the workers, accumulation 1; a single
-    # validation sample (worker 1 has none). With lr 0 the validation loss never improves, so
-    # patience 1 stops the run after its second epoch on every worker at once.
+    # validation sample (worker 1 has none, so its own metrics would say nothing). With SGD at lr 0.5
+    # the validation loss falls for 4 epochs and rises in the 5th, so patience 1 stops the run after
+    # epoch index 4 of 8: on every worker at once, exactly as one process on the same global batches.
     data = tiny_data(tmp_path, train=11, validation=1)
-    config = text_config(data, num_epochs=6, patience=1, optimizer={"type": "adam", "lr": 0.0})
-    config |= {"data_loader": {"batch_size": 3}, "distributed": {"cuda_devices": [-1, -1], "device_weights": [1, 3]}}
+    trainer = {"num_epochs": 8, "patience": 1, "optimizer": {"type": "sgd", "lr": 0.5}}
+    single = text_config(data, **trainer) | {"data_loader": {"batch_size": 6}}
+    config = text_config(data, **trainer) | {
+        "data_loader": {"batch_size": 3}, "distributed": {"cuda_devices": [-1, -1], "device_weights": [1, 3]}}
 
+    one = train(single, tmp_path / "one")
     out = train(config, tmp_path / "stopped")
 
-    assert final_metrics(out)["epoch"] == 1
-    assert not (out / "metrics_epoch_2.json").exists()
-    assert "stopping early" in (out / "out_worker1.log").read_text()
+    expected = final_metrics(one)
+    assert (expected["epoch"], expected["best_epoch"]) == (4, 3)  # the reference stops early, not at the end
+    got = final_metrics(out)
+    assert (got["epoch"], got["best_epoch"]) == (4, 3)
+    assert not (out / "metrics_epoch_5.json").exists()
+    for epoch in range(5):  # what every epoch's decision was based on: the reduced (global) metrics
+        reference = json.loads((one / f"metrics_epoch_{epoch}.json").read_text())
+        metrics = json.loads((out / f"metrics_epoch_{epoch}.json").read_text())
+        for key in ("training_loss", "training_accuracy", "validation_loss", "validation_accuracy"):
+            assert metrics[key] == pytest.approx(reference[key], abs=1e-6), (epoch, key)
+    for rank in (0, 1):
+        assert "stopping early" in (out / f"out_worker{rank}.log").read_text()

@@ -59,8 +59,8 @@ def recovery_config(data: dict[str, Path], folder: Path, workers: int = 1, dropo
     return write_config(folder / f"config_{workers}.json", config)
 
 
-def kill_at_random_step(config: Path, directory: Path, steps: int) -> int:
-    step = random.randint(3, steps - 2)
+def kill_at_random_step(config: Path, directory: Path, steps: int, seed: int) -> int:
+    step = random.Random(seed).randint(3, steps - 2)  # seeded: a failure names a step that reproduces it
     process = start_training(config, directory, env={"DISTRAIN_TEST_KILL_AT_STEP": str(step)})
     process.communicate(timeout=300)
     assert process.returncode == -signal.SIGKILL, f"the run was not killed at step {step}"
@@ -87,7 +87,7 @@ def assert_same_result(reference: Path, resumed: Path, context: str) -> None:
 
 def test_kill_9_at_random_step_then_recover_is_bitwise_equal_on_one_worker(finished_run, tmp_path):
     config, reference = finished_run
-    step = kill_at_random_step(config, tmp_path / "killed", steps=30)  # 15 batches x 2 epochs
+    step = kill_at_random_step(config, tmp_path / "killed", steps=30, seed=1)  # 15 batches x 2 epochs
     recovered = run_cli("train", str(config), "-s", str(tmp_path / "killed"), *PLUGIN, "--recover")
     assert recovered.returncode == 0, recovered.stderr
     assert_same_result(reference, tmp_path / "killed", f"kill -9 at step {step}")
@@ -97,7 +97,7 @@ def test_kill_9_at_random_step_on_two_workers_then_recover_on_two_and_on_one_wor
     config = recovery_config(data, tmp_path, workers=2)
     reference = run_cli("train", str(config), "-s", str(tmp_path / "reference"), *PLUGIN)
     assert reference.returncode == 0, reference.stderr
-    step = kill_at_random_step(config, tmp_path / "killed", steps=16)  # 8 global batches x 2 epochs
+    step = kill_at_random_step(config, tmp_path / "killed", steps=16, seed=2)  # 8 global batches x 2 epochs
     shutil.copytree(tmp_path / "killed", tmp_path / "killed_copy")
 
     recovered = run_cli("train", str(config), "-s", str(tmp_path / "killed"), *PLUGIN, "--recover")

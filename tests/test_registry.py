@@ -61,5 +61,12 @@ def test_fully_qualified_class_path_is_accepted():
         Model.by_name("no_such_module_xyz.Thing")
 
 
-def test_default_implementation_is_declared_on_the_base():
-    assert Widget.default_implementation == "plain"
+def test_a_block_without_type_builds_the_default_implementation_declared_on_the_base():
+    from distrain.config.schema import resolve
+
+    problems: list = []
+    node = resolve(Widget, {}, "widget", problems)
+    assert not problems
+    assert type(node.build()) is PlainWidget
+    node = resolve(Widget, {"type": "fancy"}, "widget", problems)
+    assert type(node.build()) is FancyWidget and not problems

@@ -157,9 +157,9 @@ def _mlm_config(tmp_path: Path, batch_size: int, workers: int, **trainer) -> dic
     return config
 
 
-def _train(tmp_path: Path, name: str, config: dict) -> dict:
+def _train(tmp_path: Path, name: str, config: dict, *extra: str) -> dict:
     path = write_config(tmp_path / f"{name}.json", config)
-    result = run_cli("train", str(path), "-s", str(tmp_path / name), timeout=240)
+    result = run_cli("train", str(path), "-s", str(tmp_path / name), *extra, timeout=240)
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads((tmp_path / name / "metrics.json").read_text())
 
@@ -180,7 +180,12 @@ def test_tiny_bert_trains_with_matching_losses_on_one_and_two_workers(tmp_path):
 
 
 def test_bf16_mixed_precision_trains_on_two_cpu_workers(tmp_path):
-    metrics = _train(tmp_path, "bf16", _mlm_config(tmp_path, batch_size=3, workers=2, use_amp=True, num_epochs=3))
+    config = _mlm_config(tmp_path, batch_size=3, workers=2, use_amp=True, num_epochs=3)
+    config["trainer"]["callbacks"] = [{"type": "autocast_probe", "record_dir": str(tmp_path / "dtypes")}]
+    metrics = _train(tmp_path, "bf16", config, "--include-package", "precision_probe")
+    for rank in (0, 1):  # every worker's linear layers ran in bfloat16, in training and in validation
+        seen = json.loads((tmp_path / "dtypes" / f"dtypes.rank{rank}.json").read_text())
+        assert seen == {"train": ["bfloat16"], "validation": ["bfloat16"]}, rank
     assert math.isfinite(metrics["training_loss"])
     first = json.loads((tmp_path / "bf16" / "metrics_epoch_0.json").read_text())
     assert metrics["validation_loss"] < first["training_loss"]

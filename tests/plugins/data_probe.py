@@ -46,7 +46,8 @@ class IdTextUnawareReader(IdTextJsonReader):
 
 @Model.register("id_recorder")
 class IdRecorder(Model):
-    """Appends every id it sees to ``record_dir/{train,validation}.PID.txt``; placeholders are not counted."""
+    """Appends every id it sees to ``record_dir/{train,validation}.rankR.PID.txt`` (R: the process's rank
+    in the job), one line per batch; placeholders are not counted."""
 
     def __init__(self, vocab: Any, record_dir: str) -> None:
         super().__init__(vocab)
@@ -67,7 +68,8 @@ class IdRecorder(Model):
         if not self._placeholder:
             self.record_dir.mkdir(parents=True, exist_ok=True)
             phase = "train" if self.training else "validation"
-            with open(self.record_dir / f"{phase}.{os.getpid()}.txt", "a") as out:
-                out.write("".join(f"{i}\n" for i in id))
+            rank = torch.distributed.get_rank() if torch.distributed.is_initialized() else 0
+            with open(self.record_dir / f"{phase}.rank{rank}.{os.getpid()}.txt", "a") as out:
+                out.write(" ".join(str(i) for i in id) + "\n")
         loss = (self.weight * tokens.float().mean()).pow(2).sum()
         return {"loss": loss}

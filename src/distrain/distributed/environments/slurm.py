@@ -26,7 +26,7 @@ def detect(env: Mapping[str, str]) -> LaunchedProcess | None:
         local_rank=int(env.get("SLURM_LOCALID", "0")),
         local_world_size=_tasks_on_this_node(env),
         master_addr=env.get("MASTER_ADDR") or first_host(nodes),
-        master_port=int(env.get("MASTER_PORT") or 15000 + job_id % 20000),
+        master_port=int(env.get("MASTER_PORT") or port_for_job(job_id)),
     )
 
 
@@ -37,13 +37,60 @@ def _tasks_on_this_node(env: Mapping[str, str]) -> int:
     return int(match.group(1)) if match else 1
 
 
+def port_for_job(job_id: int) -> int:
+    """The rendezvous port every task of job ``job_id`` derives alike: 15000 + id mod 20000."""
+    return 15000 + job_id % 20000
+
+
+def expand_nodelist(nodelist: str) -> list[str]:
+    """Every host of a SLURM node list, in order: ``gpu-[1,3-5],cpu1`` → gpu-1 gpu-3 gpu-4 gpu-5 cpu1.
+
+    Ranges keep their zero padding (``node[01-03]`` → node01 node02 node03); several bracket groups
+    in one name multiply out (``r[1-2]n[1-2]`` → r1n1 r1n2 r2n1 r2n2).
+    """
+    hosts: list[str] = []
+    for name in _split_top_level(nodelist.strip()):
+        hosts.extend(_expand_name(name))
+    return hosts
+
+
 def first_host(nodelist: str) -> str:
     """The first host of a SLURM node list: ``gpu[03-05,07],cpu1`` → ``gpu03``."""
-    match = re.match(r"([^,\[]+)(?:\[([^\]]+)\])?", nodelist.strip())
+    hosts = expand_nodelist(nodelist)
+    return hosts[0] if hosts else nodelist
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split at commas outside brackets: ``a[1,2],b`` → ``a[1,2]``, ``b``."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += char == "["
+        depth -= char == "]"
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    parts.append(current)
+    return [part.strip() for part in parts if part.strip()]
+
+
+def _expand_name(name: str) -> list[str]:
+    match = re.match(r"([^\[]*)\[([^\]]*)\](.*)$", name)
     if not match:
-        return nodelist
-    prefix, ranges = match.group(1), match.group(2)
-    if not ranges:
-        return prefix
-    first = ranges.split(",")[0].split("-")[0]
-    return prefix + first
+        return [name]
+    prefix, ranges, rest = match.groups()
+    tails = _expand_name(rest) if rest else [""]
+    return [prefix + number + tail for number in _expand_ranges(ranges) for tail in tails]
+
+
+def _expand_ranges(ranges: str) -> list[str]:
+    numbers: list[str] = []
+    for item in ranges.split(","):
+        low, sep, high = item.strip().partition("-")
+        if not sep:
+            numbers.append(low)
+            continue
+        width = len(low)
+        numbers.extend(str(number).zfill(width) for number in range(int(low), int(high) + 1))
+    return numbers
