@@ -10,7 +10,9 @@ import pytest
 
 from conftest import ROOT, run_cli
 
-CONFIGS = sorted((ROOT / "configs").glob("*.jsonnet"))
+#: ``NAME_search.jsonnet`` is a search space for ``distrain tune`` over ``NAME.jsonnet``
+SEARCH_SPACES = sorted((ROOT / "configs").glob("*_search.jsonnet"))
+CONFIGS = sorted(set((ROOT / "configs").glob("*.jsonnet")) - set(SEARCH_SPACES))
 
 
 def test_the_shipped_configs_are_found():
@@ -24,3 +26,14 @@ def test_shipped_config_is_validated_and_built_by_check(config: Path, prepared_d
     assert result.stdout.startswith(f"config OK: {config}")
     for line in ("model ", "trainer ", "effective batch ", "steps per epoch "):
         assert line in result.stdout, line
+
+
+@pytest.mark.parametrize("space", SEARCH_SPACES, ids=[path.stem for path in SEARCH_SPACES])
+def test_shipped_search_space_gives_valid_configs_at_every_corner(space: Path):
+    from distrain.config.loading import evaluate_jsonnet
+    from distrain.tuning.space import parse_search_space
+    from distrain.tuning.validation import validate_space
+
+    base = space.with_name(space.name.replace("_search.jsonnet", ".jsonnet"))
+    assert base.is_file(), f"{space.name} has no base config {base.name}"
+    assert validate_space(base, parse_search_space(evaluate_jsonnet(space))) >= 2
