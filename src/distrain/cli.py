@@ -17,6 +17,7 @@ COMMANDS = {
     "predict": ("distrain.commands.predict", "write an archived model's predictions, one JSON line per input"),
     "list": ("distrain.commands.list_components", "list registered components and their arguments"),
     "shard": ("distrain.commands.shard", "split a JSON-lines or text file into N balanced shard files"),
+    "cache": ("distrain.commands.cache", "list or prune the shared dataset cache"),
 }
 
 
