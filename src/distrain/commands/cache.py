@@ -86,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
     if older_than is None and max_size is None:
         raise UsageError("cache prune: give --older-than and/or --max-size")
     freed = 0
+    if not args.dry_run:
+        for leftover in cache.remove_leftovers():
+            print(f"deleted {leftover.name} (left by a build that did not finish)")
     for entry in choose(entries, time.time(), older_than, max_size):
         if entry["in_use"] or (not args.dry_run and not cache.remove(entry["key"])):
             print(f"kept {entry['key']} ({human(entry['size'])}): in use by a running job")

@@ -327,3 +327,18 @@ class DatasetCache:
                 os.close(build)
         finally:
             os.close(use)
+
+    def remove_leftovers(self) -> list[Path]:
+        """Delete folders left by builds that died (``.KEY.PID.tmp`` whose build lock nobody holds)."""
+        removed = []
+        for leftover in sorted(self.root.glob(".*.tmp")) if self.root.is_dir() else []:
+            key = leftover.name[1:].split(".")[0]
+            build = _lock(self.lock_path(key, "build"), exclusive=True, blocking=False)
+            if build is None:
+                continue
+            try:
+                shutil.rmtree(leftover, ignore_errors=True)
+                removed.append(leftover)
+            finally:
+                os.close(build)
+        return removed
