@@ -75,7 +75,10 @@ def _watch(rank: int, timeout: float, log_path: Path | None, report_dir: str | N
             os.replace(report.with_suffix(".tmp"), report)
         fired = _last_beat
         if _stop.wait(SETTLE) or _last_beat != fired:
-            continue  # progress after all (or the worker is finishing): keep watching
+            # progress after all (or the worker is finishing): withdraw the report, keep watching
+            if report_dir is not None:
+                (Path(report_dir) / f"rank{rank}.json").unlink(missing_ok=True)
+            continue
         logger.error("watchdog: rank %d is stuck; ending this worker", rank)
         for handler in logging.getLogger().handlers:
             handler.flush()
