@@ -4,7 +4,6 @@ hang ends the job naming the rank that did not arrive, with every rank's stack i
 
 from __future__ import annotations
 
-import inspect
 import json
 import random
 import time
@@ -13,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import run_cli, sentiment_records, text_config, write_config, write_jsonl
+from conftest import PLUGINS, run_cli, sentiment_records, text_config, write_config, write_jsonl
 from distributed_support import assert_nothing_left, cli_environment, free_port, start
 from safetensors.torch import load_file
 
@@ -84,8 +83,6 @@ def test_an_input_error_with_max_restarts_fails_once_with_exit_2(data, tmp_path)
 
 
 def test_a_hang_ends_the_job_naming_the_rank_and_its_stack(data, tmp_path):
-    from self_healing_plugins import SleepsOnRankOne
-
     config = healing_config(data, tmp_path, {"cuda_devices": [-1, -1], "timeout": 20}, type="test_sleeps_on_rank_one")
     started = time.monotonic()
     result = run_cli("train", str(config), "-s", str(tmp_path / "run"), *PLUGIN, timeout=120)
@@ -94,8 +91,8 @@ def test_a_hang_ends_the_job_naming_the_rank_and_its_stack(data, tmp_path):
     assert elapsed < 60, f"took {elapsed:.0f} s"
     message = result.stderr.strip().splitlines()[-1]
     assert "did not arrive: rank 1 in forward" in message and "rank 0 in" not in message.split("waiting")[0]
-    source, first = inspect.getsourcelines(SleepsOnRankOne.forward)
-    line = first + next(i for i, text in enumerate(source) if "SLEEPING LINE" in text)
+    source = (PLUGINS / "self_healing_plugins.py").read_text().splitlines()
+    line = 1 + next(i for i, text in enumerate(source) if "SLEEPING LINE" in text)
     log = (tmp_path / "run" / "out_worker1.log").read_text()
     assert f'self_healing_plugins.py", line {line} in forward' in log
     assert "made no progress" in (tmp_path / "run" / "out_worker0.log").read_text()

@@ -60,8 +60,8 @@ def choose(entries: list[dict], now: float, older_than: float | None, max_size: 
         for entry in remaining:
             if total <= max_size:
                 break
+            doomed.append(entry)  # one in use is reported as kept, and still counts
             if not entry["in_use"]:
-                doomed.append(entry)
                 total -= entry["size"]
     return doomed
 
