@@ -116,12 +116,12 @@ def test_second_run_maps_the_cache_and_changed_data_is_read_again(tmp_path):
 
     first = train("first")
     assert "cached it in" in first.stderr and "cache hit" not in first.stderr
-    assert len(list((tmp_path / "cache").iterdir())) == 1
+    assert len([p for p in (tmp_path / "cache").iterdir() if not p.name.startswith(".")]) == 1
     assert "cache hit" in train("second").stderr
     write_jsonl(data, id_records(RECORDS - 1))
     third = train("third")
     assert "cache hit" not in third.stderr
-    assert len(list((tmp_path / "cache").iterdir())) == 2
+    assert len([p for p in (tmp_path / "cache").iterdir() if not p.name.startswith(".")]) == 2
 
 
 def test_cache_can_be_switched_off_by_environment_and_config(tmp_path):
@@ -269,7 +269,7 @@ def test_under_torchrun_rank0_builds_the_cache_and_every_rank_maps_it(tmp_path):
     data = write_jsonl(tmp_path / "train.jsonl", id_records())
     result = torchrun(tmp_path, write_config(tmp_path / "config.json", probe_config(data, tmp_path / "seen", 1, 0, False)))
     assert result.returncode == 0, result.stderr[-3000:]
-    assert len(list((tmp_path / "cache").iterdir())) == 1
+    assert len([p for p in (tmp_path / "cache").iterdir() if not p.name.startswith(".")]) == 1
     assert result.stderr.count("cached it in") == 1
     assert seen_ids(tmp_path / "seen", "train") == list(range(RECORDS))
     assert "cache hit" in (tmp_path / "run" / "out_worker1.log").read_text()

@@ -32,10 +32,11 @@ def write_archive(serialization_dir: Path, weights: dict[str, Any], vocab: Any, 
     """Write ``serialization_dir/model.tar.gz`` atomically from a full model state (``weights``)."""
     from distrain import __version__
     from distrain.training.checkpointing import save_state_file
+    from distrain.training.disk import writing
 
     serialization_dir = Path(serialization_dir)
     target = serialization_dir / ARCHIVE_NAME
-    with tempfile.TemporaryDirectory(dir=serialization_dir, prefix=".tmp-archive-") as staging:
+    with writing(target), tempfile.TemporaryDirectory(dir=serialization_dir, prefix=".tmp-archive-") as staging:
         staging = Path(staging)
         (staging / "config.json").write_text(json.dumps(config, indent=2))
         vocab.save(staging / "vocabulary")

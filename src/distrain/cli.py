@@ -20,6 +20,7 @@ COMMANDS = {
     "schema": ("distrain.commands.schema", "write the JSON Schema of a training config (for editors)"),
     "plot": ("distrain.commands.plot", "plot training and validation curves of one or more runs"),
     "tune": ("distrain.commands.tune", "hyperparameter search over a config with Optuna"),
+    "cache": ("distrain.commands.cache", "list or prune the shared dataset cache"),
 }
 
 

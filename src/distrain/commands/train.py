@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
         include_packages=tuple(args.include_package),
         prepare=functools.partial(prepare_for_workers, config),
         setup_output=functools.partial(prepare_serialization_dir, serialization_dir, args.force, config, args.recover),
+        restart=resume_after_restart,
     )
     try:
         primary = run_job(job)
@@ -59,6 +60,17 @@ def run(args: argparse.Namespace) -> int:
     if primary:
         print(f"training finished; outputs in {serialization_dir}")
     return 0
+
+
+def resume_after_restart(job):
+    """The training job again after a lost worker: from the latest checkpoint, if one was written."""
+    import dataclasses
+
+    from distrain.training.checkpointing import Checkpointer
+
+    config, serialization_dir, _ = job.args
+    has_checkpoint = Checkpointer(serialization_dir / "checkpoints").latest() is not None
+    return dataclasses.replace(job, args=(config, serialization_dir, has_checkpoint))
 
 
 def resume_command(args: argparse.Namespace) -> str:

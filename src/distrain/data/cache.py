@@ -1,10 +1,16 @@
-"""The shared dataset cache: read and index once, memory-map everywhere.
+"""The shared dataset cache: read and index once, memory-map everywhere; safe to share.
 
 An entry is a directory named by a fingerprint of what determines its content: the data-related
 config blocks (readers, paths, vocabulary), the input files (path, size, modification time; the
 content hash for files under 1 MiB) and the distrain version. It holds ``vocabulary/``, one indexed
-dataset per split and ``meta.json``; it is written under a temporary name and renamed, so a reader
-never sees half an entry. Location: ``$DISTRAIN_CACHE`` or ``~/.cache/distrain/datasets``;
+dataset per split and ``meta.json``, which lists every file with its size and CRC-32.
+
+Several runs may share the cache at once. A cold entry is built by one of them under an exclusive
+lock (``.locks/KEY.build``) while the others wait and then reuse it; it is written under a
+temporary name and renamed, so nobody sees half an entry. Opening an entry checks every file
+against its size and checksum; a damaged entry is rebuilt with a warning, never trained on. A run
+holds a shared lock on ``.locks/KEY.use`` while it uses an entry, so ``distrain cache prune`` can tell
+it is in use. Location: ``$DISTRAIN_CACHE`` or ``~/.cache/distrain/datasets``;
 ``DISTRAIN_CACHE=off`` (or the experiment key ``"dataset_cache": false``) disables it.
 """
 
@@ -17,8 +23,10 @@ import logging
 import os
 import shutil
 import time
+import zlib
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 logger = logging.getLogger(__name__)
 
@@ -102,8 +110,50 @@ def fingerprint(config: dict[str, Any], paths: Iterable[str | Path], code: Itera
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
+class DamagedEntry(Exception):
+    """An entry's files differ from what was recorded when it was written."""
+
+
+def checksum(path: Path, block: int = 1 << 22) -> int:
+    """CRC-32 of a file read in blocks (about 1 GB/s, memory flat)."""
+    value = 0
+    with open(path, "rb") as source:
+        while chunk := source.read(block):
+            value = zlib.crc32(chunk, value)
+    return value
+
+
+def describe_entry_files(directory: Path) -> dict[str, dict[str, int]]:
+    """Every file under ``directory`` (``meta.json`` excepted): relative path -> size and CRC-32."""
+    files = {}
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        relative = path.relative_to(directory).as_posix()
+        if relative != "meta.json":
+            files[relative] = {"size": path.stat().st_size, "crc32": checksum(path)}
+    return files
+
+
+def _lock(path: Path, exclusive: bool, blocking: bool = True) -> int | None:
+    """An open descriptor holding a ``flock`` on ``path``; None if not blocking and it is taken."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    flags = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | (0 if blocking else fcntl.LOCK_NB)
+    try:
+        fcntl.flock(descriptor, flags)
+    except BlockingIOError:
+        os.close(descriptor)
+        return None
+    return descriptor
+
+
+#: shared "in use" locks this process holds, by entry; released when the process exits
+_IN_USE: dict[str, int] = {}
+
+
 class DatasetCache:
-    """Entries under ``root``; :meth:`lookup` returns a complete entry or None."""
+    """Entries under ``root``: :meth:`open` returns a verified entry, building it if needed."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
@@ -111,30 +161,105 @@ class DatasetCache:
     def entry(self, key: str) -> Path:
         return self.root / key
 
-    def lookup(self, key: str) -> Path | None:
-        entry = self.entry(key)
-        return entry if (entry / "meta.json").is_file() else None
+    def lock_path(self, key: str, kind: str) -> Path:
+        return self.root / ".locks" / f"{key}.{kind}"
 
-    def write(self, key: str, splits: dict[str, Any], vocab: Any, meta: dict[str, Any]) -> Path:
-        """Save ``splits`` (name → IndexedDataset or None) and ``vocab`` atomically; return the entry."""
+    def lookup(self, key: str) -> Path | None:
+        """The entry if it exists and its files match their record, else None (damage is logged)."""
+        entry = self.entry(key)
+        if not (entry / "meta.json").is_file():
+            return None
+        try:
+            self.verify(entry)
+        except DamagedEntry as problem:
+            logger.warning("dataset cache entry %s is damaged (%s); rebuilding it", entry, problem)
+            return None
+        return entry
+
+    @staticmethod
+    def verify(entry: Path) -> None:
+        """Raise :class:`DamagedEntry` unless every recorded file has its size and checksum."""
+        try:
+            files = json.loads((entry / "meta.json").read_text())["files"]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise DamagedEntry(f"meta.json unreadable: {error}") from None
+        for relative, record in files.items():
+            path = entry / relative
+            try:
+                size = path.stat().st_size
+            except OSError:
+                raise DamagedEntry(f"{relative} is missing") from None
+            if size != record["size"]:
+                raise DamagedEntry(f"{relative} has {size} bytes, {record['size']} were written")
+        for relative, record in files.items():
+            if checksum(entry / relative) != record["crc32"]:
+                raise DamagedEntry(f"{relative} does not match its checksum")
+
+    def open(self, key: str, build: Callable[[Path], dict[str, Any]]) -> tuple[Path, bool]:
+        """A verified entry for ``key`` and whether this call built it, marked in use by this process.
+
+        ``build(directory)`` writes the entry's files into ``directory`` and returns its meta. Only one
+        process builds a given entry at a time; the others wait for the lock and reuse its result.
+        """
+        while True:
+            entry = self.lookup(key)
+            built = False
+            if entry is None:
+                with self._building(key):
+                    entry = self.lookup(key)
+                    if entry is None:
+                        entry = self._write(key, build)
+                        built = True
+                    else:
+                        logger.info("dataset cache entry %s was built by another run meanwhile; reusing it", entry)
+            self.mark_in_use(key)
+            if (entry / "meta.json").is_file():
+                return entry, built
+            self.release(key)  # pruned between the check and the lock: look again
+
+    def release(self, key: str) -> None:
+        descriptor = _IN_USE.pop(key, None)
+        if descriptor is not None:
+            os.close(descriptor)
+
+    @contextmanager
+    def _building(self, key: str) -> Iterator[None]:
+        descriptor = _lock(self.lock_path(key, "build"), exclusive=True, blocking=False)
+        if descriptor is None:
+            logger.info("another run is building dataset cache entry %s; waiting for it", key)
+            descriptor = _lock(self.lock_path(key, "build"), exclusive=True)
+        try:
+            yield
+        finally:
+            os.close(descriptor)
+
+    def mark_in_use(self, key: str) -> None:
+        """Hold a shared lock on the entry for the rest of this process, and record its last use."""
+        if key not in _IN_USE:
+            _IN_USE[key] = _lock(self.lock_path(key, "use"), exclusive=False)
+        try:
+            os.utime(self.lock_path(key, "use"))
+        except OSError:
+            pass
+
+    def _write(self, key: str, build: Callable[[Path], dict[str, Any]]) -> Path:
+        """Build into a temporary folder, record sizes and checksums, then publish by renaming."""
         self.root.mkdir(parents=True, exist_ok=True)
         temporary = self.root / f".{key}.{os.getpid()}.tmp"
         shutil.rmtree(temporary, ignore_errors=True)
-        vocab.save(temporary / "vocabulary")
-        for name, dataset in splits.items():
-            if dataset is not None:
-                dataset.save(temporary / name)
-        meta = {**meta, "created": time.strftime("%Y-%m-%dT%H:%M:%S"), "splits": {
-            name: (len(d) if d is not None else None) for name, d in splits.items()}}
-        (temporary / "meta.json").write_text(json.dumps(meta, indent=2, default=str))
-        entry = self.entry(key)
         try:
+            meta = build(temporary)
+            meta = {**meta, "created": time.strftime("%Y-%m-%dT%H:%M:%S"), "files": describe_entry_files(temporary)}
+            (temporary / "meta.json").write_text(json.dumps(meta, indent=2, default=str))
+            entry = self.entry(key)
+            if entry.exists():  # damaged: move it out of the way (a run still mapping it keeps its pages)
+                discarded = self.root / f".{key}.{os.getpid()}.damaged"
+                os.rename(entry, discarded)
+                shutil.rmtree(discarded, ignore_errors=True)
             os.rename(temporary, entry)
-        except OSError:
-            # Another process finished the same entry first; theirs is as good as ours.
+        except BaseException:
             shutil.rmtree(temporary, ignore_errors=True)
-            if self.lookup(key) is None:
-                raise
+            raise
         return entry
 
     def load(self, entry: Path) -> tuple[Any, dict[str, Any]]:
@@ -149,3 +274,71 @@ class DatasetCache:
             for name, size in meta["splits"].items()
         }
         return vocab, splits
+
+    # ----------------------------------------------------------------------------- housekeeping
+    def entries(self) -> list[dict[str, Any]]:
+        """Every published entry: key, path, size in bytes, last use (epoch seconds), data, in use."""
+        found = []
+        if not self.root.is_dir():
+            return found
+        for entry in sorted(self.root.iterdir()):
+            if entry.name.startswith(".") or not (entry / "meta.json").is_file():
+                continue
+            try:
+                meta = json.loads((entry / "meta.json").read_text())
+            except (OSError, ValueError):
+                meta = {}
+            use = self.lock_path(entry.name, "use")
+            last_used = max(use.stat().st_mtime if use.exists() else 0.0, (entry / "meta.json").stat().st_mtime)
+            found.append({
+                "key": entry.name, "path": entry,
+                "size": sum(p.stat().st_size for p in entry.rglob("*") if p.is_file()),
+                "last_used": last_used,
+                "data": [p for p in (meta.get("train_data_path"), meta.get("validation_data_path")) if p],
+                "in_use": self.in_use(entry.name),
+            })
+        return found
+
+    def in_use(self, key: str) -> bool:
+        if key in _IN_USE:
+            return True
+        descriptor = _lock(self.lock_path(key, "use"), exclusive=True, blocking=False)
+        if descriptor is None:
+            return True
+        os.close(descriptor)
+        return False
+
+    def remove(self, key: str) -> bool:
+        """Delete an entry unless a run uses or builds it; return whether it was deleted."""
+        use = _lock(self.lock_path(key, "use"), exclusive=True, blocking=False)
+        if use is None:
+            return False
+        try:
+            build = _lock(self.lock_path(key, "build"), exclusive=True, blocking=False)
+            if build is None:
+                return False
+            try:
+                entry = self.entry(key)
+                doomed = self.root / f".{key}.{os.getpid()}.pruned"
+                os.rename(entry, doomed)
+                shutil.rmtree(doomed, ignore_errors=True)
+                return True
+            finally:
+                os.close(build)
+        finally:
+            os.close(use)
+
+    def remove_leftovers(self) -> list[Path]:
+        """Delete folders left by builds that died (``.KEY.PID.tmp`` whose build lock nobody holds)."""
+        removed = []
+        for leftover in sorted(self.root.glob(".*.tmp")) if self.root.is_dir() else []:
+            key = leftover.name[1:].split(".")[0]
+            build = _lock(self.lock_path(key, "build"), exclusive=True, blocking=False)
+            if build is None:
+                continue
+            try:
+                shutil.rmtree(leftover, ignore_errors=True)
+                removed.append(leftover)
+            finally:
+                os.close(build)
+        return removed

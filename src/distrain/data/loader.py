@@ -11,6 +11,7 @@ from distrain.config.constraints import NonNegativeInt, PositiveInt
 from distrain.config.errors import Problem
 from distrain.data.dataset import IndexedDataset
 from distrain.data.sampler import GlobalBatchSampler, split_counts
+from distrain.distributed.watchdog import beat
 from distrain.distributed.world import SINGLE, World
 
 
@@ -95,6 +96,7 @@ class DataLoader:
 
     def __iter__(self) -> Iterator[Batch]:
         for batch in self.sampler.batches(self.epoch):
+            beat()  # progress, for the hang watchdog
             mine = self.my_slice(batch)
             if len(mine):
                 yield Batch(self.dataset.batch(mine), len(mine), len(batch), mine)

@@ -45,15 +45,17 @@ def prepare_data(experiment: Experiment, config: dict[str, Any] | None = None, w
     """
     _check_streamed_shares(experiment, world)
     cache, key = _cache_and_key(experiment, config)
-    entry = None
-    if cache is not None and world is not None and world.is_distributed:
+    if cache is None:
+        vocab, splits = read_data(experiment)
+        return PreparedData(vocab, splits["train"], splits.get("validation"))
+    if world is not None and world.is_distributed:
         from distrain.data.reader import DataError
         from distrain.distributed.collectives import broadcast_object
 
         problem: Exception | None = None
-        if world.is_primary and cache.lookup(key) is None:
+        if world.is_primary:
             try:
-                entry = _build_entry(experiment, cache, key)
+                _open_entry(experiment, cache, key)
             except Exception as error:  # noqa: BLE001 - told to the waiting ranks, then re-raised
                 problem = error
         # Doubles as the barrier: the other ranks wait here until rank 0 has built the entry or failed.
@@ -62,18 +64,21 @@ def prepare_data(experiment: Experiment, config: dict[str, Any] | None = None, w
             raise problem
         if failure is not None:
             raise DataError(f"rank 0 could not prepare the data: {failure}")
-    if cache is None:
-        vocab, splits = read_data(experiment)
-    else:
-        if entry is None:
-            entry = cache.lookup(key)
-            if entry is not None:
-                logger.info("dataset cache hit: %s (data not re-read; DISTRAIN_CACHE=off to disable)", entry)
-            else:
-                entry = _build_entry(experiment, cache, key)
-        vocab, splits = cache.load(entry)
-        splits = {name: _streaming_source_or(splits.get(name), name, experiment, entry) for name in ("train", "validation")}
+    entry = _open_entry(experiment, cache, key)
+    vocab, splits = cache.load(entry)
+    splits = {name: _streaming_source_or(splits.get(name), name, experiment, entry) for name in ("train", "validation")}
     return PreparedData(vocab, splits["train"], splits.get("validation"))
+
+
+def _open_entry(experiment: Experiment, cache: Any, key: str) -> Any:
+    """The verified entry for ``key``: reused, or built once (concurrent runs wait for the builder)."""
+    started = time.monotonic()
+    entry, built = cache.open(key, lambda directory: _build_entry(experiment, directory))
+    if built:
+        logger.info("read the data in %.1f s and cached it in %s", time.monotonic() - started, entry)
+    else:
+        logger.info("dataset cache hit: %s (data not re-read; DISTRAIN_CACHE=off to disable)", entry)
+    return entry
 
 
 def _cache_and_key(experiment: Experiment, config: dict[str, Any] | None):
@@ -95,18 +100,16 @@ def _is_lazy(loader: Any) -> bool:
     return bool(getattr(loader, "lazy", False))
 
 
-def _build_entry(experiment: Experiment, cache: Any, key: str) -> Any:
-    started = time.monotonic()
-    vocab, splits = read_data(experiment)
-    stored = {name: split for name, split in splits.items() if not _is_streamed(split)}
-    meta = {
+def _build_entry(experiment: Experiment, directory: Any) -> dict[str, Any]:
+    """Write the entry's files into ``directory``; return its meta."""
+    _vocab, splits = read_data(experiment, directory)
+    return {
         "train_data_path": experiment.train_data_path,
         "validation_data_path": experiment.validation_data_path,
+        "splits": {name: (len(split) if split is not None and not _is_streamed(split) else None)
+                   for name, split in splits.items()},
         "streaming_counts": {name: split.num_instances for name, split in splits.items() if _is_streamed(split)},
     }
-    entry = cache.write(key, stored, vocab, meta)
-    logger.info("read the data in %.1f s and cached it in %s", time.monotonic() - started, entry)
-    return entry
 
 
 def _is_streamed(split: Any) -> bool:
@@ -126,39 +129,54 @@ def _streaming_source_or(split: Any, name: str, experiment: Experiment, entry: A
     return split
 
 
-def read_data(experiment: Experiment) -> tuple[Any, dict[str, Any]]:
+def read_data(experiment: Experiment, directory: Any = None) -> tuple[Any, dict[str, Any]]:
     """Read every split and build the vocabulary. Token namespaces come from the training data; label
     namespaces also from validation data, so an unseen validation label does not crash indexing.
-    A split whose loader is ``lazy`` is only counted here (memory stays flat) and streamed later."""
+    A split whose loader is ``lazy`` is only counted here (memory stays flat) and streamed later.
+
+    Memory stays bounded by a chunk of instances, whatever the input size: a first pass counts the
+    vocabulary items, a second indexes each instance into the columnar files as it is read. With
+    ``directory`` the vocabulary and splits are written there and returned memory-mapped; without
+    it they are built in a temporary folder and loaded into memory."""
+    import tempfile
+    from pathlib import Path
+
     from distrain.data.dataset import IndexedDataset
     from distrain.data.streaming import StreamingSource
     from distrain.data.vocabulary import Vocabulary, is_padded
 
     counters: dict[str, Counter] = {}
     workers = experiment.data_loader.num_workers
-    train_instances, train_count = _read_split(
-        experiment.dataset_reader, experiment.train_data_path, counters,
-        keep=not _is_lazy(experiment.data_loader), workers=workers)
+    train_count = _count_split(experiment.dataset_reader, experiment.train_data_path, counters, workers)
     if not train_count:
         raise ConfigError([Problem("train_data_path", f"no instances read from {experiment.train_data_path}")])
-    validation_instances, validation_count = None, 0
+    validation_count = 0
     if experiment.validation_data_path:
         validation_counters: dict[str, Counter] = {}
-        validation_instances, validation_count = _read_split(
-            experiment.validation_dataset_reader, experiment.validation_data_path, validation_counters,
-            keep=not _is_lazy(experiment.validation_data_loader), workers=workers)
+        validation_count = _count_split(
+            experiment.validation_dataset_reader, experiment.validation_data_path, validation_counters, workers)
         for namespace, counter in validation_counters.items():
             if not is_padded(namespace):
                 counters.setdefault(namespace, Counter()).update(counter)
     vocab = Vocabulary.from_counters(counters, experiment.vocabulary)
-    train = (IndexedDataset.from_instances(train_instances, vocab) if train_instances is not None
-             else StreamingSource(str(experiment.train_data_path), train_count))
-    validation = None
-    if validation_count:
-        validation = (IndexedDataset.from_instances(validation_instances, vocab) if validation_instances is not None
-                      else StreamingSource(str(experiment.validation_data_path), validation_count))
+    del counters
+    splits = [("train", experiment.dataset_reader, experiment.train_data_path, experiment.data_loader, train_count),
+              ("validation", experiment.validation_dataset_reader, experiment.validation_data_path,
+               experiment.validation_data_loader, validation_count)]
+    with tempfile.TemporaryDirectory(prefix="distrain-index-") as scratch:
+        folder = Path(directory) if directory is not None else Path(scratch)
+        vocab.save(folder / "vocabulary")
+        result: dict[str, Any] = {}
+        for name, reader, path, loader, count in splits:
+            if not count:
+                result[name] = None
+            elif _is_lazy(loader):
+                result[name] = StreamingSource(str(path), count)
+            else:
+                _index_split(reader, path, vocab, folder / name, workers)
+                result[name] = IndexedDataset.load(folder / name, mmap=directory is not None)
     logger.info("read %d training and %d validation instances; %s", train_count, validation_count, vocab)
-    return vocab, {"train": train, "validation": validation}
+    return vocab, result
 
 
 def _check_streamed_shares(experiment: Experiment, world: World | None = None) -> None:
@@ -174,38 +192,61 @@ def _check_streamed_shares(experiment: Experiment, world: World | None = None) -
             reader.check_shares(path, world_size * max(1, loader.num_workers))
 
 
-def _read_split(reader: DatasetReader, path: str, counters: dict[str, Counter], keep: bool, workers: int = 0):
-    """Count vocabulary items; keep the instances only when ``keep`` (otherwise memory stays flat).
+def _count_split(reader: DatasetReader, path: str, counters: dict[str, Counter], workers: int = 0) -> int:
+    """Count vocabulary items and instances, keeping no instance (with ``workers`` > 1, in that many
+    processes, each counting its share)."""
+    if workers > 1:
+        import multiprocessing
 
-    With ``workers`` > 1 (``data_loader.num_workers``) each of that many processes reads its share
-    and the shares are concatenated in worker order: every record once, in an order that depends
-    on ``num_workers`` but never on the world size (the cache key includes it)."""
-    instances: list | None = [] if keep else None
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        with multiprocessing.get_context(method).Pool(workers) as pool:
+            shares = pool.starmap(_count_share, [(reader, path, w, workers) for w in range(workers)])
+        for share_counters, _ in shares:
+            for namespace, counter in share_counters.items():
+                counters.setdefault(namespace, Counter()).update(counter)
+        return sum(count for _, count in shares)
     count = 0
-    source = reader.read(path) if not (keep and workers > 1) else _read_in_processes(reader, path, workers)
-    for instance in source:
+    for instance in reader.read(path):
         for field in instance.values():
             field.count_vocab_items(counters)
-        if instances is not None:
-            instances.append(instance)
         count += 1
-    return instances, count
+    return count
 
 
-def _read_share(reader: DatasetReader, path: str, worker: int, workers: int) -> list:
+def _count_share(reader: DatasetReader, path: str, worker: int, workers: int) -> tuple[dict[str, Counter], int]:
     from distrain.data.reader import ReaderShard
 
     reader.set_shard(ReaderShard(worker=worker, num_workers=workers))
-    return list(reader.read(path))
+    counters: dict[str, Counter] = {}
+    return counters, _count_split(reader, path, counters)
 
 
-def _read_in_processes(reader: DatasetReader, path: str, workers: int):
-    import multiprocessing
+def _index_split(reader: DatasetReader, path: str, vocab: Any, directory: Any, workers: int = 0) -> int:
+    """Index every instance into ``directory`` as it is read. With ``workers`` > 1 the shares of
+    that many readers are concatenated in worker order: every record once, in an order that depends
+    on ``num_workers`` but never on the world size (the cache key includes it)."""
+    from distrain.data.dataset_writer import IndexedDatasetWriter
 
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    with multiprocessing.get_context(method).Pool(workers) as pool:
-        shares = pool.starmap(_read_share, [(reader, path, w, workers) for w in range(workers)])
-    for share in shares:
-        yield from share
+    writer = IndexedDatasetWriter(directory, vocab)
+    try:
+        for instance in _instances(reader, path, workers):
+            writer.add(instance)
+    except BaseException:
+        writer.abort()
+        raise
+    return writer.close()
 
 
+def _instances(reader: DatasetReader, path: str, workers: int):
+    if workers <= 1:
+        yield from reader.read(path)
+        return
+    from distrain.data.reader import ReaderShard
+
+    whole = reader.shard
+    try:
+        for worker in range(workers):
+            reader.set_shard(ReaderShard(worker=worker, num_workers=workers))
+            yield from reader.read(path)
+    finally:
+        reader.set_shard(whole)

@@ -24,6 +24,7 @@ import torch.utils.data
 
 from distrain.data.loader import Batch, DataLoaderConfig
 from distrain.data.reader import WHOLE, DataError, DatasetReader, ReaderShard
+from distrain.distributed.watchdog import beat
 from distrain.distributed.world import SINGLE, World
 
 logger = logging.getLogger(__name__)
@@ -150,6 +151,7 @@ class StreamingLoader:
         placeholder = None
         empty = np.zeros(0, dtype=np.int64)
         while True:
+            beat()  # progress, for the hang watchdog
             item = next(local, None)
             size = 0 if item is None else item[1]
             totals = all_reduce_sum(torch.tensor([size, int(item is not None)], dtype=torch.int64))

@@ -19,7 +19,8 @@ class DistributedConfig:
 
     ``device_weights`` gives each worker (global rank order) its share of every global batch, so a
     faster card can take more samples; the loss weighting keeps the updates identical. ``strategy``
-    says how the model is spread over the workers (default ``ddp``: replicated).
+    says how the model is spread over the workers (default ``ddp``: replicated). ``max_restarts``:
+    how many times a lost worker (killed, crashed, hung) restarts the job from its latest checkpoint.
     """
 
     cuda_devices: Annotated[list[Annotated[int, Ge(-1)]], MinLen(1)]
@@ -31,6 +32,7 @@ class DistributedConfig:
     timeout: Annotated[float, Gt(0)] = 1800.0
     device_weights: list[Annotated[float, Gt(0)]] | None = None
     strategy: Lazy[ParallelStrategy] | None = None
+    max_restarts: Annotated[int, Ge(0)] = 0
 
     @property
     def world_size(self) -> int:

@@ -15,8 +15,10 @@ import gc
 import logging
 import multiprocessing
 import os
+import shutil
 import signal
 import socket
+import tempfile
 import threading
 from pathlib import Path
 from dataclasses import dataclass
@@ -37,6 +39,10 @@ HOSTED_STORE = "hosted-store://"
 
 class WorkerFailed(RunFailed):
     """A worker raised; the message holds its rank and original traceback."""
+
+
+class HangDetected(RunFailed):
+    """No progress for ``distributed.timeout`` seconds; the message names the ranks that did not arrive."""
 
 
 def free_port() -> int:
@@ -66,6 +72,9 @@ def init_worker(world: World, backend: str, init_method: str, timeout: float, se
     if world.device.startswith("cuda"):
         torch.cuda.set_device(torch.device(world.device))
     if world.is_distributed and not dist.is_initialized():
+        from distrain.distributed.watchdog import GRACE
+
+        timeout += GRACE  # the hang watchdog (same timeout) writes every rank's stack before this fires
         kwargs: dict[str, Any] = {}
         if backend == "nccl":
             kwargs["device_id"] = torch.device(world.device)
@@ -103,6 +112,9 @@ def configure_worker_logging(world: World, serialization_dir: Path) -> None:
 def shutdown_worker() -> None:
     import torch.distributed as dist
 
+    from distrain.distributed import watchdog
+
+    watchdog.stop()
     if dist.is_available() and dist.is_initialized():
         dist.destroy_process_group()
 
@@ -159,6 +171,8 @@ class Job:
     include_packages: tuple[str, ...] = ()
     prepare: Callable[[World | None], Any] | None = None
     setup_output: Callable[[int], None] | None = None
+    #: the job to run again after a lost worker (from the latest checkpoint); None: never restarted
+    restart: Callable[["Job"], "Job"] | None = None
 
 
 def run_job(job: Job) -> bool:
@@ -184,9 +198,50 @@ def run_job(job: Job) -> bool:
     prepared = job.prepare(None) if job.prepare else None
     may_fork = threads_before is not None and live_threads() == threads_before
     with forwarding_stop_signals():
-        spawn(_run_work, (job, prepared), distributed, job.serialization_dir, may_fork=may_fork,
-              include_packages=job.include_packages)
+        _spawn_with_restarts(job, prepared, distributed, may_fork)
     return primary
+
+
+def _spawn_with_restarts(job: Job, prepared: Any, distributed: DistributedConfig, may_fork: bool) -> None:
+    """Spawn the workers; when one is lost (killed, crashed, hung) start them all again from the
+    latest checkpoint, up to ``distributed.max_restarts`` times. Input errors are never retried."""
+    restarts: list[dict[str, Any]] = []
+    while True:
+        try:
+            spawn(_run_work, (job, prepared), distributed, job.serialization_dir, may_fork=may_fork and not restarts,
+                  include_packages=job.include_packages)
+            break
+        except RunFailed as error:
+            cause = restart_cause(error)
+            if cause is None or job.restart is None or len(restarts) >= distributed.max_restarts:
+                raise
+            restarts.append({"cause": cause, "time": datetime.datetime.now().isoformat(timespec="seconds")})
+            logger.warning("restart %d of %d: %s; starting every worker again from the latest checkpoint",
+                           len(restarts), distributed.max_restarts, cause)
+            job = job.restart(job)
+    if restarts and job.serialization_dir is not None:
+        record_restarts(Path(job.serialization_dir) / "metrics.json", restarts)
+
+
+def restart_cause(error: BaseException) -> str | None:
+    """The first line of a lost worker's error, or None when restarting cannot help: the user's
+    input, a stop the user asked for, or an output the disk refused."""
+    from distrain.training.disk import OutputNotWritable
+    from distrain.training.preemption import Preempted
+
+    if not isinstance(error, RunFailed) or isinstance(error, (Preempted, OutputNotWritable)):
+        return None
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
+def record_restarts(metrics_file: Path, restarts: list[dict[str, Any]]) -> None:
+    import json
+
+    from distrain.training.disk import write_text_atomically
+
+    metrics = json.loads(metrics_file.read_text()) if metrics_file.is_file() else {}
+    metrics["restarts"] = metrics.get("restarts", []) + restarts
+    write_text_atomically(metrics_file, json.dumps(metrics, indent=2))
 
 
 def _run_work(world: World, job: Job, prepared: Any) -> None:
@@ -216,9 +271,12 @@ def _run_launched(job: Job, launched) -> bool:
     )
     timeout = distributed.timeout if distributed else 1800.0
     init_worker(world, backend, f"tcp://{launched.master_addr}:{launched.master_port}", timeout, serialization_dir=None)
+    restarted = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0") or 0) > 0 and job.restart is not None
+    if restarted:  # torchrun --max-restarts started us again: continue from the latest checkpoint
+        job = job.restart(job)
     try:
         problem: BadInput | None = None
-        if world.is_primary and job.setup_output is not None:
+        if world.is_primary and job.setup_output is not None and not restarted:
             try:
                 job.setup_output(world.size)
             except BadInput as error:
@@ -228,6 +286,11 @@ def _run_launched(job: Job, launched) -> bool:
             raise problem
         if job.serialization_dir is not None:
             configure_worker_logging(world, job.serialization_dir)
+        if world.is_distributed:
+            from distrain.distributed import watchdog
+
+            log = job.serialization_dir / f"out_worker{world.rank}.log" if job.serialization_dir is not None else None
+            watchdog.start(world.rank, timeout, log)
         job.work(world, job.prepare(world) if job.prepare else None, *job.args)
     finally:
         shutdown_worker()
@@ -276,9 +339,10 @@ def spawn(
     logger.info("starting %d worker(s) (%s) on node %d/%d, rendezvous %s", len(distributed.cuda_devices),
                 method, distributed.node_rank, distributed.num_nodes, init_method)
     reports = multiprocessing.get_context(method).SimpleQueue()
+    hang_reports = tempfile.mkdtemp(prefix="distrain-watchdog-")
     context = mp.start_processes(
         _spawned_entry,
-        args=(worker, args, distributed, init_method, serialization_dir, include_packages, reports),
+        args=(worker, args, distributed, init_method, serialization_dir, include_packages, reports, hang_reports),
         nprocs=len(distributed.cuda_devices),
         join=False,
         start_method=method,
@@ -288,19 +352,34 @@ def spawn(
             while not context.join():
                 pass
     except (mp.ProcessRaisedException, mp.ProcessExitedException) as error:
+        from distrain.distributed.watchdog import hang_message
+
+        hang = hang_message(hang_reports, distributed.timeout)
+        if hang is not None:
+            raise HangDetected(hang) from None
         if not reports.empty():
             raise reports.get() from None  # the worker's own one-line error, same class and status
         rank = distributed.node_rank * len(distributed.cuda_devices) + error.error_index
         if isinstance(error, mp.ProcessRaisedException):
             raise WorkerFailed(f"worker rank {rank} failed:\n{error.msg.strip()}") from None
-        raise WorkerFailed(f"worker rank {rank} exited with code {error.exit_code}") from None
+        raise WorkerFailed(f"worker rank {rank} {_exit_description(error.exit_code)}") from None
     finally:
         stop_processes(context.processes)
+        shutil.rmtree(hang_reports, ignore_errors=True)
         del store  # the rendezvous stops listening once every worker is gone
 
 
+def _exit_description(code: int) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            pass
+    return f"exited with code {code}"
+
+
 def _spawned_entry(local_rank: int, worker, args, distributed: DistributedConfig, init_method: str,
-                   serialization_dir, include_packages: tuple[str, ...], reports) -> None:
+                   serialization_dir, include_packages: tuple[str, ...], reports, hang_reports: str) -> None:
     from distrain.plugins import import_plugins
 
     per_node = len(distributed.cuda_devices)
@@ -310,6 +389,10 @@ def _spawned_entry(local_rank: int, worker, args, distributed: DistributedConfig
         world = make_world(rank, distributed.world_size, local_rank, per_node, distributed.cuda_devices[local_rank],
                            distributed)
         init_worker(world, distributed.default_backend(), init_method, distributed.timeout, serialization_dir)
+        from distrain.distributed import watchdog
+
+        log = serialization_dir / f"out_worker{rank}.log" if serialization_dir is not None else None
+        watchdog.start(rank, distributed.timeout, log, hang_reports)
         worker(world, *args)
     except DistrainError as error:
         # reported in one line by the parent; the first worker to fail is the one reported

@@ -24,6 +24,7 @@ from typing import Any
 import torch
 
 from distrain.errors import BadInput
+from distrain.training.disk import torch_save, write_text_atomically, writing
 
 _CHECKPOINT = re.compile(r"epoch_(\d+)_batch_(\d+)$")
 BEST_WEIGHTS = "best.safetensors"
@@ -59,16 +60,17 @@ def save_state_file(state: dict[str, torch.Tensor], path: Path) -> None:
         if key not in seen:
             seen.add(key)
             unique[name] = tensor.detach().to("cpu").contiguous()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}-")
-    os.close(handle)
-    try:
-        save_file(unique, temporary, metadata={"format": "pt"})
-        _fsync(Path(temporary))
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}-")
+        os.close(handle)
+        try:
+            save_file(unique, temporary, metadata={"format": "pt"})
+            _fsync(Path(temporary))
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
 
 
 def load_state_file(path: Path, model: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -132,23 +134,23 @@ class Checkpointer:
         is_best: bool = False,
     ) -> Path:
         """Write the checkpoint for data position (``epoch``, ``batches``) and prune old ones."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self._remove_leftovers()
         final = self.directory / self.name(epoch, batches)
-        temporary = Path(tempfile.mkdtemp(dir=self.directory, prefix=f".tmp-{final.name}-"))
-        try:
-            save_state_file(weights, temporary / MODEL_FILE)
-            torch.save(training_state, temporary / STATE_FILE)
-            _fsync(temporary / STATE_FILE)
-            summary = {key: training_state.get(key) for key in ("position", "step", "world_size")}
-            (temporary / META_FILE).write_text(json.dumps(summary))
-            if final.exists():
-                self._discard(final)
-            os.replace(temporary, final)
-            _fsync(self.directory)
-        except BaseException:
-            shutil.rmtree(temporary, ignore_errors=True)
-            raise
+        with writing(final):
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._remove_leftovers()
+            temporary = Path(tempfile.mkdtemp(dir=self.directory, prefix=f".tmp-{final.name}-"))
+            try:
+                save_state_file(weights, temporary / MODEL_FILE)
+                torch_save(training_state, temporary / STATE_FILE)
+                summary = {key: training_state.get(key) for key in ("position", "step", "world_size")}
+                (temporary / META_FILE).write_text(json.dumps(summary))
+                if final.exists():
+                    self._discard(final)
+                os.replace(temporary, final)
+                _fsync(self.directory)
+            except BaseException:
+                shutil.rmtree(temporary, ignore_errors=True)
+                raise
         if is_best:
             _write_atomically(self.directory / BEST_POINTER, final.name)
         self._prune()
@@ -203,10 +205,7 @@ class Checkpointer:
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(f".tmp-{path.name}")
-    temporary.write_text(text)
-    _fsync(temporary)
-    os.replace(temporary, path)
+    write_text_atomically(path, text)
 
 
 def _fsync(path: Path) -> None:

@@ -37,6 +37,7 @@ from distrain.registry import Registrable
 from distrain.training.callback import Callback
 from distrain.training.amp import AmpDtype, MixedPrecision
 from distrain.training.checkpointing import CheckpointError, Checkpointer, load_state_file
+from distrain.training.disk import write_text_atomically
 from distrain.training.loss_weighting import StepWeights
 from distrain.training.metric_tracker import MetricTracker, ValidationMetric
 from distrain.training.optimizers import Optimizer
@@ -288,8 +289,8 @@ class GradientDescentTrainer(Trainer):
         state, weights = self.training_state(), self.strategy.model_state_dict()
         if not self.world.is_primary:
             return None
-        (self.serialization_dir / f"metrics_epoch_{epoch}.json").write_text(json.dumps(metrics, indent=2))
-        (self.serialization_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))
+        write_text_atomically(self.serialization_dir / f"metrics_epoch_{epoch}.json", json.dumps(metrics, indent=2))
+        write_text_atomically(self.serialization_dir / "metrics.json", json.dumps(metrics, indent=2))
         if is_best:
             self.checkpointer.save_best(weights)
         return self.checkpointer.save(self.position.epoch, self.position.batches, weights, state, is_best)

@@ -1,0 +1,122 @@
+"""Writing a run's outputs: a full, read-only or over-quota disk becomes one line naming the path.
+
+Every file a run writes (checkpoints, best weights, metrics, the archive) goes through
+:func:`writing`, which turns a failed write into :class:`OutputNotWritable` (exit 1): ``cannot write
+PATH: No space left on device``. Writers put files under temporary names and rename them, so a failed
+write leaves the previous checkpoint and metrics whole, and ``--recover`` continues once space is freed.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from distrain.errors import RunFailed
+
+#: errors that mean "this disk or folder cannot take the file", not a bug
+DISK_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EACCES, errno.EPERM}
+# torch's zip writer and safetensors' Rust writer report the OS error only in their message
+_MESSAGES = {
+    "no space left on device": errno.ENOSPC, "disk quota exceeded": errno.EDQUOT,
+    "read-only file system": errno.EROFS, "file too large": errno.EFBIG, "filetoolarge": errno.EFBIG,
+    "storagefull": errno.ENOSPC, "readonlyfilesystem": errno.EROFS, "permission denied": errno.EACCES,
+}
+
+
+class OutputNotWritable(RunFailed):
+    """A run's output could not be written (disk full, read-only folder, quota)."""
+
+
+def disk_cause(error: BaseException) -> str | None:
+    """Why ``error`` says the disk refused a write (``strerror``), or None if it is about something else."""
+    if isinstance(error, OSError) and error.errno in DISK_ERRNOS:
+        return os.strerror(error.errno)
+    text = str(error).lower()
+    for number in re.findall(r"(?:os error|code:?)\s*(\d+)", text):
+        if int(number) in DISK_ERRNOS:
+            return os.strerror(int(number))
+    for phrase, number in _MESSAGES.items():
+        if phrase in text:
+            return os.strerror(number)
+    if "file write failed" in text or "failed writing" in text:  # torch's writer drops the errno
+        return "write failed (disk full or quota?)"
+    return None
+
+
+@contextmanager
+def writing(path: Path | str) -> Iterator[None]:
+    """Report a write into ``path`` that the disk refused as :class:`OutputNotWritable`."""
+    try:
+        yield
+    except OutputNotWritable:
+        raise
+    except Exception as error:  # noqa: BLE001 - re-raised unless it is a disk problem
+        cause = disk_cause(error)
+        if cause is None:
+            raise
+        raise OutputNotWritable(f"cannot write {path}: {cause}; free space, then resume with --recover") from error
+
+
+class CheckedFile:
+    """A binary file for writers that hide the OS error (``torch.save`` reports a short or failed
+    write as "unexpected pos"): writes every byte or raises, and keeps the error in :attr:`error`."""
+
+    def __init__(self, path: Path) -> None:
+        self.raw = open(path, "wb", buffering=0)
+        self.error: OSError | None = None
+
+    def write(self, data) -> int:
+        view = memoryview(data).cast("B")
+        done = 0
+        try:
+            while done < len(view):
+                done += self.raw.write(view[done:])
+        except OSError as error:
+            self.error = error
+            raise
+        return done
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def fileno(self) -> int:
+        return self.raw.fileno()
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def torch_save(state, path: Path) -> None:
+    """``torch.save`` whose disk errors keep their cause (see :class:`CheckedFile`); fsynced."""
+    import torch
+
+    handle = CheckedFile(path)
+    try:
+        torch.save(state, handle)
+        os.fsync(handle.fileno())
+    except Exception as error:  # noqa: BLE001 - the OS error behind torch's message, if there was one
+        if handle.error is not None and handle.error is not error:
+            raise handle.error from None
+        raise
+    finally:
+        handle.close()
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all (a full disk leaves the previous version in place)."""
+    path = Path(path)
+    temporary = path.with_name(f".tmp-{path.name}")
+    with writing(path):
+        try:
+            with open(temporary, "w") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
