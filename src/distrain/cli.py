@@ -16,6 +16,7 @@ COMMANDS = {
     "evaluate": "distrain.commands.evaluate",
     "predict": "distrain.commands.predict",
     "shard": "distrain.commands.shard",
+    "serve": "distrain.commands.serve",
 }
 
 #: exit status for bad input (config, data, archive, flags); 1 is for failures during a run
@@ -87,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     shard = commands.add_parser("shard", help="split a JSON-lines or text file into N balanced shard files")
     importlib.import_module(COMMANDS["shard"]).add_arguments(shard)
+
+    serve = commands.add_parser("serve", help="serve an archived model over HTTP with dynamic request batching")
+    importlib.import_module(COMMANDS["serve"]).add_arguments(serve)
     return parser
 
 
