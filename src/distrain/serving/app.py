@@ -56,7 +56,7 @@ class ServingState:
 
     def __post_init__(self) -> None:
         if self.metrics is None:
-            self.metrics = ServerMetrics(lambda: self.batcher.depth if self.batcher is not None else 0)
+            self.metrics = ServerMetrics(lambda: self.batcher.depth if self.batcher is not None else 0, lambda: self.in_flight)
         self.idle.set()
 
 

@@ -10,7 +10,7 @@ PADDING_BUCKETS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
 
 
 class ServerMetrics:
-    def __init__(self, queue_depth: Callable[[], int]) -> None:
+    def __init__(self, queue_depth: Callable[[], int], in_flight: Callable[[], int]) -> None:
         from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
         self.registry = CollectorRegistry()
@@ -27,6 +27,8 @@ class ServerMetrics:
         self.split_batches = Counter("distrain_batches_split", "batches that raised and were re-run one item at a time", registry=r)
         depth = Gauge("distrain_queue_depth", "predictions waiting for the model", registry=r)
         depth.set_function(lambda: float(queue_depth()))
+        active = Gauge("distrain_requests_in_flight", "prediction requests accepted and not yet answered", registry=r)
+        active.set_function(lambda: float(in_flight()))
 
     def observe_batch(self, report) -> None:
         """Record one :class:`~distrain.serving.batcher.BatchReport`."""
