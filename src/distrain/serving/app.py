@@ -105,6 +105,12 @@ def build_app(state: ServingState) -> Starlette:
         if state.phase != "ready":
             raise ApiError(503, "not_ready", f"the model is {state.phase}; retry shortly", {"Retry-After": "1"})
 
+    def refuse_if_full() -> None:
+        """Answer an overloaded server at once, before spending time on the body."""
+        if state.batcher.depth >= options.max_queue:
+            raise ApiError(503, "overloaded", f"the queue is full ({options.max_queue} requests waiting); retry shortly",
+                           {"Retry-After": "1"})
+
     async def read_json(request: Request) -> Any:
         content_type = request.headers.get("content-type", "")
         if content_type.split(";")[0].strip().lower() != "application/json":
@@ -148,6 +154,7 @@ def build_app(state: ServingState) -> Starlette:
     @counted("predict", prediction=True)
     async def predict(request: Request) -> Response:
         require_accepting()
+        refuse_if_full()
         record = await read_json(request)
         return json_response(await compute(prepare(record)))
 

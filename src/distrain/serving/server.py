@@ -60,7 +60,20 @@ def run_server(
     if port_file:
         write_port_file(port_file, bound)
     log(f"distrain serve: {archive} on http://{host}:{bound} (loading)")
-    return asyncio.run(_serve(sock, archive, load_predictor, options, log))
+    return _run_event_loop(_serve(sock, archive, load_predictor, options, log))
+
+
+def _run_event_loop(coroutine) -> Any:
+    """Run on uvloop where it is installed (the serve extra has it): HTTP costs about half as much CPU."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(coroutine)
+    if not hasattr(asyncio, "Runner"):  # Python 3.10
+        uvloop.install()
+        return asyncio.run(coroutine)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(coroutine)
 
 
 async def _serve(sock: socket.socket, archive: str, load_predictor, options: ServeOptions, log) -> int:
