@@ -15,14 +15,20 @@ ROOT = Path(__file__).resolve().parents[1]
 PLUGINS = Path(__file__).resolve().parent / "plugins"
 
 
-def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
-    """``python -m distrain ARGS`` in a fresh process; test plugins importable; output captured."""
+def cli_environment(env: dict | None = None) -> dict:
+    """The environment a CLI process gets in tests: test plugins importable, offline, a test cache."""
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT / "src"), str(PLUGINS), environment.get("PYTHONPATH", "")]
     )
     environment.setdefault("HF_HUB_OFFLINE", "1")
     environment.update(env or {})
+    return environment
+
+
+def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``python -m distrain ARGS`` in a fresh process; test plugins importable; output captured."""
+    environment = cli_environment(env)
     return subprocess.run(
         [sys.executable, "-m", "distrain", *args],
         cwd=cwd, capture_output=True, text=True, timeout=timeout, env=environment,
@@ -103,3 +109,7 @@ def text_config(data: dict[str, Path], **trainer) -> dict:
         "data_loader": {"batch_size": 8},
         "trainer": {"num_epochs": 2, "optimizer": {"type": "adam", "lr": 0.01}, "progress_bar": False, **trainer},
     }
+
+
+# session-wide archives for the `distrain serve` tests (trained once, shared by its test modules)
+from serving_support import drug_archive, probe_archive  # noqa: E402,F401

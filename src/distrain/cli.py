@@ -21,6 +21,7 @@ COMMANDS = {
     "plot": ("distrain.commands.plot", "plot training and validation curves of one or more runs"),
     "tune": ("distrain.commands.tune", "hyperparameter search over a config with Optuna"),
     "cache": ("distrain.commands.cache", "list or prune the shared dataset cache"),
+    "serve": ("distrain.commands.serve", "serve an archived model over HTTP with dynamic batching"),
 }
 
 

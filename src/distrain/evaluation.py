@@ -61,12 +61,18 @@ def predict(model: Model, loader: DataLoader, device: torch.device | str = "cpu"
     for batch in loader:
         if batch.size == 0:
             continue
-        output = model(**to_device(batch.inputs, device))
-        readable = model.make_output_human_readable({k: v.cpu() if isinstance(v, torch.Tensor) else v for k, v in output.items()})
-        mine.extend(zip((int(i) for i in batch.indices), readable))
+        mine.extend(zip((int(i) for i in batch.indices), predict_inputs(model, batch.inputs, device)))
     _reset_metrics(model)  # labelled data fed the metrics; leave the model clean
     everyone = [pair for part in all_gather_object(mine) for pair in part]
     return [record for _, record in sorted(everyone, key=lambda pair: pair[0])]
+
+
+@torch.inference_mode()
+def predict_inputs(model: Model, inputs: dict[str, Any], device: torch.device | str = "cpu") -> list[dict[str, Any]]:
+    """One human-readable output per item of one batch of model inputs (what ``distrain predict``
+    writes per line, and what ``distrain serve`` answers per request)."""
+    output = model(**to_device(inputs, device))
+    return model.make_output_human_readable({k: v.cpu() if isinstance(v, torch.Tensor) else v for k, v in output.items()})
 
 
 def _reset_metrics(model: Model) -> None:

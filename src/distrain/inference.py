@@ -40,18 +40,11 @@ def load_job(
     """Load the archive (``overrides`` applied to its config) and read ``data_path`` with its
     ``validation_dataset_reader`` (else ``dataset_reader``). Only a ``distributed`` block given in
     ``overrides`` launches workers: the one stored from training named that machine's devices."""
-    from distrain.archive import load_archive
     from distrain.config.errors import ConfigError, Problem
     from distrain.config.loading import apply_overrides
     from distrain.config.schema import resolve_object
-    from distrain.experiment import resolve_experiment
-    from distrain.plugins import import_builtins
 
-    import_builtins()
-    # the archived distributed block named the training machine's devices: drop it, use -o's
-    model_overrides = {key: value for key, value in overrides.items() if key.split(".")[0] != "distributed"}
-    archive = load_archive(archive_path, {"distributed": None, **model_overrides})
-    experiment = resolve_experiment(archive.config).build()
+    archive, experiment = load_for_inference(archive_path, overrides)
     distributed = None
     requested = apply_overrides({}, overrides).get("distributed")
     if requested is not None:
@@ -68,6 +61,20 @@ def load_job(
         batch_size=batch_size or experiment.validation_data_loader.batch_size,
     )
     return ArchiveJob(archive.model, dataset, str(data_path), loader, distributed)
+
+
+def load_for_inference(archive_path: str, overrides: dict[str, Any]) -> tuple[Any, Any]:
+    """The archive (model in eval mode, ``overrides`` applied, its ``distributed`` block dropped: it
+    named the training machine's devices) and its built experiment, whose
+    ``validation_dataset_reader`` reads inputs as ``distrain predict`` and ``distrain serve`` do."""
+    from distrain.archive import load_archive
+    from distrain.experiment import resolve_experiment
+    from distrain.plugins import import_builtins
+
+    import_builtins()
+    model_overrides = {key: value for key, value in overrides.items() if key.split(".")[0] != "distributed"}
+    archive = load_archive(archive_path, {"distributed": None, **model_overrides})
+    return archive, resolve_experiment(archive.config).build()
 
 
 def read_dataset(reader: Any, data_path: str, vocab: Any) -> Any:

@@ -28,6 +28,14 @@ class DataError(BadInput):
     """A record that cannot be read, named by ``file:line``."""
 
 
+class RecordError(ValueError):
+    """One input record that cannot become an instance; ``field`` names the offending key (or None)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 @dataclass(frozen=True)
 class ReaderShard:
     """Which reader of the job this is: rank ``rank`` of ``world_size``, loader worker ``worker`` of ``num_workers``."""
@@ -117,6 +125,32 @@ class DatasetReader(Registrable):
 
     def text_to_instance(self, *args: Any, **kwargs: Any) -> dict:
         raise NotImplementedError
+
+    # ------------------------------------------------------------------- one record at a time
+    def record_to_instance(self, record: dict) -> dict:
+        """One input record, as a parsed line of the data file, turned into an instance.
+
+        Readers whose files hold one JSON object per line implement this and use it in :meth:`_read`,
+        so a record sent to ``distrain serve`` is validated exactly as the same line of a file would
+        be. Raise :class:`RecordError` naming the field that is wrong.
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot read a single record")
+
+    def input_fields(self) -> dict[str, str]:
+        """The keys a record is made of (name → ``"text"`` or ``"json"``), e.g. for a form per field."""
+        raise NotImplementedError(f"{type(self).__name__} does not name its input fields")
+
+    @staticmethod
+    def require(record: Any, key: str, kind: type | tuple[type, ...], what: str) -> Any:
+        """``record[key]``, or a :class:`RecordError` naming ``key`` if it is missing or not ``what``."""
+        if not isinstance(record, dict):
+            raise RecordError(f"expected a JSON object, got {type(record).__name__}")
+        if key not in record:
+            raise RecordError(f"missing key {key!r}", key)
+        value = record[key]
+        if not isinstance(value, kind):
+            raise RecordError(f'"{key}" must be {what}, got {type(value).__name__}', key)
+        return value
 
     # --------------------------------------------------------------------------------- helpers
     def owned_lines(self, path: Path) -> Iterator[tuple[int, str]]:

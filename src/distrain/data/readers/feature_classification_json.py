@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from distrain.data.fields import LabelField, TensorField
-from distrain.data.reader import DatasetReader
+from distrain.data.reader import DatasetReader, RecordError
 
 
 @DatasetReader.register("feature_classification_json")
@@ -29,6 +29,16 @@ class FeatureClassificationJsonReader(DatasetReader):
                 self.invalid(path, number, problem)
                 continue
             yield self.text_to_instance(features, record.get(self.label_key))
+
+    def record_to_instance(self, record: dict) -> dict:
+        features = self.require(record, self.features_key, list, "a list of numbers")
+        problem = self._check(features)
+        if problem:
+            raise RecordError(problem, self.features_key)
+        return self.text_to_instance(features, record.get(self.label_key))
+
+    def input_fields(self) -> dict[str, str]:
+        return {self.features_key: "json"}
 
     def _check(self, features) -> str | None:
         if not isinstance(features, list) or not all(isinstance(x, (int, float)) for x in features):

@@ -91,3 +91,9 @@ class ShardedDatasetReader(DatasetReader):
 
     def text_to_instance(self, *args, **kwargs) -> dict:
         return self.base_reader.text_to_instance(*args, **kwargs)
+
+    def record_to_instance(self, record: dict) -> dict:
+        return self.base_reader.record_to_instance(record)
+
+    def input_fields(self) -> dict[str, str]:
+        return self.base_reader.input_fields()

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Iterator
 
 from distrain.data.fields import LabelField
-from distrain.data.reader import DatasetReader
+from distrain.data.reader import DatasetReader, RecordError
 from distrain.data.tokenizer import Tokenizer
 from distrain.data.tokenizers.whitespace import WhitespaceTokenizer
 
@@ -30,11 +30,22 @@ class TextClassificationJsonReader(DatasetReader):
 
     def _read(self, path: Path) -> Iterator[dict]:
         for number, record in self.json_lines(path, required=(self.text_key,)):
-            text = record[self.text_key]
-            if not isinstance(text, str):
-                self.invalid(path, number, f'"{self.text_key}" must be a string, got {type(text).__name__}')
+            try:
+                instance = self.record_to_instance(record)
+            except RecordError as error:
+                self.invalid(path, number, str(error))
                 continue
-            yield self.text_to_instance(text, record.get(self.label_key))
+            yield instance
+
+    def record_to_instance(self, record: dict) -> dict:
+        text = self.require(record, self.text_key, str, "a string")
+        label = record.get(self.label_key)
+        if label is not None and not isinstance(label, (str, int)):
+            raise RecordError(f'"{self.label_key}" must be a string or an integer, got {type(label).__name__}', self.label_key)
+        return self.text_to_instance(text, label)
+
+    def input_fields(self) -> dict[str, str]:
+        return {self.text_key: "text"}
 
     def text_to_instance(self, text: str, label: str | int | None = None) -> dict:
         instance = {"tokens": self.tokenizer.to_field(text)}

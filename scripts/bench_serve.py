@@ -1,0 +1,226 @@
+"""Throughput and latency of ``distrain serve`` with and without dynamic batching, on the MiniLM drug-review model.
+
+Starts the server (``--port 0 --port-file``) on the archive, checks that 200 reviews sent by 32 concurrent
+clients get the answers of ``distrain predict`` (same labels, probabilities within 1e-5), then drives it with a
+closed-loop asyncio client (httpx): CLIENTS concurrent clients for DURATION seconds, once batched (the
+defaults) and once with ``--max-batch-size 1``; then one client alone against each. Prints requests/s, p50 and
+p99 latency, non-200 answers and the mean batch size (from /metrics) per run, and last
+``batched_vs_unbatched=<requests/s ratio>``.
+
+Without ``--archive`` it trains a short MiniLM run first (200 reviews, 1 epoch: the model's accuracy does not
+matter here, only its cost per request), kept in ``runs/bench_serve_minilm`` for the next time.
+
+Run: /work/bin/cpuslot --all .venv/bin/python scripts/bench_serve.py [--archive A] [--duration 20] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_RUN = ROOT / "runs" / "bench_serve_minilm"
+
+
+def distrain(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-m", "distrain", *args], env=env, **kwargs)
+
+
+def data_dir() -> Path:
+    data = ROOT / "data" / "drug_reviews"
+    if not (data / "validation.jsonl").exists():
+        subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--only", "drug_reviews"], check=True)
+    return data
+
+
+def train_short_archive(run: Path) -> Path:
+    data = data_dir()
+    overrides = {
+        "train_data_path": str(data / "train.jsonl"), "validation_data_path": str(data / "validation.jsonl"),
+        "dataset_reader.max_instances": 200, "trainer.num_epochs": 1, "trainer.progress_bar": False,
+        "distributed": None, "data_loader.batch_size": 16,
+    }
+    print(f"training a short MiniLM archive in {run} (no --archive given)", flush=True)
+    distrain("train", str(ROOT / "configs" / "drug_reviews_minilm.jsonnet"), "-s", str(run), "--force",
+             "-o", json.dumps(overrides), check=True)
+    return run / "model.tar.gz"
+
+
+class Server:
+    def __init__(self, archive: Path, flags: list[str], folder: Path) -> None:
+        port_file = folder / f"port-{time.monotonic_ns()}"
+        self.log = open(folder / "server.log", "a")
+        env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "distrain", "serve", str(archive), "--port", "0", "--port-file", str(port_file), *flags],
+            stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + 300
+        while not port_file.exists():
+            self._check(deadline)
+            time.sleep(0.05)
+        self.url = f"http://127.0.0.1:{port_file.read_text().strip()}"
+        import httpx
+
+        while True:
+            self._check(deadline)
+            try:
+                if httpx.get(self.url + "/ready", timeout=5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+
+    def _check(self, deadline: float) -> None:
+        if self.process.poll() is not None:
+            raise SystemExit(f"the server exited with {self.process.returncode}; see {self.log.name}")
+        if time.monotonic() > deadline:
+            raise SystemExit("the server did not become ready in 300 s")
+
+    def batch_stats(self) -> tuple[float, float]:
+        import httpx
+
+        values = {}
+        for line in httpx.get(self.url + "/metrics", timeout=10).text.splitlines():
+            for name in ("distrain_batch_size_sum", "distrain_batch_size_count"):
+                if line.startswith(name + " "):
+                    values[name] = float(line.split()[1])
+        return values.get("distrain_batch_size_sum", 0.0), values.get("distrain_batch_size_count", 0.0)
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        status = self.process.wait(120)
+        self.log.close()
+        return status
+
+
+async def closed_loop(url: str, texts: list[str], clients: int, seconds: float) -> tuple[list[float], list[int]]:
+    """``clients`` clients, each sending its next request as soon as the last is answered, for ``seconds``."""
+    import httpx
+
+    latencies: list[float] = []
+    statuses: list[int] = []
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(timeout=120, limits=limits) as client:
+        end = time.perf_counter() + seconds
+
+        async def worker(offset: int) -> None:
+            i = offset
+            while time.perf_counter() < end:
+                started = time.perf_counter()
+                response = await client.post(url + "/predict", json={"text": texts[i % len(texts)]})
+                latencies.append(time.perf_counter() - started)
+                statuses.append(response.status_code)
+                i += clients
+
+        await asyncio.gather(*(worker(k) for k in range(clients)))
+    return latencies, statuses
+
+
+async def send_all(url: str, records: list[dict], clients: int) -> list[tuple[int, dict]]:
+    import httpx
+
+    answers: list = [None] * len(records)
+    queue = iter(range(len(records)))
+    async with httpx.AsyncClient(timeout=120) as client:
+        async def worker() -> None:
+            for i in queue:
+                response = await client.post(url + "/predict", json=records[i])
+                answers[i] = (response.status_code, response.json())
+
+        await asyncio.gather(*(worker() for _ in range(clients)))
+    return answers
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def measure(archive: Path, flags: list[str], texts: list[str], clients: int, seconds: float, folder: Path, name: str) -> dict:
+    server = Server(archive, flags, folder)
+    try:
+        asyncio.run(closed_loop(server.url, texts, clients, min(3.0, seconds)))  # warm-up
+        before = server.batch_stats()
+        latencies, statuses = asyncio.run(closed_loop(server.url, texts, clients, seconds))
+        after = server.batch_stats()
+    finally:
+        status = server.stop()
+    batches = after[1] - before[1]
+    result = {
+        "rps": len(latencies) / seconds,
+        "p50_ms": 1000 * statistics.median(latencies),
+        "p99_ms": 1000 * percentile(latencies, 0.99),
+        "non_200": sum(s != 200 for s in statuses),
+        "mean_batch": (after[0] - before[0]) / batches if batches else float("nan"),
+        "exit": status,
+    }
+    print(f"{name}: clients={clients} requests={len(latencies)} requests_per_s={result['rps']:.1f} "
+          f"p50_ms={result['p50_ms']:.1f} p99_ms={result['p99_ms']:.1f} non_200={result['non_200']} "
+          f"mean_batch_size={result['mean_batch']:.2f} server_exit={status}", flush=True)
+    return result
+
+
+def check_equal_to_predict(archive: Path, records: list[dict], folder: Path) -> None:
+    data = folder / "check.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records))
+    # the short training run capped its reader at 200 instances: lift the cap so every record is predicted
+    distrain("predict", str(archive), str(data), "--output-file", str(folder / "check.out"),
+             "-o", json.dumps({"dataset_reader.max_instances": None}), check=True, capture_output=True)
+    expected = [json.loads(line) for line in (folder / "check.out").read_text().splitlines()]
+    server = Server(archive, [], folder)
+    try:
+        answers = asyncio.run(send_all(server.url, records, 32))
+    finally:
+        server.stop()
+    non_200 = sum(status != 200 for status, _ in answers)
+    labels = sum(body.get("label") == want["label"] for (_, body), want in zip(answers, expected))
+    worst = max(abs(a - b) for (_, body), want in zip(answers, expected) for a, b in zip(body["probs"], want["probs"]))
+    print(f"check: {len(records)} reviews from 32 clients: non_200={non_200} same_labels={labels}/{len(records)} "
+          f"max_prob_difference={worst:.2g}", flush=True)
+    if non_200 or labels != len(records) or worst > 1e-5:
+        raise SystemExit("served answers differ from distrain predict")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--archive", type=Path, default=None, help="a model.tar.gz (default: train a short MiniLM one)")
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds per measured run (default 20)")
+    parser.add_argument("--clients", type=int, default=32, help="concurrent clients (default 32)")
+    parser.add_argument("--quick", action="store_true", help="5 s runs, for a smoke test")
+    parser.add_argument("--skip-check", action="store_true", help="skip the comparison with distrain predict")
+    args = parser.parse_args()
+    seconds = 5.0 if args.quick else args.duration
+
+    archive = args.archive
+    if archive is None:
+        archive = DEFAULT_RUN / "model.tar.gz"
+        if not archive.exists():
+            archive = train_short_archive(DEFAULT_RUN)
+    records = [json.loads(line) for line in (data_dir() / "validation.jsonl").read_text().splitlines()]
+    texts = [r["text"] for r in records]
+    print(f"archive={archive} torch_threads=default cores={os.cpu_count()}", flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder:
+        folder = Path(folder)
+        if not args.skip_check:
+            check_equal_to_predict(archive, [{"text": t} for t in texts[:200]], folder)
+        batched = measure(archive, [], texts, args.clients, seconds, folder, "batched")
+        unbatched = measure(archive, ["--max-batch-size", "1"], texts, args.clients, seconds, folder, "unbatched")
+        alone_batched = measure(archive, [], texts, 1, seconds, folder, "batched_1_client")
+        alone_unbatched = measure(archive, ["--max-batch-size", "1"], texts, 1, seconds, folder, "unbatched_1_client")
+    print(f"one_client_p50_difference_ms={alone_batched['p50_ms'] - alone_unbatched['p50_ms']:.2f}")
+    print(f"batched_vs_unbatched={batched['rps'] / unbatched['rps']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

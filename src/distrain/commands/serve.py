@@ -1,0 +1,84 @@
+"""``distrain serve ARCHIVE``: the model behind HTTP, with dynamic request batching and a demo page.
+
+``POST /predict`` takes one record (a line of ``distrain predict``'s input) and answers that line of
+its output; ``/predict_batch`` a list. ``/health``, ``/ready``, ``/metrics`` (Prometheus), ``/info``
+and the demo page at ``/``. Needs the ``serve`` extra (``pip install 'distrain[serve]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from distrain.errors import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("archive", help="model.tar.gz written by distrain train")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on; 0 picks a free one (default 8000)")
+    parser.add_argument("--port-file", default=None, metavar="F", help="write the port listened on to F once bound")
+    parser.add_argument("--max-batch-size", type=int, default=32, help="requests per batch at most (default 32)")
+    parser.add_argument("--max-batch-tokens", type=int, default=None, metavar="N",
+                        help="padded tokens (count x longest) per batch at most; the oldest request always runs")
+    parser.add_argument("--max-wait-ms", type=float, default=0.0,
+                        help="how long a batch may wait to fill; 0 (default) takes what queued while the last batch ran")
+    parser.add_argument("--max-queue", type=int, default=256,
+                        help="waiting requests at most; beyond it requests get 503 with Retry-After (default 256)")
+    parser.add_argument("--request-timeout-s", type=float, default=30.0,
+                        help="a request still waiting after this long gets 504 and is never computed (default 30)")
+    parser.add_argument("--max-request-bytes", type=int, default=1_048_576, help="larger bodies get 413 (default 1 MiB)")
+    parser.add_argument("--drain-timeout-s", type=float, default=30.0,
+                        help="on SIGTERM/Ctrl-C, how long to answer what is queued before exiting anyway (default 30)")
+    parser.add_argument("-o", "--overrides", default=None, help="JSON merged into the archived config")
+    parser.add_argument("--include-package", action="append", default=[], metavar="MODULE",
+                        help="import MODULE first so its registered components exist (repeatable)")
+
+
+def options_from_args(args: argparse.Namespace):
+    from distrain.serving.app import ServeOptions
+
+    at_least_one = {"--max-batch-size": args.max_batch_size, "--max-queue": args.max_queue,
+                    "--max-request-bytes": args.max_request_bytes}
+    if args.max_batch_tokens is not None:
+        at_least_one["--max-batch-tokens"] = args.max_batch_tokens
+    for flag, value in at_least_one.items():
+        if value < 1:
+            raise UsageError(f"{flag} must be at least 1, got {value}")
+    for flag, value in {"--request-timeout-s": args.request_timeout_s, "--drain-timeout-s": args.drain_timeout_s}.items():
+        if not value > 0:
+            raise UsageError(f"{flag} must be positive, got {value}")
+    if args.max_wait_ms < 0:
+        raise UsageError(f"--max-wait-ms must not be negative, got {args.max_wait_ms}")
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be between 0 and 65535, got {args.port}")
+    return ServeOptions(
+        max_batch_size=args.max_batch_size, max_batch_tokens=args.max_batch_tokens, max_wait_ms=args.max_wait_ms,
+        max_queue=args.max_queue, request_timeout_s=args.request_timeout_s,
+        max_request_bytes=args.max_request_bytes, drain_timeout_s=args.drain_timeout_s,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from distrain.archive import ArchiveError
+    from distrain.config.loading import parse_overrides
+
+    options = options_from_args(args)
+    if not Path(args.archive).is_file():
+        raise ArchiveError(f"{args.archive}: archive not found")
+    overrides = parse_overrides(args.overrides)
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as error:
+        raise UsageError(f"distrain serve needs the serve extra ({error.name} is missing): pip install 'distrain[serve]'") from None
+    from distrain.plugins import import_plugins
+    from distrain.serving.predictor import Predictor
+    from distrain.serving.server import run_server
+
+    import_plugins(args.include_package)
+    return run_server(
+        args.archive, lambda: Predictor.from_archive(args.archive, overrides), options,
+        host=args.host, port=args.port, port_file=args.port_file,
+    )

@@ -1,0 +1,228 @@
+"""The HTTP routes of ``distrain serve`` (Starlette). Every error is JSON ``{"error": {"type", "message"}}``.
+
+The routes only translate: bodies into records, records into prepared instances (refused with 422
+before they can join a batch), the batcher's answers and refusals into status codes. The model,
+the queue and the process lifecycle live in :mod:`.predictor`, :mod:`.batcher` and :mod:`.server`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from distrain.data.reader import RecordError
+from distrain.serving.batcher import Draining, QueueFull, RequestTimedOut
+from distrain.serving.metrics import ServerMetrics
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+@dataclass
+class ServeOptions:
+    max_batch_size: int = 32
+    max_batch_tokens: int | None = None
+    max_wait_ms: float = 0.0
+    max_queue: int = 256
+    request_timeout_s: float = 30.0
+    max_request_bytes: int = 1_048_576
+    drain_timeout_s: float = 30.0
+
+
+@dataclass
+class ServingState:
+    """What the routes read; :mod:`.server` fills it in as the model loads, warms up and drains."""
+
+    archive: str
+    options: ServeOptions
+    #: loading, warming up, ready, draining
+    phase: str = "loading"
+    predictor: Any = None
+    batcher: Any = None
+    metrics: ServerMetrics = None  # type: ignore[assignment]
+    #: prediction requests being handled right now (the drain waits for them)
+    in_flight: int = 0
+    idle: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        if self.metrics is None:
+            self.metrics = ServerMetrics(lambda: self.batcher.depth if self.batcher is not None else 0, lambda: self.in_flight)
+        self.idle.set()
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, kind: str, message: str, headers: dict[str, str] | None = None, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.kind, self.message, self.headers, self.extra = status, kind, message, headers or {}, extra
+
+    def response(self) -> Response:
+        return json_response({"error": {"type": self.kind, "message": self.message, **self.extra}}, self.status, self.headers)
+
+
+def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    # json.dumps as `distrain predict` writes its lines, so an answer is byte for byte that line
+    return Response(json.dumps(body), status_code=status, headers=headers, media_type="application/json")
+
+
+def build_app(state: ServingState) -> Starlette:
+    options = state.options
+
+    def counted(endpoint: str, prediction: bool = False):
+        def wrap(handler):
+            async def route(request: Request) -> Response:
+                started = time.perf_counter()
+                if prediction:
+                    state.in_flight += 1
+                    state.idle.clear()
+                try:
+                    response = await handler(request)
+                except ApiError as error:
+                    response = error.response()
+                finally:
+                    if prediction:
+                        state.in_flight -= 1
+                        if state.in_flight == 0:
+                            state.idle.set()
+                status = str(response.status_code)
+                state.metrics.requests.labels(endpoint, status).inc()
+                state.metrics.latency.labels(endpoint, status).observe(time.perf_counter() - started)
+                return response
+            return route
+        return wrap
+
+    def require_accepting() -> None:
+        if state.phase == "draining":
+            raise ApiError(503, "draining", "the server is shutting down and accepts no new requests")
+        if state.phase != "ready":
+            raise ApiError(503, "not_ready", f"the model is {state.phase}; retry shortly", {"Retry-After": "1"})
+
+    def refuse_if_full() -> None:
+        """Answer an overloaded server at once, before spending time on the body."""
+        if state.batcher.depth >= options.max_queue:
+            raise ApiError(503, "overloaded", f"the queue is full ({options.max_queue} requests waiting); retry shortly",
+                           {"Retry-After": "1"})
+
+    async def read_json(request: Request) -> Any:
+        content_type = request.headers.get("content-type", "")
+        if content_type.split(";")[0].strip().lower() != "application/json":
+            raise ApiError(415, "unsupported_media_type",
+                           f"expected Content-Type: application/json, got {content_type or 'none'}")
+        limit = options.max_request_bytes
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise ApiError(413, "body_too_large", f"the body has {declared} bytes; the limit is {limit} (--max-request-bytes)")
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise ApiError(413, "body_too_large", f"the body exceeds {limit} bytes (--max-request-bytes)")
+        try:
+            return json.loads(body)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise ApiError(400, "malformed_json", f"the body is not valid JSON: {error}") from None
+
+    def prepare(record: Any):
+        try:
+            return state.predictor.prepare(record)
+        except RecordError as error:
+            extra = {"field": error.field} if error.field else {}
+            raise ApiError(422, "invalid_input", str(error), **extra) from None
+        except (ValueError, TypeError, KeyError) as error:
+            raise ApiError(422, "invalid_input", f"{type(error).__name__}: {error}") from None
+
+    async def compute(prepared) -> Any:
+        try:
+            return await state.batcher.submit(prepared, prepared.length)
+        except QueueFull as error:
+            raise ApiError(503, "overloaded", f"{error}; retry shortly", {"Retry-After": "1"}) from None
+        except Draining as error:
+            raise ApiError(503, "draining", str(error)) from None
+        except RequestTimedOut as error:
+            raise ApiError(504, "timeout", f"{error} (--request-timeout-s)") from None
+        except Exception as error:  # noqa: BLE001 - the model failed on this input alone
+            raise ApiError(500, "model_error", f"the model failed on this input: {type(error).__name__}: {error}") from None
+
+    @counted("predict", prediction=True)
+    async def predict(request: Request) -> Response:
+        require_accepting()
+        refuse_if_full()
+        record = await read_json(request)
+        return json_response(await compute(prepare(record)))
+
+    @counted("predict_batch", prediction=True)
+    async def predict_batch(request: Request) -> Response:
+        require_accepting()
+        records = await read_json(request)
+        if not isinstance(records, list):
+            raise ApiError(422, "invalid_input", "expected a JSON list of records")
+        predictions: list[Any] = [None] * len(records)
+        errors: list[dict[str, Any]] = []
+        waiting: dict[int, Any] = {}
+        for index, record in enumerate(records):
+            try:
+                waiting[index] = compute(prepare(record))
+            except ApiError as error:
+                errors.append({"index": index, "status": error.status, "type": error.kind, "message": error.message, **error.extra})
+        outcomes = await asyncio.gather(*waiting.values(), return_exceptions=True)
+        for index, outcome in zip(waiting, outcomes):
+            if isinstance(outcome, ApiError):
+                errors.append({"index": index, "status": outcome.status, "type": outcome.kind, "message": outcome.message})
+            elif isinstance(outcome, BaseException):
+                raise outcome
+            else:
+                predictions[index] = outcome
+        errors.sort(key=lambda error: error["index"])
+        return json_response({"predictions": predictions, "errors": errors})
+
+    @counted("health")
+    async def health(request: Request) -> Response:
+        return json_response({"status": "alive", "phase": state.phase})
+
+    @counted("ready")
+    async def ready(request: Request) -> Response:
+        if state.phase != "ready":
+            raise ApiError(503, "not_ready", f"the server is {state.phase}")
+        return json_response({"status": "ready"})
+
+    @counted("info")
+    async def info(request: Request) -> Response:
+        if state.predictor is None:
+            raise ApiError(503, "not_ready", f"the model is {state.phase}", {"Retry-After": "1"})
+        return json_response({"archive": state.archive, **state.predictor.describe(), "options": vars(options)})
+
+    async def metrics(request: Request) -> Response:
+        body, content_type = state.metrics.render()
+        return Response(body, headers={"Content-Type": content_type})
+
+    async def demo(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    async def http_error(request: Request, error: HTTPException) -> Response:
+        kind = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
+        message = f"{request.method} {request.url.path}: {error.detail}"
+        return ApiError(error.status_code, kind, message, dict(error.headers or {})).response()
+
+    async def server_error(request: Request, error: Exception) -> Response:
+        return ApiError(500, "internal_error", f"{type(error).__name__}: {error}").response()
+
+    routes = [
+        Route("/", demo, methods=["GET"]),
+        Route("/predict", predict, methods=["POST"]),
+        Route("/predict_batch", predict_batch, methods=["POST"]),
+        Route("/health", health, methods=["GET"]),
+        Route("/ready", ready, methods=["GET"]),
+        Route("/info", info, methods=["GET"]),
+        Route("/metrics", metrics, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: server_error})

@@ -1,0 +1,120 @@
+"""An archive turned into batched predictions, record by record, exactly as ``distrain predict`` makes them.
+
+:meth:`Predictor.prepare` runs where the request arrives: it validates one input record (a line of
+``distrain predict``'s input file, parsed) with the archive's reader and indexes it with the
+model's vocabulary, so a bad record is refused before it can join a batch. :meth:`Predictor.predict`
+runs on the model thread and answers a list of prepared records with what ``distrain predict``
+would write for each (:func:`distrain.evaluation.predict_inputs`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from distrain.data.reader import RecordError
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A validated record: its instance, the names of its fields, and its length (longest text field)."""
+
+    instance: dict
+    fields: tuple[str, ...]
+    length: int
+
+
+class Predictor:
+    def __init__(self, model: Any, reader: Any, vocab: Any, config: dict[str, Any] | None = None, device: str = "cpu") -> None:
+        self.model = model.to(device).eval()
+        self.reader = reader
+        self.vocab = vocab
+        self.config = config or {}
+        self.device = device
+        try:
+            self.input_fields = reader.input_fields()
+        except NotImplementedError:
+            from distrain.errors import UsageError
+
+            raise UsageError(
+                f"the archive's dataset reader ({type(reader).__name__}) cannot read a single record; "
+                "serving needs a reader that implements record_to_instance() and input_fields()"
+            ) from None
+
+    @classmethod
+    def from_archive(cls, archive_path: str, overrides: dict[str, Any] | None = None, device: str = "cpu") -> Predictor:
+        """The archive's model with the reader ``distrain predict`` uses (``validation_dataset_reader``, else ``dataset_reader``)."""
+        from distrain.inference import load_for_inference
+
+        archive, experiment = load_for_inference(archive_path, overrides or {})
+        return cls(archive.model, experiment.validation_dataset_reader, archive.vocab, archive.config, device)
+
+    # --------------------------------------------------------------------------- description
+    @property
+    def labels(self) -> list[str] | None:
+        namespace = getattr(self.model, "label_namespace", None)
+        if namespace is None or namespace not in self.vocab.namespaces():
+            return None
+        return self.vocab.tokens(namespace)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "model": self.config.get("model", {}).get("type", type(self.model).__name__),
+            "dataset_reader": type(self.reader).__name__,
+            "input_fields": self.input_fields,
+            "labels": self.labels,
+        }
+
+    def warm_up_record(self) -> dict[str, Any] | None:
+        """A record to run once before declaring the server ready, or None if its fields cannot be made up."""
+        if any(kind != "text" for kind in self.input_fields.values()):
+            return None
+        return {name: "warm up" for name in self.input_fields}
+
+    # ------------------------------------------------------------------------------ the work
+    def prepare(self, record: Any) -> Prepared:
+        """Validate and index one record; :class:`RecordError` (naming the field) if it cannot be predicted."""
+        from distrain.data.dataset import IndexedDataset
+
+        if not isinstance(record, dict):
+            raise RecordError(f"expected a JSON object, got {_json_type(record)}")
+        for name, kind in self.input_fields.items():
+            if kind == "text" and isinstance(record.get(name), str) and not record[name].strip():
+                raise RecordError(f'"{name}" is empty', name)
+        instance = self.reader.record_to_instance(record)
+        try:
+            indexed = IndexedDataset.from_instances([instance], self.vocab)
+        except KeyError as error:  # e.g. a label the model never saw
+            raise RecordError(f"{error.args[0]} (the model's vocabulary cannot index it)") from None
+        except ValueError as error:
+            raise RecordError(str(error)) from None
+        length = int(indexed.lengths()[0])
+        if length == 0 and any(c.kind == "ragged" for c in indexed.columns.values()):
+            field = next(iter(self.input_fields)) if len(self.input_fields) == 1 else None
+            raise RecordError("the input has no tokens" + (f' in "{field}"' if field else ""), field)
+        return Prepared(instance, tuple(instance), length)
+
+    def predict(self, records: list[Prepared]) -> list[dict[str, Any]]:
+        """What ``distrain predict`` writes for each record; records with different fields (some with
+        a gold label, some without) run as separate sub-batches."""
+        import numpy as np
+
+        from distrain.data.dataset import IndexedDataset
+        from distrain.evaluation import predict_inputs
+
+        results: list[Any] = [None] * len(records)
+        groups: dict[tuple[str, ...], list[int]] = {}
+        for position, record in enumerate(records):
+            groups.setdefault(record.fields, []).append(position)
+        with self.model.metrics_frozen():  # labelled requests must not accumulate metric state
+            for positions in groups.values():
+                dataset = IndexedDataset.from_instances([records[p].instance for p in positions], self.vocab)
+                outputs = predict_inputs(self.model, dataset.batch(np.arange(len(positions))), self.device)
+                for position, output in zip(positions, outputs):
+                    results[position] = output
+        return results
+
+
+def _json_type(value: Any) -> str:
+    return {list: "a list", str: "a string", bool: "a boolean", type(None): "null", int: "a number", float: "a number"}.get(
+        type(value), type(value).__name__)

@@ -1,0 +1,196 @@
+"""The process around the app: bind, load the model in the background, warm up, serve, drain.
+
+The socket is bound (and the port file written) first, so ``/health`` answers and ``/ready`` says
+503 while the archive loads and the model warms up. The first SIGTERM or SIGINT starts a drain:
+``/ready`` and new predictions answer 503 at once, everything queued or running is answered, then
+the server stops and the process exits 0, or 1 if ``drain_timeout_s`` ran out first. A second
+signal exits at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from distrain.serving.app import ServeOptions, ServingState, build_app
+
+
+def bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        from distrain.errors import UsageError
+
+        raise UsageError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def write_port_file(path: str, port: int) -> None:
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temporary.write_text(f"{port}\n")
+    os.replace(temporary, target)  # a reader never sees a half-written port
+
+
+def run_server(
+    archive: str,
+    load_predictor: Callable[[], Any],
+    options: ServeOptions,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    port_file: str | None = None,
+    log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+) -> int:
+    sock = bind(host, port)
+    bound = sock.getsockname()[1]
+    if port_file:
+        write_port_file(port_file, bound)
+    log(f"distrain serve: {archive} on http://{host}:{bound} (loading)")
+    return _run_event_loop(_serve(sock, archive, load_predictor, options, log))
+
+
+def _run_event_loop(coroutine) -> Any:
+    """Run on uvloop where it is installed (the serve extra has it): HTTP costs about half as much CPU."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(coroutine)
+    if not hasattr(asyncio, "Runner"):  # Python 3.10
+        uvloop.install()
+        return asyncio.run(coroutine)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(coroutine)
+
+
+async def _serve(sock: socket.socket, archive: str, load_predictor, options: ServeOptions, log) -> int:
+    import uvicorn
+
+    state = ServingState(archive, options)
+    config = uvicorn.Config(build_app(state), lifespan="off", log_level="warning", access_log=False,
+                            timeout_graceful_shutdown=max(options.drain_timeout_s, 1.0))
+    outcome: dict[str, Any] = {"failure": None, "drain_timed_out": False, "signals": 0}
+    server = _server_class()(config)
+    loop = asyncio.get_running_loop()
+
+    async def drain() -> None:
+        state.phase = "draining"
+        try:
+            await asyncio.wait_for(_finish(state), options.drain_timeout_s)
+            log("distrain serve: drained, every accepted request answered; exiting")
+        except asyncio.TimeoutError:
+            outcome["drain_timed_out"] = True
+            log(f"distrain serve: drain timed out after {options.drain_timeout_s:g} s with requests unanswered")
+            server.force_exit = True
+        server.should_exit = True
+
+    def on_signal(signum: int) -> None:
+        outcome["signals"] += 1
+        if outcome["signals"] > 1:
+            log("distrain serve: second signal, exiting at once")
+            os._exit(1)
+        log(f"distrain serve: {signal.Signals(signum).name}, draining (a second signal exits at once)")
+        loop.create_task(drain())
+
+    server.on_signal = on_signal
+
+    async def load() -> None:
+        try:
+            predictor = await _in_daemon_thread(load_predictor)
+            state.predictor = predictor
+            if state.phase == "draining":
+                return
+            state.phase = "warming up"
+            state.batcher = _make_batcher(state, predictor)
+            state.batcher.start()
+            record = predictor.warm_up_record()
+            if record is not None:
+                await state.batcher.submit(predictor.prepare(record), 1)
+            if state.phase != "draining":
+                state.phase = "ready"
+                log("distrain serve: ready")
+        except Exception as error:  # noqa: BLE001 - reported by the command after the server stops
+            outcome["failure"] = error
+            server.should_exit = True
+
+    loader = loop.create_task(load())
+    await server.serve(sockets=[sock])
+    if not loader.done():
+        loader.cancel()
+    if outcome["failure"] is not None:
+        raise outcome["failure"]
+    return 1 if outcome["drain_timed_out"] else 0
+
+
+async def _finish(state: ServingState) -> None:
+    if state.batcher is not None:
+        await state.batcher.close()
+    await state.idle.wait()
+
+
+def _make_batcher(state: ServingState, predictor: Any):
+    from distrain.serving.batcher import Batcher
+
+    options = state.options
+    return Batcher(
+        predictor.predict,
+        max_batch_size=options.max_batch_size,
+        max_batch_tokens=options.max_batch_tokens,
+        max_wait_s=options.max_wait_ms / 1000.0,
+        max_queue=options.max_queue,
+        timeout_s=options.request_timeout_s,
+        on_batch=state.metrics.observe_batch,
+    )
+
+
+async def _in_daemon_thread(function: Callable[[], Any]) -> Any:
+    """``function()`` on a daemon thread, so a signal during a long load does not wait for it."""
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def target() -> None:
+        try:
+            result = function()
+        except BaseException as error:  # noqa: BLE001 - handed to the awaiting task
+            loop.call_soon_threadsafe(lambda: future.done() or future.set_exception(error))
+        else:
+            loop.call_soon_threadsafe(lambda: future.done() or future.set_result(result))
+
+    threading.Thread(target=target, name="distrain-load", daemon=True).start()
+    return await future
+
+
+def _server_class() -> type:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server with our signal handling: a signal starts a drain instead of closing the socket."""
+
+        on_signal: Callable[[int], None] = staticmethod(lambda signum: None)
+
+        @contextlib.contextmanager
+        def capture_signals(self):
+            loop = asyncio.get_running_loop()
+            signals = (signal.SIGTERM, signal.SIGINT)
+            for signum in signals:
+                loop.add_signal_handler(signum, self.on_signal, signum)
+            try:
+                yield
+            finally:
+                for signum in signals:
+                    loop.remove_signal_handler(signum)
+
+    return Server

@@ -1,0 +1,103 @@
+// The demo page: one input per field of the archive's reader (from /info), POST /predict, and the
+// predicted label with its probabilities, or the server's own error message when a request fails.
+"use strict";
+
+let info = null;
+
+function show(element, visible) { element.hidden = !visible; }
+
+function showError(message) {
+  const error = document.getElementById("error");
+  error.textContent = message;
+  show(error, true);
+  show(document.getElementById("result"), false);
+}
+
+async function errorMessage(response) {
+  try {
+    const body = await response.json();
+    if (body && body.error) return `${response.status} ${body.error.type}: ${body.error.message}`;
+  } catch (_) { /* not JSON: fall through */ }
+  return `${response.status} ${response.statusText}`;
+}
+
+function buildForm() {
+  const fields = document.getElementById("fields");
+  fields.textContent = "";
+  for (const [name, kind] of Object.entries(info.input_fields)) {
+    const label = document.createElement("label");
+    label.htmlFor = `field-${name}`;
+    label.textContent = kind === "json" ? `${name} (JSON)` : name;
+    const input = document.createElement("textarea");
+    input.id = `field-${name}`;
+    input.name = name;
+    input.dataset.kind = kind;
+    fields.append(label, input);
+  }
+  document.getElementById("model").textContent =
+    `${info.model} from ${info.archive}` + (info.labels ? ` — labels: ${info.labels.join(", ")}` : "");
+}
+
+function readForm() {
+  const record = {};
+  for (const input of document.querySelectorAll("#fields textarea")) {
+    if (input.dataset.kind === "json") {
+      try { record[input.name] = JSON.parse(input.value); }
+      catch (_) { record[input.name] = input.value; }  // let the server name the problem
+    } else {
+      record[input.name] = input.value;
+    }
+  }
+  return record;
+}
+
+function showPrediction(prediction) {
+  show(document.getElementById("error"), false);
+  document.getElementById("label").textContent = prediction.label ?? JSON.stringify(prediction);
+  const body = document.querySelector("#probs tbody");
+  body.textContent = "";
+  const probs = prediction.probs || [];
+  probs.forEach((p, i) => {
+    const row = body.insertRow();
+    row.insertCell().textContent = info.labels ? info.labels[i] : String(i);
+    const cell = row.insertCell();
+    const bar = document.createElement("span");
+    bar.className = "bar";
+    bar.style.width = `${Math.round(p * 100)}px`;
+    cell.append(bar, document.createTextNode(p.toFixed(4)));
+  });
+  show(document.getElementById("probs"), probs.length > 0);
+  show(document.getElementById("result"), true);
+}
+
+async function submit(event) {
+  event.preventDefault();
+  const button = document.getElementById("submit");
+  button.disabled = true;
+  try {
+    const response = await fetch("/predict", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(readForm()),
+    });
+    if (!response.ok) showError(await errorMessage(response));
+    else showPrediction(await response.json());
+  } catch (error) {
+    showError(`the server could not be reached: ${error}`);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function start() {
+  document.getElementById("form").addEventListener("submit", submit);
+  try {
+    const response = await fetch("/info");
+    if (!response.ok) { showError(await errorMessage(response)); return; }
+    info = await response.json();
+    buildForm();
+    document.body.dataset.ready = "true";
+  } catch (error) {
+    showError(`the server could not be reached: ${error}`);
+  }
+}
+
+start();
