@@ -196,7 +196,9 @@ def polite_clients(url: str, clients: int, requests_each: int) -> list:
 
 
 def test_a_full_queue_answers_503_at_once_and_the_server_recovers(probe_archive, tmp_path):
-    flags = ["--max-queue", "8", "--max-batch-size", "4", *probe_flags(delay_s=0.05)]
+    # 0.3 s per batch of 4: the server drains ~13 requests/s, so the burst of 64 fills the queue of 8
+    # however slowly one loaded client process sends it (at 0.05 s the queue sometimes never filled)
+    flags = ["--max-queue", "8", "--max-batch-size", "4", *probe_flags(delay_s=0.3)]
     with ServerProcess(probe_archive.archive, tmp_path / "server", *flags) as server:
         answers = polite_clients(server.url + "/predict", clients=64, requests_each=3)
         statuses = [a.status for a in answers]
