@@ -98,14 +98,18 @@ def test_bad_search_space_exits_2_naming_the_key_before_any_trial(tiny, search, 
 
 def test_failed_trial_is_recorded_with_its_message_and_the_study_goes_on(tiny):
     directory = tiny["root"] / "failing"
-    search = {"model.dropout": {"type": "categorical", "choices": [0.1, 1.5]}}  # torch refuses p=1.5 at build
+    # a valid config whose data is not: the trial fails when it reads its second record
+    bad = tiny["root"] / "bad_train.jsonl"
+    bad.write_text('{"text": "good film", "label": "pos"}\n{"text": 3\n')
+    good = str(tiny["root"] / "train.jsonl")
+    search = {"train_data_path": {"type": "categorical", "choices": [good, str(bad)]}}
     result = tune(tiny, search, directory, "--trials", "2", "--sampler", "grid", "--pruner", "none")
     assert result.returncode == 0, result.stderr
-    rows = {row["model.dropout"]: row for row in csv.DictReader(open(directory / "trials.csv"))}
-    assert rows["0.1"]["state"] == "COMPLETE"
-    assert rows["1.5"]["state"] == "FAIL"
-    assert "dropout probability has to be between 0 and 1" in rows["1.5"]["message"]
-    assert json.loads((directory / "best_config.json").read_text())["model"]["dropout"] == 0.1
+    rows = {row["train_data_path"]: row for row in csv.DictReader(open(directory / "trials.csv"))}
+    assert rows[good]["state"] == "COMPLETE"
+    assert rows[str(bad)]["state"] == "FAIL"
+    assert f"{bad}:2" in rows[str(bad)]["message"]
+    assert json.loads((directory / "best_config.json").read_text())["train_data_path"] == good
 
 
 def test_hopeless_trial_is_pruned_after_an_epoch_and_its_folder_says_so(tiny):
