@@ -100,22 +100,14 @@ def available_cores() -> int:
 
 # ---------------------------------------------------------------------------------- the model
 def model_config(train_path: Path, workers: int) -> dict:
-    """distrain's config for the benchmark model; the peers build their model from the same one."""
-    from bench_scaling import HEADS, LAYERS, LENGTH, WIDTH
+    """distrain's config for the benchmark model (bench_scaling's, with this benchmark's global batch and
+    learning rate); the peers build their model from the same one."""
+    from bench_scaling import config_for
 
-    return {
-        "dataset_reader": {"type": "text_classification_json"},
-        "train_data_path": str(train_path),
-        "model": {
-            "type": "basic_classifier",
-            "embedding_dim": WIDTH,
-            "encoder": {"type": "transformer", "num_layers": LAYERS, "num_heads": HEADS, "max_length": LENGTH},
-        },
-        "data_loader": {"batch_size": per_process_batch(GLOBAL_BATCH, workers), "shuffle": True},
-        "trainer": {"optimizer": {"type": "adam", "lr": LEARNING_RATE}, "num_epochs": 1, "progress_bar": False,
-                    "random_seed": 1},
-        "distributed": {"cuda_devices": [-1] * workers},
-    }
+    config = config_for(train_path, workers, None, 0)
+    config["data_loader"]["batch_size"] = per_process_batch(GLOBAL_BATCH, workers)
+    config["trainer"]["optimizer"]["lr"] = LEARNING_RATE
+    return config
 
 
 def _distrain_data_api():
