@@ -82,6 +82,8 @@ def init_worker(world: World, backend: str, init_method: str, timeout: float, se
             host, _, port = init_method[len(HOSTED_STORE):].rpartition(":")
             kwargs["store"] = dist.TCPStore(host, int(port), is_master=False,
                                             timeout=datetime.timedelta(seconds=timeout))
+        elif init_method.startswith("tcp://") and os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True":
+            kwargs["store"] = _attempt_store(init_method, timeout)
         else:
             kwargs["init_method"] = init_method
         dist.init_process_group(
@@ -89,6 +91,19 @@ def init_worker(world: World, backend: str, init_method: str, timeout: float, se
         )
     if serialization_dir is not None:
         configure_worker_logging(world, serialization_dir)
+
+
+def _attempt_store(init_method: str, timeout: float):
+    """torchrun's agent keeps one store across ``--max-restarts`` rounds: key this round's rendezvous apart.
+
+    Without the prefix a restarted rank can read a dead rank's gloo address left by the previous
+    round and fail with "connection refused" before the new rank publishes its own.
+    """
+    import torch.distributed as dist
+
+    host, _, port = init_method[len("tcp://"):].rpartition(":")
+    store = dist.TCPStore(host, int(port), is_master=False, timeout=datetime.timedelta(seconds=timeout))
+    return dist.PrefixStore(f"distrain/round{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}", store)
 
 
 def configure_worker_logging(world: World, serialization_dir: Path) -> None:
