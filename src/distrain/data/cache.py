@@ -3,12 +3,13 @@
 An entry is a directory named by a fingerprint of what determines its content: the data-related
 config blocks (readers, paths, vocabulary), the input files (path, size, modification time; the
 content hash for files under 1 MiB) and the distrain version. It holds ``vocabulary/``, one indexed
-dataset per split and ``meta.json``, which lists every file with its size and CRC-32.
+dataset per split and ``meta.json``, which lists every file with its size, modification time and CRC-32.
 
 Several runs may share the cache at once. A cold entry is built by one of them under an exclusive
 lock (``.locks/KEY.build``) while the others wait and then reuse it; it is written under a
-temporary name and renamed, so nobody sees half an entry. Opening an entry checks every file
-against its size and checksum; a damaged entry is rebuilt with a warning, never trained on. A run
+temporary name and renamed, so nobody sees half an entry. Opening an entry checks every file's
+size, and its checksum whenever the file was modified since it was written (a cached start stays a
+matter of a few ``stat`` calls); a damaged entry is rebuilt with a warning, never trained on. A run
 holds a shared lock on ``.locks/KEY.use`` while it uses an entry, so ``distrain cache prune`` can tell
 it is in use. Location: ``$DISTRAIN_CACHE`` or ``~/.cache/distrain/datasets``;
 ``DISTRAIN_CACHE=off`` (or the experiment key ``"dataset_cache": false``) disables it.
@@ -124,12 +125,13 @@ def checksum(path: Path, block: int = 1 << 22) -> int:
 
 
 def describe_entry_files(directory: Path) -> dict[str, dict[str, int]]:
-    """Every file under ``directory`` (``meta.json`` excepted): relative path -> size and CRC-32."""
+    """Every file under ``directory`` (``meta.json`` excepted): relative path -> size, mtime and CRC-32."""
     files = {}
     for path in sorted(p for p in directory.rglob("*") if p.is_file()):
         relative = path.relative_to(directory).as_posix()
         if relative != "meta.json":
-            files[relative] = {"size": path.stat().st_size, "crc32": checksum(path)}
+            stat = path.stat()
+            files[relative] = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "crc32": checksum(path)}
     return files
 
 
@@ -178,20 +180,27 @@ class DatasetCache:
 
     @staticmethod
     def verify(entry: Path) -> None:
-        """Raise :class:`DamagedEntry` unless every recorded file has its size and checksum."""
+        """Raise :class:`DamagedEntry` unless every recorded file has its size and checksum.
+
+        A file whose modification time is still the one recorded was not written since: its
+        checksum is not recomputed (reading every byte of a large entry would slow every cached start).
+        """
         try:
             files = json.loads((entry / "meta.json").read_text())["files"]
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise DamagedEntry(f"meta.json unreadable: {error}") from None
+        modified = []
         for relative, record in files.items():
             path = entry / relative
             try:
-                size = path.stat().st_size
+                stat = path.stat()
             except OSError:
                 raise DamagedEntry(f"{relative} is missing") from None
-            if size != record["size"]:
-                raise DamagedEntry(f"{relative} has {size} bytes, {record['size']} were written")
-        for relative, record in files.items():
+            if stat.st_size != record["size"]:
+                raise DamagedEntry(f"{relative} has {stat.st_size} bytes, {record['size']} were written")
+            if stat.st_mtime_ns != record.get("mtime_ns"):
+                modified.append((relative, record))
+        for relative, record in modified:
             if checksum(entry / relative) != record["crc32"]:
                 raise DamagedEntry(f"{relative} does not match its checksum")
 
