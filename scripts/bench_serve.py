@@ -3,7 +3,8 @@
 Starts the server (``--port 0 --port-file``) on the archive, checks that 200 reviews sent by 32 concurrent
 clients get the answers of ``distrain predict`` (same labels, probabilities within 1e-5), then drives it with a
 closed-loop asyncio client (httpx): CLIENTS concurrent clients for DURATION seconds, once batched (the
-defaults) and once with ``--max-batch-size 1``; then one client alone against each. Prints requests/s, p50 and
+defaults) and once with ``--max-batch-size 1``, then one client alone against each: both servers run at
+once and are measured in alternating rounds, so load drift on a shared machine hits both figures alike. Prints requests/s, p50 and
 p99 latency, non-200 answers and the mean batch size (from /metrics) per run, and last
 ``batched_vs_unbatched=<requests/s ratio>``.
 
@@ -146,28 +147,40 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def measure(archive: Path, flags: list[str], texts: list[str], clients: int, seconds: float, folder: Path, name: str) -> dict:
-    server = Server(archive, flags, folder)
+def measure_pair(archive: Path, flags: dict[str, list[str]], texts: list[str], clients: int, seconds: float,
+                 folder: Path, rounds: int = 5) -> dict[str, dict]:
+    """Both servers up at once, measured in alternating rounds (``seconds`` each in all), so a change in
+    the machine's load shows in both figures rather than in their ratio."""
+    servers = {name: Server(archive, server_flags, folder) for name, server_flags in flags.items()}
+    pooled: dict[str, tuple[list[float], list[int]]] = {name: ([], []) for name in servers}
     try:
-        asyncio.run(closed_loop(server.url, texts, clients, min(3.0, seconds)))  # warm-up
-        before = server.batch_stats()
-        latencies, statuses = asyncio.run(closed_loop(server.url, texts, clients, seconds))
-        after = server.batch_stats()
+        for name, server in servers.items():
+            asyncio.run(closed_loop(server.url, texts, clients, min(3.0, seconds)))  # warm-up
+        before = {name: server.batch_stats() for name, server in servers.items()}
+        for _ in range(rounds):
+            for name, server in servers.items():
+                latencies, statuses = asyncio.run(closed_loop(server.url, texts, clients, seconds / rounds))
+                pooled[name][0].extend(latencies)
+                pooled[name][1].extend(statuses)
+        after = {name: server.batch_stats() for name, server in servers.items()}
     finally:
-        status = server.stop()
-    batches = after[1] - before[1]
-    result = {
-        "rps": len(latencies) / seconds,
-        "p50_ms": 1000 * statistics.median(latencies),
-        "p99_ms": 1000 * percentile(latencies, 0.99),
-        "non_200": sum(s != 200 for s in statuses),
-        "mean_batch": (after[0] - before[0]) / batches if batches else float("nan"),
-        "exit": status,
-    }
-    print(f"{name}: clients={clients} requests={len(latencies)} requests_per_s={result['rps']:.1f} "
-          f"p50_ms={result['p50_ms']:.1f} p99_ms={result['p99_ms']:.1f} non_200={result['non_200']} "
-          f"mean_batch_size={result['mean_batch']:.2f} server_exit={status}", flush=True)
-    return result
+        exits = {name: server.stop() for name, server in servers.items()}
+    results = {}
+    for name, (latencies, statuses) in pooled.items():
+        batches = after[name][1] - before[name][1]
+        result = {
+            "rps": len(latencies) / seconds,
+            "p50_ms": 1000 * statistics.median(latencies),
+            "p99_ms": 1000 * percentile(latencies, 0.99),
+            "non_200": sum(s != 200 for s in statuses),
+            "mean_batch": (after[name][0] - before[name][0]) / batches if batches else float("nan"),
+            "exit": exits[name],
+        }
+        print(f"{name}: clients={clients} requests={len(latencies)} requests_per_s={result['rps']:.1f} "
+              f"p50_ms={result['p50_ms']:.1f} p99_ms={result['p99_ms']:.1f} non_200={result['non_200']} "
+              f"mean_batch_size={result['mean_batch']:.2f} server_exit={result['exit']}", flush=True)
+        results[name] = result
+    return results
 
 
 def check_equal_to_predict(archive: Path, records: list[dict], folder: Path) -> None:
@@ -197,6 +210,7 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=20.0, help="seconds per measured run (default 20)")
     parser.add_argument("--clients", type=int, default=32, help="concurrent clients (default 32)")
     parser.add_argument("--quick", action="store_true", help="5 s runs, for a smoke test")
+    parser.add_argument("--batched-flags", default="", help='extra flags for the batched server, e.g. "--max-padding 0.1"')
     parser.add_argument("--skip-check", action="store_true", help="skip the comparison with distrain predict")
     args = parser.parse_args()
     seconds = 5.0 if args.quick else args.duration
@@ -214,12 +228,12 @@ def main() -> None:
         folder = Path(folder)
         if not args.skip_check:
             check_equal_to_predict(archive, [{"text": t} for t in texts[:200]], folder)
-        batched = measure(archive, [], texts, args.clients, seconds, folder, "batched")
-        unbatched = measure(archive, ["--max-batch-size", "1"], texts, args.clients, seconds, folder, "unbatched")
-        alone_batched = measure(archive, [], texts, 1, seconds, folder, "batched_1_client")
-        alone_unbatched = measure(archive, ["--max-batch-size", "1"], texts, 1, seconds, folder, "unbatched_1_client")
-    print(f"one_client_p50_difference_ms={alone_batched['p50_ms'] - alone_unbatched['p50_ms']:.2f}")
-    print(f"batched_vs_unbatched={batched['rps'] / unbatched['rps']:.2f}")
+        many = measure_pair(archive, {"batched": args.batched_flags.split(), "unbatched": ["--max-batch-size", "1"]}, texts, args.clients,
+                            seconds, folder)
+        alone = measure_pair(archive, {"batched_1_client": args.batched_flags.split(), "unbatched_1_client": ["--max-batch-size", "1"]}, texts,
+                             1, seconds, folder)
+    print(f"one_client_p50_difference_ms={alone['batched_1_client']['p50_ms'] - alone['unbatched_1_client']['p50_ms']:.2f}")
+    print(f"batched_vs_unbatched={many['batched']['rps'] / many['unbatched']['rps']:.2f}")
 
 
 if __name__ == "__main__":

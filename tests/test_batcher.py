@@ -44,6 +44,15 @@ def test_the_token_cap_counts_padding_and_skips_what_does_not_fit():
     assert items(batch) == [0, 2, 3]  # 3 x 11 = 33; adding 12 would make 4 x 12 = 48; 30 never fits
 
 
+def test_the_padding_cap_keeps_lengths_that_would_pad_the_batch_for_the_next_one():
+    queue = waiting(100, 190, 96, 40, 104, 120)
+    batch = select_batch(queue, max_batch_size=32, max_padding=0.25)
+    lengths = [p.length for p in batch]
+    assert items(batch) == [0, 2, 4, 5]  # 190 and 40 would pad the batch past 1.25 x its tokens
+    assert padded_tokens(lengths) <= 1.25 * sum(lengths)
+    assert len(select_batch(queue, max_batch_size=32)) == 6  # no cap: everything goes
+
+
 def test_the_oldest_runs_alone_even_over_the_token_cap():
     assert items(select_batch(waiting(500, 1, 2), max_batch_size=8, max_batch_tokens=100)) == [0]
 

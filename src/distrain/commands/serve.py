@@ -20,6 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-batch-size", type=int, default=32, help="requests per batch at most (default 32)")
     parser.add_argument("--max-batch-tokens", type=int, default=None, metavar="N",
                         help="padded tokens (count x longest) per batch at most; the oldest request always runs")
+    parser.add_argument("--max-padding", type=float, default=0.1, metavar="F",
+                        help="padded tokens per real token a batch may carry at most; requests of other lengths "
+                             "wait for the next batch (default 0.1; -1 turns the cap off)")
     parser.add_argument("--max-wait-ms", type=float, default=0.0,
                         help="how long a batch may wait to fill; 0 (default) takes what queued while the last batch ran")
     parser.add_argument("--max-queue", type=int, default=256,
@@ -47,12 +50,15 @@ def options_from_args(args: argparse.Namespace):
     for flag, value in {"--request-timeout-s": args.request_timeout_s, "--drain-timeout-s": args.drain_timeout_s}.items():
         if not value > 0:
             raise UsageError(f"{flag} must be positive, got {value}")
+    if args.max_padding < 0 and args.max_padding != -1:
+        raise UsageError(f"--max-padding must be at least 0 (or -1: no cap), got {args.max_padding}")
     if args.max_wait_ms < 0:
         raise UsageError(f"--max-wait-ms must not be negative, got {args.max_wait_ms}")
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be between 0 and 65535, got {args.port}")
     return ServeOptions(
         max_batch_size=args.max_batch_size, max_batch_tokens=args.max_batch_tokens, max_wait_ms=args.max_wait_ms,
+        max_padding=None if args.max_padding == -1 else args.max_padding,
         max_queue=args.max_queue, request_timeout_s=args.request_timeout_s,
         max_request_bytes=args.max_request_bytes, drain_timeout_s=args.drain_timeout_s,
     )

@@ -32,6 +32,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 class ServeOptions:
     max_batch_size: int = 32
     max_batch_tokens: int | None = None
+    max_padding: float | None = 0.1
     max_wait_ms: float = 0.0
     max_queue: int = 256
     request_timeout_s: float = 30.0

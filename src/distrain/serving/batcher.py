@@ -1,8 +1,10 @@
 """Dynamic request batching: a bounded queue and the policy that cuts it into batches. Pure asyncio.
 
 Requests wait in arrival order. Whenever the model is free, one batch is cut: the oldest waiting
-request always, then the others closest to it in length (so little of the batch is padding), up to
-``max_batch_size`` requests and, optionally, ``max_batch_tokens`` padded tokens. With
+request always, then the others closest to it in length, up to ``max_batch_size`` requests, at most
+``max_padding`` padding per real token (on a CPU a token costs the same padded or not, so a batch
+padded to twice its tokens runs slower than its requests one by one) and, optionally,
+``max_batch_tokens`` padded tokens. With
 ``max_wait_s = 0`` a batch is whatever queued while the previous one ran, so a lone request never
 waits; a positive ``max_wait_s`` lets a batch wait that long for company.
 
@@ -48,9 +50,11 @@ def padded_tokens(lengths: Sequence[int]) -> int:
     return len(lengths) * max(lengths, default=0)
 
 
-def select_batch(waiting: Sequence[Pending], max_batch_size: int, max_batch_tokens: int | None = None) -> list[Pending]:
+def select_batch(waiting: Sequence[Pending], max_batch_size: int, max_batch_tokens: int | None = None,
+                 max_padding: float | None = None) -> list[Pending]:
     """The next batch from ``waiting`` (in arrival order): the oldest request, then those closest
-    to it in length (older first among equals), within the size and padded-token caps.
+    to it in length (older first among equals), within the size and padded-token caps and with at
+    most ``max_padding`` padded tokens per real token.
 
     The oldest is always taken, even alone over the token cap, so no request starves.
     """
@@ -59,6 +63,7 @@ def select_batch(waiting: Sequence[Pending], max_batch_size: int, max_batch_toke
     oldest = waiting[0]
     chosen = [oldest]
     longest = oldest.length
+    real = oldest.length
     others = sorted(waiting[1:], key=lambda p: (abs(p.length - oldest.length), p.arrived))
     for candidate in others:
         if len(chosen) >= max_batch_size:
@@ -66,8 +71,11 @@ def select_batch(waiting: Sequence[Pending], max_batch_size: int, max_batch_toke
         width = max(longest, candidate.length)
         if max_batch_tokens is not None and width * (len(chosen) + 1) > max_batch_tokens:
             continue  # a shorter one further down the list may still fit
+        if max_padding is not None and width * (len(chosen) + 1) > (1 + max_padding) * (real + candidate.length):
+            continue
         chosen.append(candidate)
         longest = width
+        real += candidate.length
     return chosen
 
 
@@ -91,6 +99,7 @@ class Batcher:
         *,
         max_batch_size: int = 32,
         max_batch_tokens: int | None = None,
+        max_padding: float | None = None,
         max_wait_s: float = 0.0,
         max_queue: int = 256,
         timeout_s: float | None = 30.0,
@@ -103,6 +112,7 @@ class Batcher:
         self.run_batch = run_batch
         self.max_batch_size = max_batch_size
         self.max_batch_tokens = max_batch_tokens
+        self.max_padding = max_padding
         self.max_wait_s = max_wait_s
         self.max_queue = max_queue
         self.timeout_s = timeout_s
@@ -171,7 +181,7 @@ class Batcher:
                 return
             await self._wait_to_fill()
             self._drop_expired()
-            batch = select_batch(self.waiting, self.max_batch_size, self.max_batch_tokens)
+            batch = select_batch(self.waiting, self.max_batch_size, self.max_batch_tokens, self.max_padding)
             if not batch:
                 continue
             now = self.clock()

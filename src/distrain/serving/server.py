@@ -149,6 +149,7 @@ def _make_batcher(state: ServingState, predictor: Any):
         predictor.predict,
         max_batch_size=options.max_batch_size,
         max_batch_tokens=options.max_batch_tokens,
+        max_padding=options.max_padding,
         max_wait_s=options.max_wait_ms / 1000.0,
         max_queue=options.max_queue,
         timeout_s=options.request_timeout_s,
