@@ -24,6 +24,9 @@ class ParallelStrategy(Registrable):
 
     default_implementation = "ddp"
     runtime_args = ("world",)
+    #: forward passes communicate (sharded parameters are gathered): every rank must run the same
+    #: number of them, so evaluation forwards a worker's placeholder slices too
+    forward_is_collective: bool = False
 
     def __init__(self, world: World = SINGLE) -> None:
         self.world = world
@@ -35,8 +38,9 @@ class ParallelStrategy(Registrable):
         return ParallelDims.data_parallel(world_size)
 
     @classmethod
-    def problems(cls, arguments: dict[str, Any], world_size: int, path: str) -> list[Problem]:
-        """Checks that span the strategy and the rest of the job, made before any data is read."""
+    def problems(cls, arguments: dict[str, Any], world_size: int, path: str, uses_cuda: bool = False) -> list[Problem]:
+        """Checks that span the strategy and the rest of the job, made before any data is read
+        (``uses_cuda``: whether the job's processes run on CUDA devices)."""
         return []
 
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:

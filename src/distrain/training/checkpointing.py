@@ -100,8 +100,11 @@ def load_state_file(path: Path, model: torch.nn.Module) -> dict[str, torch.Tenso
 
 
 def _storage_key(tensor: torch.Tensor) -> tuple:
+    original = tensor
+    if hasattr(tensor, "to_local"):  # a sharded parameter (DTensor): its local shard's storage
+        tensor = tensor.to_local()
     if tensor.device.type == "meta" or tensor.numel() == 0:
-        return (id(tensor),)
+        return (id(original),)
     return (tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape),
             tuple(tensor.stride()), tensor.dtype)
 

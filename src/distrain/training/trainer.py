@@ -267,7 +267,8 @@ class GradientDescentTrainer(Trainer):
         """Loss and metrics over ``loader``, each instance counted once across all workers."""
         from distrain.evaluation import evaluate
 
-        return evaluate(self.model, loader, self.device, autocast=self.amp.autocast)
+        return evaluate(self.model, loader, self.device, autocast=self.amp.autocast,
+                        forward_placeholders=self.strategy.forward_is_collective)
 
     # ------------------------------------------------------------------------------ bookkeeping
     def _summarise(
