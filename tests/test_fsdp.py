@@ -1,0 +1,121 @@
+"""Sharded data parallelism (``"strategy": {"type": "fsdp"}``) changes where parameters live and
+nothing else: trained through the CLI on 2 (and hybrid 2x2 on 4) gloo processes, a tiny BERT MLM and a
+tiny transformer classifier end with the weights of one process on the same global batches."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, sentiment_records, write_config, write_jsonl
+from distributed_support import final_metrics, max_weight_difference
+from transformer_fixtures import write_corpus, write_tiny_bert
+
+#: small enough that the whole set of runs takes seconds: hidden 16, 2 layers
+TINY = {"hidden_size": 16, "intermediate_size": 32, "num_attention_heads": 2}
+GLOBAL_BATCH = 12
+
+
+def tiny_bert_folder(folder: Path, pretrained: bool) -> Path:
+    """The tiny BERT's tokenizer and config (shrunk to TINY); with ``pretrained`` also seeded weights."""
+    write_tiny_bert(folder)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, **TINY}))
+    if pretrained:
+        import torch
+        from transformers import AutoConfig, AutoModel
+
+        torch.manual_seed(0)
+        AutoModel.from_config(AutoConfig.from_pretrained(folder)).save_pretrained(folder)
+    return folder
+
+
+def mlm_config(root: Path) -> dict:
+    bert = tiny_bert_folder(root / "bert", pretrained=False)
+    return {
+        "dataset_reader": {"type": "text_blocks", "tokenizer_name": str(bert), "max_length": 24},
+        "train_data_path": str(write_corpus(root / "corpus", files=2, sentences=30, seed=3) / "*.txt"),
+        "validation_data_path": str(write_corpus(root / "heldout", files=1, sentences=10, seed=4)),
+        "model": {"type": "masked_language_model", "tokenizer_name": str(bert), "config": str(bert), "masking_seed": 5},
+        "data_loader": {"batch_size": GLOBAL_BATCH},
+        "trainer": {"num_epochs": 2, "optimizer": {"type": "adamw", "lr": 0.003}, "grad_norm": 1.0,
+                    "progress_bar": False},
+    }
+
+
+def classifier_config(root: Path) -> dict:
+    folder = tiny_bert_folder(root / "bert_pretrained", pretrained=True)
+    return {
+        "dataset_reader": {"type": "text_classification_json",
+                           "tokenizer": {"type": "pretrained_transformer", "model_name": str(folder), "max_length": 12}},
+        "train_data_path": str(write_jsonl(root / "train.jsonl", sentiment_records(60, seed=1))),
+        "validation_data_path": str(write_jsonl(root / "validation.jsonl", sentiment_records(20, seed=2))),
+        "model": {"type": "transformer_classifier", "model_name": str(folder), "pooling": "mean", "dropout": 0.0},
+        "data_loader": {"batch_size": GLOBAL_BATCH},
+        "trainer": {"num_epochs": 2, "optimizer": {"type": "adamw", "lr": 0.003}, "grad_norm": 1.0,
+                    "progress_bar": False, "validation_metric": "+accuracy"},
+    }
+
+
+def variant(base: dict, workers: int = 1, strategy: dict | None = None, accumulation: int = 1, **distributed) -> dict:
+    """``base`` on ``workers`` processes with the same global batch (split evenly by batch_size)."""
+    config = json.loads(json.dumps(base))
+    config["data_loader"]["batch_size"] = GLOBAL_BATCH // workers
+    config["trainer"]["num_gradient_accumulation_steps"] = accumulation
+    if workers > 1:
+        config["distributed"] = {"cuda_devices": [-1] * workers, "strategy": strategy or {"type": "fsdp"}, **distributed}
+    return config
+
+
+#: (run name, model, variant arguments); references are one process, with and without accumulation
+RUNS = {
+    "mlm_one": ("mlm", {}),
+    "mlm_one_acc3": ("mlm", {"accumulation": 3}),
+    "mlm_fsdp": ("mlm", {"workers": 2}),
+    "mlm_fsdp_weighted_acc3": ("mlm", {"workers": 2, "accumulation": 3, "device_weights": [3, 1]}),
+    "mlm_hybrid_2x2": ("mlm", {"workers": 4, "strategy": {"type": "fsdp", "shard_group_size": 2}}),
+    "classifier_one": ("classifier", {}),
+    "classifier_one_acc3": ("classifier", {"accumulation": 3}),
+    "classifier_fsdp": ("classifier", {"workers": 2}),
+    "classifier_fsdp_weighted_acc3": ("classifier", {"workers": 2, "accumulation": 3, "device_weights": [3, 1]}),
+}
+
+
+@pytest.fixture(scope="session")
+def fsdp_runs(tmp_path_factory) -> dict[str, Path]:
+    """Every run of this module, trained once through the CLI (the same data for all of a model's runs)."""
+    root = tmp_path_factory.mktemp("fsdp")
+    bases = {"mlm": mlm_config(root / "mlm"), "classifier": classifier_config(root / "classifier")}
+    runs = {}
+    for name, (model, arguments) in RUNS.items():
+        out = root / name
+        config = write_config(root / f"{name}.json", variant(bases[model], **arguments))
+        result = run_cli("train", str(config), "-s", str(out), timeout=300)
+        assert result.returncode == 0, f"{name}: {result.stderr[-3000:]}"
+        runs[name] = out
+    return runs
+
+
+@pytest.mark.parametrize("run,reference", [
+    ("mlm_fsdp", "mlm_one"),
+    ("mlm_fsdp_weighted_acc3", "mlm_one_acc3"),
+    ("mlm_hybrid_2x2", "mlm_one"),
+    ("classifier_fsdp", "classifier_one"),
+    ("classifier_fsdp_weighted_acc3", "classifier_one_acc3"),
+])
+def test_fsdp_matches_one_process(fsdp_runs, run, reference):
+    difference = max_weight_difference(fsdp_runs[reference], fsdp_runs[run])
+    print(f"{run} vs {reference}: max |weight difference| in model.tar.gz = {difference:.2e}")
+    assert difference <= 1e-5
+    expected, got = final_metrics(fsdp_runs[reference]), final_metrics(fsdp_runs[run])
+    for key in ("training_loss", "validation_loss"):
+        assert got[key] == pytest.approx(expected[key], abs=1e-5), key
+
+
+def test_fsdp_shards_on_the_declared_mesh(fsdp_runs):
+    two = (fsdp_runs["mlm_fsdp"] / "out_worker0.log").read_text()
+    assert "fsdp: 2 shard unit(s) and the root on mesh dp_shard 2 [0, 1]" in two
+    hybrid = (fsdp_runs["mlm_hybrid_2x2"] / "out_worker0.log").read_text()
+    assert "on mesh dp_replicate 2 x dp_shard 2 [[0, 1], [2, 3]]" in hybrid
