@@ -24,6 +24,7 @@ from typing import Any, Iterator
 
 import torch
 
+from distrain.config.errors import ConfigError
 from distrain.config.constraints import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
 from distrain.data.loader import Batch, DataLoader, to_device
 from distrain.distributed.collectives import all_reduce_sum, barrier
@@ -35,6 +36,7 @@ from distrain.metrics.metric import local_only
 from distrain.models.model import Model
 from distrain.registry import Registrable
 from distrain.training.callback import Callback
+from distrain.training.activations import ActivationCheckpointing, apply_activation_checkpointing, offloaded, offloading_problems
 from distrain.training.amp import AmpDtype, MixedPrecision
 from distrain.training.checkpointing import CheckpointError, Checkpointer, load_state_file
 from distrain.training.disk import write_text_atomically
@@ -98,6 +100,8 @@ class GradientDescentTrainer(Trainer):
         use_amp: bool = False,
         amp_dtype: AmpDtype = "bfloat16",
         compile: bool = False,
+        activation_checkpointing: ActivationCheckpointing | None = None,
+        activation_offloading: bool = False,
     ) -> None:
         self.model = model
         self.train_loader = train_loader
@@ -118,6 +122,11 @@ class GradientDescentTrainer(Trainer):
         self.amp = MixedPrecision(use_amp, amp_dtype, self.device)
         self.step_weights = StepWeights()
 
+        if activation_offloading and offloading_problems(self.device):
+            raise ConfigError(offloading_problems(self.device))
+        self.activation_offloading = activation_offloading
+        if activation_checkpointing is not None:
+            apply_activation_checkpointing(self.model, activation_checkpointing.modules)
         self.strategy = strategy or ParallelStrategy.by_name(ParallelStrategy.default_implementation)(world=world)
         self.parallel_model = self.strategy.wrap(self.model)
         if compile:
@@ -240,7 +249,7 @@ class GradientDescentTrainer(Trainer):
 
     def _forward(self, batch: Batch, step_samples: int) -> tuple[torch.Tensor, Any, torch.Tensor]:
         """This worker's (mean loss, what it averages over, the loss scaled for backward)."""
-        with self.amp.autocast():
+        with self.amp.autocast(), offloaded(self.activation_offloading):
             output = self.parallel_model(**to_device(batch.inputs, self.device))
         loss = output["loss"]
         if "loss_weight" in output:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Literal
 
 import torch
@@ -31,13 +32,13 @@ logger = logging.getLogger(__name__)
 DType = Literal["float32", "bfloat16", "float16"]
 
 
+@dataclass
 class MixedPrecisionConfig:
     """``param_dtype``: parameters are gathered (and forward/backward run) in it; ``reduce_dtype``:
     gradients are reduced in it. Sharded parameters and the optimizer stay float32."""
 
-    def __init__(self, param_dtype: DType | None = None, reduce_dtype: DType | None = None) -> None:
-        self.param_dtype = param_dtype
-        self.reduce_dtype = reduce_dtype
+    param_dtype: DType | None = None
+    reduce_dtype: DType | None = None
 
     def policy(self):
         from torch.distributed.fsdp import MixedPrecisionPolicy
@@ -96,25 +97,28 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
                                  "the CPU only (cuda_devices -1), so there is nothing to offload"))
         return found
 
-    # ------------------------------------------------------------------------------- wrapping
-    def unit_patterns(self, model: torch.nn.Module) -> list[str]:
-        if self.units is not None:
-            return list(self.units)
-        declared = getattr(model, "shard_units", None)
-        return list(declared()) if callable(declared) else []
+    @classmethod
+    def unit_problems(cls, arguments: dict[str, Any], model: torch.nn.Module, path: str) -> list[Problem]:
+        """A unit pattern (configured ``units``, else the model's ``shard_units``) that matches no module."""
+        from distrain.modules.selection import select_modules
 
+        configured = arguments.get("units")
+        patterns = configured if configured is not None else _declared_units(model)
+        where = f"{path}.units" if configured is not None else f"model (its shard_units, for {path})"
+        return [Problem(where, f"pattern {pattern!r} matches no module of the model")
+                for pattern, names in select_modules(model, patterns).items() if not names]
+
+    # ------------------------------------------------------------------------------- wrapping
     def unit_names(self, model: torch.nn.Module) -> list[str]:
         """The modules sharded as units (the root aside), deepest first; a pattern that matches
         nothing is a config error naming it."""
         from distrain.modules.selection import deepest_first, select_modules
 
-        selected = select_modules(model, self.unit_patterns(model))
-        unmatched = [pattern for pattern, names in selected.items() if not names]
-        if unmatched:
-            where = "distributed.strategy.units" if self.units is not None else "model (its shard_units)"
-            raise ConfigError([Problem(where, f"pattern {pattern!r} matches no module of the model")
-                               for pattern in unmatched])
-        return deepest_first(name for names in selected.values() for name in names)
+        problems = self.unit_problems({"units": self.units}, model, "distributed.strategy")
+        if problems:
+            raise ConfigError(problems)
+        patterns = self.units if self.units is not None else _declared_units(model)
+        return deepest_first(name for names in select_modules(model, patterns).values() for name in names)
 
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         model = super().wrap(model)
@@ -213,3 +217,8 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
         from torch.distributed.checkpoint.state_dict import set_optimizer_state_dict
 
         set_optimizer_state_dict(self.model, optimizer, state, options=self._options())
+
+
+def _declared_units(model: torch.nn.Module) -> list[str]:
+    declared = getattr(model, "shard_units", None)
+    return list(declared()) if callable(declared) else []
