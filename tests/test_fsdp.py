@@ -59,11 +59,17 @@ def classifier_config(root: Path) -> dict:
     }
 
 
-def variant(base: dict, workers: int = 1, strategy: dict | None = None, accumulation: int = 1, **distributed) -> dict:
+LAYERS = "encoder.transformer.encoder.layer.*"
+
+
+def variant(base: dict, workers: int = 1, strategy: dict | None = None, accumulation: int = 1,
+            checkpointing: bool = False, **distributed) -> dict:
     """``base`` on ``workers`` processes with the same global batch (split evenly by batch_size)."""
     config = json.loads(json.dumps(base))
     config["data_loader"]["batch_size"] = GLOBAL_BATCH // workers
     config["trainer"]["num_gradient_accumulation_steps"] = accumulation
+    if checkpointing:
+        config["trainer"]["activation_checkpointing"] = {"modules": [LAYERS]}
     if workers > 1:
         config["distributed"] = {"cuda_devices": [-1] * workers, "strategy": strategy or {"type": "fsdp"}, **distributed}
     return config
@@ -78,7 +84,7 @@ RUNS = {
     "mlm_hybrid_2x2": ("mlm", {"workers": 4, "strategy": {"type": "fsdp", "shard_group_size": 2}}),
     "classifier_one": ("classifier", {}),
     "classifier_one_acc3": ("classifier", {"accumulation": 3}),
-    "classifier_fsdp": ("classifier", {"workers": 2}),
+    "classifier_fsdp_checkpointed": ("classifier", {"workers": 2, "checkpointing": True}),
     "classifier_fsdp_weighted_acc3": ("classifier", {"workers": 2, "accumulation": 3, "device_weights": [3, 1]}),
 }
 
@@ -102,7 +108,7 @@ def fsdp_runs(tmp_path_factory) -> dict[str, Path]:
     ("mlm_fsdp", "mlm_one"),
     ("mlm_fsdp_weighted_acc3", "mlm_one_acc3"),
     ("mlm_hybrid_2x2", "mlm_one"),
-    ("classifier_fsdp", "classifier_one"),
+    ("classifier_fsdp_checkpointed", "classifier_one"),
     ("classifier_fsdp_weighted_acc3", "classifier_one_acc3"),
 ])
 def test_fsdp_matches_one_process(fsdp_runs, run, reference):
@@ -119,3 +125,71 @@ def test_fsdp_shards_on_the_declared_mesh(fsdp_runs):
     assert "fsdp: 2 shard unit(s) and the root on mesh dp_shard 2 [0, 1]" in two
     hybrid = (fsdp_runs["mlm_hybrid_2x2"] / "out_worker0.log").read_text()
     assert "on mesh dp_replicate 2 x dp_shard 2 [[0, 1], [2, 3]]" in hybrid
+
+
+def test_every_sharding_mistake_is_a_key_path_error_before_data_is_read(tmp_path):
+    config = variant(mlm_config(tmp_path), workers=2, strategy={
+        "type": "fsdp", "shard_group_size": 3, "cpu_offload": True, "units": ["encoder.nothing.*"]})
+    config["trainer"]["activation_offloading"] = True
+    config["trainer"]["activation_checkpointing"] = {"modules": [LAYERS, "decoder"]}
+    result = run_cli("train", str(write_config(tmp_path / "bad.json", config)), "-s", str(tmp_path / "run"),
+                     env={"DISTRAIN_CACHE": str(tmp_path / "cache")})
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    for line in [
+        "distributed.strategy.shard_group_size: must divide the 2 data-parallel rank(s)",
+        "distributed.strategy.cpu_offload: offloads from CUDA devices to the host; this job runs on the CPU only",
+        "distributed.strategy.units: pattern 'encoder.nothing.*' matches no module of the model",
+        "trainer.activation_offloading: moves saved activations from CUDA memory to the host",
+        "trainer.activation_checkpointing.modules: pattern 'decoder' matches no module of the model",
+    ]:
+        assert line in result.stderr
+    assert "5 problems in the config" in result.stderr
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "run").exists()  # no data was read
+
+
+def test_module_patterns_match_whole_name_parts():
+    from distrain.modules.selection import deepest_first, matches
+
+    assert matches("encoder.layer.*", "encoder.layer.0")
+    assert not matches("encoder.layer.*", "encoder.layer.0.attention")
+    assert matches("**.attention", "encoder.layer.0.attention") and matches("**.attention", "attention")
+    assert matches("encoder.**", "encoder.layer.0") and not matches("encoder.*", "decoder.layer")
+    assert deepest_first(["a", "a.b.c", "a.b"]) == ["a.b.c", "a.b", "a"]
+
+
+def test_activation_checkpointing_gives_identical_gradients_and_keeps_fewer_activations(tmp_path):
+    import torch
+
+    from distrain.data.vocabulary import Vocabulary
+    from distrain.models.masked_language_model import MaskedLanguageModel
+    from distrain.training.activations import apply_activation_checkpointing
+
+    bert = tiny_bert_folder(tmp_path / "bert", pretrained=False)
+    tokens = torch.randint(5, 40, (4, 16))
+    sample_id = torch.arange(4)
+
+    def run(checkpointed: bool) -> tuple[dict[str, torch.Tensor], int]:
+        torch.manual_seed(0)
+        model = MaskedLanguageModel(Vocabulary(), str(bert), config=str(bert), masking_seed=1)
+        if checkpointed:
+            assert apply_activation_checkpointing(model, [LAYERS]) == [
+                "encoder.transformer.encoder.layer.0", "encoder.transformer.encoder.layer.1"]
+        saved = 0
+
+        def pack(tensor):
+            nonlocal saved
+            saved += tensor.numel() * tensor.element_size()
+            return tensor
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+            loss = model(tokens=tokens, sample_id=sample_id)["loss"]
+        loss.backward()
+        return {name: param.grad for name, param in model.named_parameters() if param.grad is not None}, saved
+
+    plain, plain_bytes = run(False)
+    checkpointed, checkpointed_bytes = run(True)
+    print(f"saved activations: {plain_bytes} bytes plain, {checkpointed_bytes} bytes with the 2 layers checkpointed")
+    assert plain.keys() == checkpointed.keys()
+    assert all(torch.equal(plain[name], checkpointed[name]) for name in plain)  # bit-identical
+    assert checkpointed_bytes < plain_bytes

@@ -32,12 +32,12 @@ def module_problems(plan: Any) -> list[Problem]:
     distributed_node = plan.arguments.get("distributed")
     distributed = distributed_node.build() if distributed_node is not None else None
     problems: list[Problem] = []
-    if trainer.argument("activation_offloading"):
+    if _argument(trainer, "activation_offloading"):
         from distrain.training.activations import offloading_problems
 
         problems += offloading_problems("cuda" if distributed is not None and distributed.uses_cuda else "cpu")
     checks = []
-    checkpointing = trainer.argument("activation_checkpointing")
+    checkpointing = _argument(trainer, "activation_checkpointing")
     if checkpointing is not None:
         checks.append(lambda model: _checkpointing_problems(model, checkpointing.modules))
     strategy = distributed.strategy if distributed is not None else None
@@ -52,6 +52,15 @@ def module_problems(plan: Any) -> list[Problem]:
     for check in checks:
         problems += check(model)
     return problems
+
+
+def _argument(node: Any, name: str) -> Any:
+    """A trainer argument's configured (else default) value; None for a trainer without it."""
+    import inspect
+
+    if name not in node.arguments and name not in inspect.signature(node.cls).parameters:
+        return None
+    return node.argument(name)
 
 
 def _checkpointing_problems(model: Any, patterns: list[str]) -> list[Problem]:

@@ -70,4 +70,10 @@ class ParallelStrategy(Registrable):
         return optimizer.state_dict()
 
     def load_optimizer_state_dict(self, optimizer: torch.optim.Optimizer, state: dict[str, Any]) -> None:
+        """Load an optimizer state saved under any strategy (keyed by parameter index or name)."""
+        from distrain.distributed.optimizer_state import is_named, to_indexed
+
+        if is_named(state):
+            assert self.model is not None, "wrap() the model first"
+            state = to_indexed(state, optimizer, self.model)
         optimizer.load_state_dict(state)

@@ -216,6 +216,10 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
             return super().load_optimizer_state_dict(optimizer, state)
         from torch.distributed.checkpoint.state_dict import set_optimizer_state_dict
 
+        from distrain.distributed.optimizer_state import is_named, to_named
+
+        if not is_named(state):  # saved by a replicating strategy
+            state = to_named(state, optimizer, self.model)
         set_optimizer_state_dict(self.model, optimizer, state, options=self._options())
 
 
