@@ -15,7 +15,8 @@ from transformer_fixtures import write_corpus, write_tiny_bert
 
 #: small enough that the whole set of runs takes seconds: hidden 16, 2 layers
 TINY = {"hidden_size": 16, "intermediate_size": 32, "num_attention_heads": 2}
-GLOBAL_BATCH = 12
+GLOBAL_BATCH = 8
+PLUGIN = ("--include-package", "recovery_plugins")
 
 
 def tiny_bert_folder(folder: Path, pretrained: bool) -> Path:
@@ -41,7 +42,8 @@ def mlm_config(root: Path) -> dict:
         "model": {"type": "masked_language_model", "tokenizer_name": str(bert), "config": str(bert), "masking_seed": 5},
         "data_loader": {"batch_size": GLOBAL_BATCH},
         "trainer": {"num_epochs": 2, "optimizer": {"type": "adamw", "lr": 0.003}, "grad_norm": 1.0,
-                    "progress_bar": False},
+                    "progress_bar": False, "save_every_num_batches": 1, "keep_checkpoints": 0,
+                    "callbacks": [{"type": "test_kill_switch"}]},
     }
 
 
@@ -63,11 +65,12 @@ LAYERS = "encoder.transformer.encoder.layer.*"
 
 
 def variant(base: dict, workers: int = 1, strategy: dict | None = None, accumulation: int = 1,
-            checkpointing: bool = False, **distributed) -> dict:
+            checkpointing: bool = False, checkpoint_format: str = "full", **distributed) -> dict:
     """``base`` on ``workers`` processes with the same global batch (split evenly by batch_size)."""
     config = json.loads(json.dumps(base))
     config["data_loader"]["batch_size"] = GLOBAL_BATCH // workers
     config["trainer"]["num_gradient_accumulation_steps"] = accumulation
+    config["trainer"]["checkpoint_format"] = checkpoint_format
     if checkpointing:
         config["trainer"]["activation_checkpointing"] = {"modules": [LAYERS]}
     if workers > 1:
@@ -75,13 +78,16 @@ def variant(base: dict, workers: int = 1, strategy: dict | None = None, accumula
     return config
 
 
+HYBRID = {"type": "fsdp", "shard_group_size": 2}
 #: (run name, model, variant arguments); references are one process, with and without accumulation
 RUNS = {
     "mlm_one": ("mlm", {}),
     "mlm_one_acc3": ("mlm", {"accumulation": 3}),
     "mlm_fsdp": ("mlm", {"workers": 2}),
     "mlm_fsdp_weighted_acc3": ("mlm", {"workers": 2, "accumulation": 3, "device_weights": [3, 1]}),
-    "mlm_hybrid_2x2": ("mlm", {"workers": 4, "strategy": {"type": "fsdp", "shard_group_size": 2}}),
+    "mlm_hybrid_2x2": ("mlm", {"workers": 4, "strategy": HYBRID}),
+    "mlm_fsdp_sharded": ("mlm", {"workers": 2, "checkpoint_format": "sharded"}),
+    "mlm_ddp_sharded": ("mlm", {"workers": 2, "strategy": {"type": "ddp"}, "checkpoint_format": "sharded"}),
     "classifier_one": ("classifier", {}),
     "classifier_one_acc3": ("classifier", {"accumulation": 3}),
     "classifier_fsdp_checkpointed": ("classifier", {"workers": 2, "checkpointing": True}),
@@ -94,13 +100,14 @@ def fsdp_runs(tmp_path_factory) -> dict[str, Path]:
     """Every run of this module, trained once through the CLI (the same data for all of a model's runs)."""
     root = tmp_path_factory.mktemp("fsdp")
     bases = {"mlm": mlm_config(root / "mlm"), "classifier": classifier_config(root / "classifier")}
-    runs = {}
+    runs = {"root": root}
     for name, (model, arguments) in RUNS.items():
         out = root / name
         config = write_config(root / f"{name}.json", variant(bases[model], **arguments))
-        result = run_cli("train", str(config), "-s", str(out), timeout=300)
+        result = run_cli("train", str(config), "-s", str(out), *PLUGIN, timeout=300)
         assert result.returncode == 0, f"{name}: {result.stderr[-3000:]}"
         runs[name] = out
+    (root / "mlm_base.json").write_text(json.dumps(bases["mlm"]))
     return runs
 
 
@@ -193,3 +200,71 @@ def test_activation_checkpointing_gives_identical_gradients_and_keeps_fewer_acti
     assert plain.keys() == checkpointed.keys()
     assert all(torch.equal(plain[name], checkpointed[name]) for name in plain)  # bit-identical
     assert checkpointed_bytes < plain_bytes
+
+
+# ------------------------------------------------------------------------------ resuming anywhere
+MID_EPOCH = "epoch_0001_batch_00000001"  # one global batch into the second epoch
+
+
+def resume_elsewhere(runs: dict[str, Path], source: str, target: dict, tmp_path: Path) -> Path:
+    """``source`` as if stopped at MID_EPOCH (later checkpoints removed), resumed with ``--recover``
+    under the ``target`` variant (another strategy, world size or checkpoint format)."""
+    import shutil
+
+    stopped = tmp_path / f"{source}_resumed"
+    shutil.copytree(runs[source], stopped)
+    for checkpoint in sorted((stopped / "checkpoints").glob("epoch_*")):
+        if checkpoint.name > MID_EPOCH:
+            shutil.rmtree(checkpoint)
+    base = json.loads((runs["root"] / "mlm_base.json").read_text())
+    config = write_config(tmp_path / "target.json", variant(base, **target))
+    result = run_cli("train", str(config), "-s", str(stopped), "--recover", *PLUGIN, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"resumed from {MID_EPOCH}" in (stopped / "out_worker0.log").read_text()
+    return stopped
+
+
+@pytest.mark.parametrize("source,target", [
+    ("mlm_fsdp", {}),                                                  # fsdp full -> 1 process
+    ("mlm_fsdp_sharded", {}),                                          # fsdp sharded -> 1 process
+    ("mlm_fsdp_sharded", {"workers": 4, "strategy": HYBRID}),          # fsdp sharded -> hybrid on 4
+    ("mlm_ddp_sharded", {"workers": 2, "checkpoint_format": "sharded"}),  # ddp sharded -> fsdp
+    ("mlm_hybrid_2x2", {"workers": 2, "strategy": {"type": "ddp"}}),  # hybrid full -> ddp on 2
+    ("mlm_one", {"workers": 2}),                                       # 1 process full -> fsdp on 2
+], ids=["fsdp-full-to-1", "fsdp-sharded-to-1", "fsdp-sharded-to-hybrid4", "ddp-sharded-to-fsdp2",
+        "hybrid-full-to-ddp2", "one-full-to-fsdp2"])
+def test_a_run_stopped_mid_epoch_resumes_under_another_strategy_and_world_size(fsdp_runs, tmp_path, source, target):
+    resumed = resume_elsewhere(fsdp_runs, source, target, tmp_path)
+    reference = fsdp_runs["mlm_one"]
+    expected, got = final_metrics(reference), final_metrics(resumed)
+    for key in ("training_loss", "validation_loss", "training_perplexity"):
+        assert got[key] == pytest.approx(expected[key], abs=1e-6), key
+    assert max_weight_difference(reference, resumed) <= 1e-5
+
+
+def test_kill_9_under_fsdp_then_recover_is_bitwise_equal(fsdp_runs, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    import torch
+
+    from conftest import cli_environment
+    from distributed_support import archived_weights
+
+    config = fsdp_runs["root"] / "mlm_fsdp_sharded.json"
+    killed = tmp_path / "killed"
+    process = subprocess.run(
+        [sys.executable, "-m", "distrain", "train", str(config), "-s", str(killed), *PLUGIN],
+        env=cli_environment({"DISTRAIN_TEST_KILL_AT_STEP": "3"}), capture_output=True, text=True, timeout=300,
+        start_new_session=True,
+    )
+    assert process.returncode == -signal.SIGKILL, process.stderr[-3000:]
+    assert not (killed / "model.tar.gz").exists()
+    result = run_cli("train", str(config), "-s", str(killed), "--recover", *PLUGIN, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    expected, got = archived_weights(fsdp_runs["mlm_fsdp_sharded"]), archived_weights(killed)
+    assert all(torch.equal(expected[name], got[name]) for name in expected)
+    drop = lambda metrics: {k: v for k, v in metrics.items() if k != "training_duration"}  # noqa: E731
+    assert drop(final_metrics(killed)) == drop(final_metrics(fsdp_runs["mlm_fsdp_sharded"]))

@@ -43,6 +43,11 @@ class ParallelStrategy(Registrable):
         (``uses_cuda``: whether the job's processes run on CUDA devices)."""
         return []
 
+    def model_init_context(self) -> contextlib.AbstractContextManager:
+        """Where this worker builds the model (a sharding strategy may build it on the meta device
+        and materialise only its shards in :meth:`wrap`)."""
+        return contextlib.nullcontext()
+
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         """Move ``model`` to this worker's device and return the module to call forward on."""
         self.model = model.to(self.world.device)

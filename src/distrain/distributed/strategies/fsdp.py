@@ -55,7 +55,9 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
     less memory, more communication). ``shard_group_size``: shard within groups of this many
     data-parallel ranks and replicate across groups (default: the whole job is one group).
     ``cpu_offload``: sharded parameters, gradients and optimizer state live in host memory (CUDA
-    only). ``units``: module-name patterns to shard as units, instead of the model's own."""
+    only). ``units``: module-name patterns to shard as units, instead of the model's own.
+    ``delayed_init``: ranks other than 0 build the model on the meta device and receive only their
+    shards of rank 0's initial (or pretrained) weights, so no other rank ever holds the whole model."""
 
     forward_is_collective = True
 
@@ -67,6 +69,7 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
         mixed_precision: MixedPrecisionConfig | None = None,
         cpu_offload: bool = False,
         units: list[str] | None = None,
+        delayed_init: bool = True,
     ) -> None:
         super().__init__(world)
         self.reshard_after_forward = reshard_after_forward
@@ -74,6 +77,7 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
         self.mixed_precision = mixed_precision
         self.cpu_offload = cpu_offload
         self.units = units
+        self.delayed_init = delayed_init
         self.mesh = None
         self.sharded = False
 
@@ -120,11 +124,25 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
         patterns = self.units if self.units is not None else _declared_units(model)
         return deepest_first(name for names in select_modules(model, patterns).values() for name in names)
 
+    def _delays_init(self) -> bool:
+        """Delayed initialisation applies to real multi-process runs (not to a meta-device dry run)."""
+        return self.delayed_init and self.world.is_distributed and self.world.device != "meta"
+
+    def model_init_context(self) -> contextlib.AbstractContextManager:
+        if self._delays_init() and not self.world.is_primary:
+            return parameters_on_meta()
+        return contextlib.nullcontext()
+
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
-        model = super().wrap(model)
+        if any(p.is_meta for p in model.parameters()):
+            self.model = model  # built on the meta device: materialised below, shards only
+        else:
+            model = super().wrap(model)
         names = self.unit_names(model)
-        if not self.world.is_distributed or any(p.is_meta for p in model.parameters()):
-            return model  # one process (or a dry run): nothing to shard over
+        if not self.world.is_distributed:
+            return model  # one process: nothing to shard over
+        delayed = self._delays_init()
+        initial = model.state_dict() if delayed and self.world.is_primary else {}
         from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, fully_shard
 
         self.mesh = self.build_mesh()
@@ -136,9 +154,33 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
             fully_shard(model.get_submodule(name), **options)
         fully_shard(model, **options)
         self.sharded = True
+        if delayed:
+            self._materialise(model, initial)
         if self.world.is_primary:
             logger.info("fsdp: %d shard unit(s) and the root on mesh %s", len(names), self.describe_mesh())
         return model
+
+    def _materialise(self, model: torch.nn.Module, initial: dict[str, torch.Tensor]) -> None:
+        """Give every rank its shards of rank 0's initial state (other ranks were built on the meta
+        device), its buffers, and rank 0's random state (which building the model advanced)."""
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
+
+        from distrain.distributed.collectives import broadcast_object
+
+        device = torch.device(self.world.device)
+        if not self.world.is_primary:
+            model.to_empty(device=device)
+        set_model_state_dict(model, initial, options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))
+        buffers = broadcast_object({name: buffer.cpu() for name, buffer in model.named_buffers()}
+                                   if self.world.is_primary else None)
+        if not self.world.is_primary:
+            with torch.no_grad():
+                for name, buffer in model.named_buffers():
+                    buffer.copy_(buffers[name])
+        torch.set_rng_state(broadcast_object(torch.get_rng_state() if self.world.is_primary else None))
+        if self.world.is_primary:
+            logger.info("fsdp: delayed initialisation: the other ranks built the model on the meta device "
+                        "and received only their shards of rank 0's initial weights")
 
     def build_mesh(self):
         """The data-parallel device mesh: 1-D ``dp_shard``, or 2-D ``dp_replicate x dp_shard`` (hybrid)."""
@@ -146,6 +188,7 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
 
         dims = self.dims(self.world.size, {"shard_group_size": self.shard_group_size})
         device_type = torch.device(self.world.device).type
+        device_type = "cpu" if device_type == "meta" else device_type  # a dry run: shapes only, on the CPU's mesh
         if dims.dp_replicate > 1:
             return init_device_mesh(device_type, (dims.dp_replicate, dims.dp_shard),
                                     mesh_dim_names=("dp_replicate", "dp_shard"))
@@ -226,3 +269,22 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
 def _declared_units(model: torch.nn.Module) -> list[str]:
     declared = getattr(model, "shard_units", None)
     return list(declared()) if callable(declared) else []
+
+
+@contextlib.contextmanager
+def parameters_on_meta() -> Iterator[None]:
+    """Parameters registered inside move to the meta device as soon as they are made (one at a
+    time, so the whole model is never held); buffers and other tensors stay real, so a model that
+    keeps plain tensors (token ids, masks) still works once its parameters are materialised."""
+    original = torch.nn.Module.register_parameter
+
+    def register(module: torch.nn.Module, name: str, parameter: torch.nn.Parameter | None) -> None:
+        if parameter is not None and not parameter.is_meta:
+            parameter = torch.nn.Parameter(parameter.detach().to("meta"), requires_grad=parameter.requires_grad)
+        original(module, name, parameter)
+
+    torch.nn.Module.register_parameter = register
+    try:
+        yield
+    finally:
+        torch.nn.Module.register_parameter = original
