@@ -139,7 +139,7 @@ def test_every_sharding_mistake_is_a_key_path_error_before_data_is_read(tmp_path
         "type": "fsdp", "shard_group_size": 3, "cpu_offload": True, "units": ["encoder.nothing.*"]})
     config["trainer"]["activation_offloading"] = True
     config["trainer"]["activation_checkpointing"] = {"modules": [LAYERS, "decoder"]}
-    result = run_cli("train", str(write_config(tmp_path / "bad.json", config)), "-s", str(tmp_path / "run"),
+    result = run_cli("train", str(write_config(tmp_path / "bad.json", config)), "-s", str(tmp_path / "run"), *PLUGIN,
                      env={"DISTRAIN_CACHE": str(tmp_path / "cache")})
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
