@@ -96,7 +96,10 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
         if shard is not None and (shard > world_size or world_size % shard):
             found.append(Problem(f"{path}.shard_group_size", f"must divide the {world_size} data-parallel "
                                  f"rank(s) (groups of {shard} ranks shard, the groups replicate), got {shard}"))
-        if arguments.get("cpu_offload") and not uses_cuda:
+        if arguments.get("cpu_offload") and world_size == 1:
+            found.append(Problem(f"{path}.cpu_offload", "offloads sharded state; one process has nothing to shard "
+                                 "over (use 2 or more processes, or leave it out)"))
+        elif arguments.get("cpu_offload") and not uses_cuda:
             found.append(Problem(f"{path}.cpu_offload", "offloads from CUDA devices to the host; this job runs on "
                                  "the CPU only (cuda_devices -1), so there is nothing to offload"))
         return found
