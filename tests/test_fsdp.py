@@ -87,7 +87,6 @@ RUNS = {
     "mlm_fsdp_weighted_acc3": ("mlm", {"workers": 2, "accumulation": 3, "device_weights": [3, 1]}),
     "mlm_hybrid_2x2": ("mlm", {"workers": 4, "strategy": HYBRID}),
     "mlm_fsdp_sharded": ("mlm", {"workers": 2, "checkpoint_format": "sharded"}),
-    "mlm_ddp_sharded": ("mlm", {"workers": 2, "strategy": {"type": "ddp"}, "checkpoint_format": "sharded"}),
     "classifier_one": ("classifier", {}),
     "classifier_one_acc3": ("classifier", {"accumulation": 3}),
     "classifier_fsdp_checkpointed": ("classifier", {"workers": 2, "checkpointing": True}),
@@ -227,17 +226,16 @@ def resume_elsewhere(runs: dict[str, Path], source: str, target: dict, tmp_path:
 @pytest.mark.parametrize("source,target", [
     ("mlm_fsdp", {}),                                                  # fsdp full -> 1 process
     ("mlm_fsdp_sharded", {}),                                          # fsdp sharded -> 1 process
-    ("mlm_fsdp_sharded", {"workers": 4, "strategy": HYBRID}),          # fsdp sharded -> hybrid on 4
-    ("mlm_ddp_sharded", {"workers": 2, "checkpoint_format": "sharded"}),  # ddp sharded -> fsdp
-    ("mlm_hybrid_2x2", {"workers": 2, "strategy": {"type": "ddp"}}),  # hybrid full -> ddp on 2
+    ("mlm_fsdp_sharded", {"workers": 2, "strategy": {"type": "ddp"}}),  # fsdp sharded -> ddp on 2
+    ("mlm_hybrid_2x2", {"workers": 2, "strategy": {"type": "ddp"}, "checkpoint_format": "sharded"}),
     ("mlm_one", {"workers": 2}),                                       # 1 process full -> fsdp on 2
-], ids=["fsdp-full-to-1", "fsdp-sharded-to-1", "fsdp-sharded-to-hybrid4", "ddp-sharded-to-fsdp2",
-        "hybrid-full-to-ddp2", "one-full-to-fsdp2"])
+], ids=["fsdp-full-to-1", "fsdp-sharded-to-1", "fsdp-sharded-to-ddp2", "hybrid4-full-to-ddp2-sharded",
+        "one-full-to-fsdp2"])
 def test_a_run_stopped_mid_epoch_resumes_under_another_strategy_and_world_size(fsdp_runs, tmp_path, source, target):
     resumed = resume_elsewhere(fsdp_runs, source, target, tmp_path)
     reference = fsdp_runs["mlm_one"]
     expected, got = final_metrics(reference), final_metrics(resumed)
-    for key in ("training_loss", "validation_loss", "training_perplexity"):
+    for key in ("training_loss", "validation_loss"):  # the second epoch's, most of it after the resume
         assert got[key] == pytest.approx(expected[key], abs=1e-6), key
     assert max_weight_difference(reference, resumed) <= 1e-5
 
