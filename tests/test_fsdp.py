@@ -79,7 +79,9 @@ def variant(base: dict, workers: int = 1, strategy: dict | None = None, accumula
 
 
 HYBRID = {"type": "fsdp", "shard_group_size": 2}
-#: (run name, model, variant arguments); references are one process, with and without accumulation
+#: (run name, model, variant arguments); references are one process, with and without accumulation.
+#: device_weights + accumulation run on the MLM, whose loss is a mean over a varying token count (the
+#: harder case for weighting); the classifier runs FSDP with activation checkpointing.
 RUNS = {
     "mlm_one": ("mlm", {}),
     "mlm_one_acc3": ("mlm", {"accumulation": 3}),
@@ -88,9 +90,7 @@ RUNS = {
     "mlm_hybrid_2x2": ("mlm", {"workers": 4, "strategy": HYBRID}),
     "mlm_fsdp_sharded": ("mlm", {"workers": 2, "checkpoint_format": "sharded"}),
     "classifier_one": ("classifier", {}),
-    "classifier_one_acc3": ("classifier", {"accumulation": 3}),
     "classifier_fsdp_checkpointed": ("classifier", {"workers": 2, "checkpointing": True}),
-    "classifier_fsdp_weighted_acc3": ("classifier", {"workers": 2, "accumulation": 3, "device_weights": [3, 1]}),
 }
 
 
@@ -115,7 +115,6 @@ def fsdp_runs(tmp_path_factory) -> dict[str, Path]:
     ("mlm_fsdp_weighted_acc3", "mlm_one_acc3"),
     ("mlm_hybrid_2x2", "mlm_one"),
     ("classifier_fsdp_checkpointed", "classifier_one"),
-    ("classifier_fsdp_weighted_acc3", "classifier_one_acc3"),
 ])
 def test_fsdp_matches_one_process(fsdp_runs, run, reference):
     difference = max_weight_difference(fsdp_runs[reference], fsdp_runs[run])
