@@ -265,3 +265,24 @@ def test_kill_9_under_fsdp_then_recover_is_bitwise_equal(fsdp_runs, tmp_path):
     assert all(torch.equal(expected[name], got[name]) for name in expected)
     drop = lambda metrics: {k: v for k, v in metrics.items() if k != "training_duration"}  # noqa: E731
     assert drop(final_metrics(killed)) == drop(final_metrics(fsdp_runs["mlm_fsdp_sharded"]))
+
+
+def test_optimizer_state_moves_between_index_and_name_keys():
+    import torch
+
+    from distrain.distributed.optimizer_state import is_named, to_indexed, to_named
+
+    model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Linear(2, 1))
+    decay = [p for n, p in model.named_parameters() if n.endswith("weight")]
+    rest = [p for n, p in model.named_parameters() if not n.endswith("weight")]
+    optimizer = torch.optim.AdamW([{"params": decay}, {"params": rest, "weight_decay": 0.0}])
+    model(torch.ones(4, 3)).sum().backward()
+    optimizer.step()
+    indexed = optimizer.state_dict()
+    named = to_named(indexed, optimizer, model)
+    assert is_named(named) and not is_named(indexed)
+    assert named["param_groups"][0]["params"] == ["0.weight", "1.weight"]
+    assert torch.equal(named["state"]["1.bias"]["exp_avg"], indexed["state"][3]["exp_avg"])
+    back = to_indexed(named, optimizer, model)
+    assert back["param_groups"] == indexed["param_groups"]
+    assert all(torch.equal(back["state"][i]["exp_avg_sq"], indexed["state"][i]["exp_avg_sq"]) for i in indexed["state"])
