@@ -35,6 +35,9 @@ class ShardingProbe(Callback):
     def __init__(self) -> None:
         self.figures: dict = {}
 
+    def on_start(self, trainer) -> None:
+        self.setup_peak = _peak_rss()  # model built, sharded (and materialised), optimizer made
+
     def on_step(self, trainer, step, loss) -> None:
         if step != 1:
             return
@@ -47,13 +50,19 @@ class ShardingProbe(Callback):
             "optimizer": sum(size(v) for state in trainer.optimizer.state.values() for v in state.values()
                              if hasattr(v, "numel")),
             "parameter_count": sum(p.numel() for p in parameters),
+            "peak_rss_setup": self.setup_peak,
+            "peak_rss_first_step": _peak_rss(),
         }
 
     def on_end(self, trainer, metrics) -> None:
-        self.figures["peak_rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        self.figures["peak_rss"] = _peak_rss()
         out = Path(os.environ["BENCH_SHARDING_OUT"])
         out.mkdir(parents=True, exist_ok=True)
         (out / f"rank{trainer.world.rank}.json").write_text(json.dumps(self.figures))
+
+
+def _peak_rss() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def write_inputs(folder: Path, layers: int, hidden: int) -> dict:
@@ -116,11 +125,13 @@ def main() -> None:
     state = lambda figures: figures["parameters"] + figures["gradients"] + figures["optimizer"]  # noqa: E731
     print(f"model: {one['parameter_count']:,} parameters, AdamW; 1 process vs 2 FSDP ranks (gloo, CPU)")
     print(f"1 process : state {mib(state(one))} (parameters {mib(one['parameters'])}, gradients "
-          f"{mib(one['gradients'])}, optimizer {mib(one['optimizer'])}), peak RSS {mib(one['peak_rss'])}")
+          f"{mib(one['gradients'])}, optimizer {mib(one['optimizer'])}), peak RSS {mib(one['peak_rss'])}"
+          f" (after set-up {mib(one['peak_rss_setup'])}, after step 1 {mib(one['peak_rss_first_step'])})")
     for rank, figures in enumerate(two):
         role = "loads the model, scatters shards" if rank == 0 else "never holds the whole model"
         print(f"fsdp rank {rank}: state {mib(state(figures))} ({state(figures) / state(one):.3f} of 1 process), "
-              f"peak RSS {mib(figures['peak_rss'])} ({figures['peak_rss'] / one['peak_rss']:.3f} of 1 process; {role})")
+              f"peak RSS {mib(figures['peak_rss'])} ({figures['peak_rss'] / one['peak_rss']:.3f} of 1 process; {role}; "
+              f"after set-up {mib(figures['peak_rss_setup'])}, after step 1 {mib(figures['peak_rss_first_step'])})")
     print(f"peak_rss_ratio_loading_rank={two[0]['peak_rss'] / one['peak_rss']:.3f}")
     print(f"peak_rss_ratio_nonloading_rank={two[1]['peak_rss'] / one['peak_rss']:.3f}")
     print(f"memory_ratio_fsdp2={max(state(f) for f in two) / state(one):.3f}")
