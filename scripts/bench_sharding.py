@@ -9,6 +9,9 @@ shards, each rank holds per-unit buffers (one gathered layer and its full gradie
 reduce-scatter) and the interpreter itself (~370 MiB with torch and transformers imported), so the
 larger the state relative to those, the closer the peak ratio comes to the state ratio.
 
+Both runs write ``sharded`` checkpoints (each rank its own state; a ``full`` checkpoint gathers
+the optimizer state, and in this build that raised rank 1's peak by ~1.2 GiB).
+
 Under FSDP with delayed initialisation, rank 0 builds (or loads) the model and scatters the shards;
 rank 1 never holds the whole model, so its peak is the figure sharding is for
 (``peak_rss_ratio_nonloading_rank``). Last line: ``memory_ratio_fsdp2=<per-rank state bytes on 2
@@ -89,7 +92,7 @@ def write_inputs(folder: Path, layers: int, hidden: int) -> dict:
         "model": {"type": "masked_language_model", "tokenizer_name": str(folder), "config": str(folder)},
         "data_loader": {"batch_size": 4, "shuffle": False},
         "trainer": {"num_epochs": 1, "optimizer": {"type": "adamw", "lr": 1e-4}, "progress_bar": False,
-                    "callbacks": [{"type": "bench_sharding_probe"}]},
+                    "checkpoint_format": "sharded", "callbacks": [{"type": "bench_sharding_probe"}]},
     }
 
 
