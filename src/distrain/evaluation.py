@@ -18,13 +18,16 @@ from distrain.models.model import Model
 
 @torch.inference_mode()
 def evaluate(
-    model: Model, loader: DataLoader, device: torch.device | str = "cpu", autocast: Callable[[], Any] | None = None
+    model: Model, loader: DataLoader, device: torch.device | str = "cpu", autocast: Callable[[], Any] | None = None,
+    forward_placeholders: bool = False,
 ) -> dict[str, float]:
     """The mean loss and every metric over ``loader``, each instance counted once over all workers.
 
     The loss is weighted by what each batch's mean is over: its samples, or the model's
     ``loss_weight`` (e.g. masked tokens), so the result is the global mean however data is split.
     ``autocast`` is a context factory for mixed precision (the trainer passes its own).
+    ``forward_placeholders``: run a worker's placeholder slices too (their output unused), for
+    strategies whose forward is a collective (sharded parameters gathered by every rank).
     """
     import contextlib
 
@@ -36,8 +39,11 @@ def evaluate(
     loss_sum = torch.zeros((), dtype=torch.float64)
     weight_sum = torch.zeros((), dtype=torch.float64)
     for batch in loader:
-        if batch.size == 0:
-            continue  # a placeholder slice: this worker has no instances in this batch
+        if batch.size == 0:  # a placeholder slice: this worker has no instances in this batch
+            if forward_placeholders:
+                with autocast(), model.metrics_frozen():
+                    model(**to_device(batch.inputs, device))
+            continue
         with autocast():
             output = model(**to_device(batch.inputs, device))
         if "loss" in output:

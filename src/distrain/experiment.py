@@ -85,6 +85,9 @@ def resolve_experiment(config: dict[str, Any]) -> ResolvedExperiment:
         distributed = resolved.distributed
         if distributed is not None:
             problems += distributed.problems()
+        from distrain.module_pattern_checks import module_problems
+
+        problems += module_problems(plan)
     if problems:
         raise ConfigError(problems)
     return resolved

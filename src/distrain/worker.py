@@ -72,8 +72,9 @@ def assemble(
     set_seed(seed)
     if prepared is None:
         prepared = prepare_data(experiment, config, world)
-    model = experiment.model.construct(vocab=prepared.vocab)
     strategy = (experiment.distributed or DistributedConfig(cuda_devices=[-1])).build_strategy(world)
+    with strategy.model_init_context():  # e.g. the meta device: FSDP materialises only this rank's shards
+        model = experiment.model.construct(vocab=prepared.vocab)
     train_loader = make_loader(prepared.train, experiment.dataset_reader, prepared.vocab,
                                experiment.data_loader, world, seed)
     validation_loader = None

@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
 
     from distrain.data.prepare import prepare_data
     from distrain.distributed.launch import dry_run_world
+    from distrain.dry_run import human_bytes, state_bytes
 
     if args.world_size is not None:  # validated at that size, not at the configured one
         return run_dry(args)
@@ -35,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
         from distrain.worker import assemble
 
         assembly = assemble(world, config, scratch, prepared)
+        state = state_bytes(assembly.model, assembly.trainer.optimizer)  # while the process group lives
     model, trainer = assembly.model, assembly.trainer
     batch, per_worker, workers, accumulation = assembly.effective_batch(world)
     distributed = resolved.distributed
@@ -49,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"  model            {type(model).__name__}: {parameters:,} parameters ({trainable:,} trainable)")
     print(f"  trainer          {type(trainer).__name__}, optimizer {type(trainer.optimizer).__name__}")
     print(f"  strategy         {type(assembly.strategy).__name__}")
+    print(f"  device mesh      {distributed.dims(world.size).describe() if distributed else '1 process'}")
+    print(f"  rank 0 holds     parameters {human_bytes(state.parameters)}, gradients {human_bytes(state.gradients)}, "
+          f"optimizer state {human_bytes(state.optimizer)}")
     print(f"  workers          {world.size}" + (f" (devices {distributed.cuda_devices})" if distributed else ""))
     print(f"  effective batch  {batch} = {per_worker} per worker x {workers} worker(s) x {accumulation} accumulation")
     print(f"  steps per epoch  {trainer.steps_per_epoch}")

@@ -80,5 +80,5 @@ class DistributedConfig:
                 f"needs one weight per data-parallel worker ({dims.dp_size}), got {len(self.device_weights)}",
             ))
         arguments = self.strategy.arguments if self.strategy is not None else {}
-        found += self.strategy_class().problems(arguments, world_size, f"{path}.strategy")
+        found += self.strategy_class().problems(arguments, world_size, f"{path}.strategy", uses_cuda=self.uses_cuda)
         return found

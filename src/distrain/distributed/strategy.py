@@ -24,6 +24,9 @@ class ParallelStrategy(Registrable):
 
     default_implementation = "ddp"
     runtime_args = ("world",)
+    #: forward passes communicate (sharded parameters are gathered): every rank must run the same
+    #: number of them, so evaluation forwards a worker's placeholder slices too
+    forward_is_collective: bool = False
 
     def __init__(self, world: World = SINGLE) -> None:
         self.world = world
@@ -35,9 +38,15 @@ class ParallelStrategy(Registrable):
         return ParallelDims.data_parallel(world_size)
 
     @classmethod
-    def problems(cls, arguments: dict[str, Any], world_size: int, path: str) -> list[Problem]:
-        """Checks that span the strategy and the rest of the job, made before any data is read."""
+    def problems(cls, arguments: dict[str, Any], world_size: int, path: str, uses_cuda: bool = False) -> list[Problem]:
+        """Checks that span the strategy and the rest of the job, made before any data is read
+        (``uses_cuda``: whether the job's processes run on CUDA devices)."""
         return []
+
+    def model_init_context(self) -> contextlib.AbstractContextManager:
+        """Where this worker builds the model (a sharding strategy may build it on the meta device
+        and materialise only its shards in :meth:`wrap`)."""
+        return contextlib.nullcontext()
 
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         """Move ``model`` to this worker's device and return the module to call forward on."""
@@ -66,4 +75,10 @@ class ParallelStrategy(Registrable):
         return optimizer.state_dict()
 
     def load_optimizer_state_dict(self, optimizer: torch.optim.Optimizer, state: dict[str, Any]) -> None:
+        """Load an optimizer state saved under any strategy (keyed by parameter index or name)."""
+        from distrain.distributed.optimizer_state import is_named, to_indexed
+
+        if is_named(state):
+            assert self.model is not None, "wrap() the model first"
+            state = to_indexed(state, optimizer, self.model)
         optimizer.load_state_dict(state)

@@ -94,6 +94,10 @@ class MaskedLanguageModel(Model):
                                  f"{arguments['mask_fraction']} + {arguments['random_fraction']}"))
         return found
 
+    def shard_units(self) -> list[str]:
+        """The transformer's layers (the embeddings stay with the root, beside what reuses them)."""
+        return self.encoder.layer_patterns("encoder")
+
     def forward(self, tokens: torch.Tensor, sample_id: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
         padding = tokens.eq(self.pad_token_id)
         maskable = ~padding & ~torch.isin(tokens, self.special_ids.to(tokens.device))

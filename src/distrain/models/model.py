@@ -42,6 +42,14 @@ class Model(torch.nn.Module, Registrable):
     def forward(self, **inputs: Any) -> dict[str, torch.Tensor]:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def shard_units(self) -> list[str]:
+        """Module-name patterns (see :mod:`distrain.modules.selection`) of the parts a sharding
+        strategy shards as units, deepest first, the root last; ``[]``: the whole model is one unit.
+        Each unit's parameters are gathered just before it runs and freed after, so units are
+        usually the repeated blocks (transformer layers). Parameters shared between modules (tied
+        weights) must stay within one unit."""
+        return []
+
     def get_metrics(self, reset: bool = False) -> dict[str, float]:
         """Every metric's value; a metric returning a dict contributes one entry per key."""
         values: dict[str, float] = {}

@@ -42,6 +42,10 @@ class TransformerClassifier(ClassifierOutputs, Model):
         self.dropout = torch.nn.Dropout(dropout) if dropout > 0 else torch.nn.Identity()
         self.output = torch.nn.Linear(self.encoder.output_dim, vocab.size(label_namespace))
 
+    def shard_units(self) -> list[str]:
+        """The transformer's layers (the embeddings stay with the root, beside what reuses them)."""
+        return self.encoder.layer_patterns("encoder")
+
     def forward(self, tokens: torch.Tensor, label: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
         mask = tokens.ne(self.pad_token_id)
         encoded = self.encoder(tokens, mask)

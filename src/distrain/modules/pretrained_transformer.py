@@ -32,5 +32,13 @@ class PretrainedTransformerEncoder(torch.nn.Module):
             self.transformer.gradient_checkpointing_enable()
         self.output_dim = self.transformer.config.hidden_size
 
+    def layer_patterns(self, prefix: str) -> list[str]:
+        """Patterns naming the repeated blocks (the first ``ModuleList`` called ``layer``, ``layers``,
+        ``h`` or ``block``), as seen from the model that holds this encoder at ``prefix``."""
+        for name, module in self.transformer.named_modules():
+            if isinstance(module, torch.nn.ModuleList) and name.rpartition(".")[2] in ("layer", "layers", "h", "block"):
+                return [f"{prefix}.transformer.{name}.*"]
+        return []
+
     def forward(self, token_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.transformer(input_ids=token_ids, attention_mask=mask.long()).last_hidden_state

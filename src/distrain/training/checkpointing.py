@@ -100,8 +100,11 @@ def load_state_file(path: Path, model: torch.nn.Module) -> dict[str, torch.Tenso
 
 
 def _storage_key(tensor: torch.Tensor) -> tuple:
+    original = tensor
+    if hasattr(tensor, "to_local"):  # a sharded parameter (DTensor): its local shard's storage
+        tensor = tensor.to_local()
     if tensor.device.type == "meta" or tensor.numel() == 0:
-        return (id(tensor),)
+        return (id(original),)
     return (tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape),
             tuple(tensor.stride()), tensor.dtype)
 
@@ -130,17 +133,17 @@ class Checkpointer:
         return f"epoch_{epoch:04d}_batch_{batches:08d}"
 
     def save(
-        self, epoch: int, batches: int, weights: dict[str, torch.Tensor], training_state: dict[str, Any],
-        is_best: bool = False,
+        self, epoch: int, batches: int, weights: dict[str, torch.Tensor] | None, training_state: dict[str, Any],
+        is_best: bool = False, temporary: Path | None = None,
     ) -> Path:
-        """Write the checkpoint for data position (``epoch``, ``batches``) and prune old ones."""
+        """Write the checkpoint for data position (``epoch``, ``batches``) and prune old ones.
+        ``weights`` None: the model is in ``temporary`` (from :meth:`start`) already, written sharded."""
         final = self.directory / self.name(epoch, batches)
         with writing(final):
-            self.directory.mkdir(parents=True, exist_ok=True)
-            self._remove_leftovers()
-            temporary = Path(tempfile.mkdtemp(dir=self.directory, prefix=f".tmp-{final.name}-"))
+            temporary = temporary or self.start(epoch, batches)
             try:
-                save_state_file(weights, temporary / MODEL_FILE)
+                if weights is not None:
+                    save_state_file(weights, temporary / MODEL_FILE)
                 torch_save(training_state, temporary / STATE_FILE)
                 summary = {key: training_state.get(key) for key in ("position", "step", "world_size")}
                 (temporary / META_FILE).write_text(json.dumps(summary))
@@ -155,6 +158,13 @@ class Checkpointer:
             _write_atomically(self.directory / BEST_POINTER, final.name)
         self._prune()
         return final
+
+    def start(self, epoch: int, batches: int) -> Path:
+        """A fresh temporary folder for the checkpoint of (``epoch``, ``batches``): files written into
+        it by every worker become the checkpoint when :meth:`save` renames it."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._remove_leftovers()
+        return Path(tempfile.mkdtemp(dir=self.directory, prefix=f".tmp-{self.name(epoch, batches)}-"))
 
     def checkpoints(self) -> list[Path]:
         """Complete checkpoints, oldest first."""

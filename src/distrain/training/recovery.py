@@ -26,6 +26,7 @@ import torch
 from distrain.distributed.collectives import all_gather_object
 from distrain.training import random_state
 from distrain.training.checkpointing import CheckpointError, load_state_file, load_training_state
+from distrain.training.sharded_checkpoint import is_sharded, load_sharded
 
 if TYPE_CHECKING:
     from distrain.training.trainer import GradientDescentTrainer
@@ -155,7 +156,10 @@ def restore(trainer: GradientDescentTrainer, checkpoint: Path) -> None:
         raise CheckpointError(f"{checkpoint}: checkpoint format {state.get('format')} is not supported")
     position = state["position"]
     _check_fits(trainer, state, checkpoint, position["epoch"])
-    trainer.strategy.load_model_state_dict(load_state_file(checkpoint / "model.safetensors", trainer.model))
+    if is_sharded(checkpoint):  # model and optimizer, resharded to this run's layout
+        load_sharded(trainer, checkpoint)
+    else:
+        trainer.strategy.load_model_state_dict(load_state_file(checkpoint / "model.safetensors", trainer.model))
     try:
         saved_parts = state["parts"]
         for name, part in trainer.stateful_parts().items():

@@ -25,6 +25,9 @@ HARMLESS = (
     "trainer.save_every_num_seconds",
     "trainer.skip_nonfinite_steps",
     "trainer.callbacks",
+    "trainer.checkpoint_format",
+    "trainer.activation_checkpointing",
+    "trainer.activation_offloading",
     "distributed",
     "validation_data_loader",
     # compared as global quantities below

@@ -20,10 +20,11 @@ import logging
 import math
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Literal
 
 import torch
 
+from distrain.config.errors import ConfigError
 from distrain.config.constraints import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
 from distrain.data.loader import Batch, DataLoader, to_device
 from distrain.distributed.collectives import all_reduce_sum, barrier
@@ -35,6 +36,7 @@ from distrain.metrics.metric import local_only
 from distrain.models.model import Model
 from distrain.registry import Registrable
 from distrain.training.callback import Callback
+from distrain.training.activations import ActivationCheckpointing, apply_activation_checkpointing, offloaded, offloading_problems
 from distrain.training.amp import AmpDtype, MixedPrecision
 from distrain.training.checkpointing import CheckpointError, Checkpointer, load_state_file
 from distrain.training.disk import write_text_atomically
@@ -44,6 +46,7 @@ from distrain.training.optimizers import Optimizer
 from distrain.training.preemption import Preempted, StepDecision, StopRequest, agree
 from distrain.training.recovery import CallbackStates, EpochProgress, RankParts, restore, training_state
 from distrain.training.schedulers import LearningRateScheduler
+from distrain.training.sharded_checkpoint import ShardedOptimizerMarker, is_sharded, load_sharded, save_sharded
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +101,9 @@ class GradientDescentTrainer(Trainer):
         use_amp: bool = False,
         amp_dtype: AmpDtype = "bfloat16",
         compile: bool = False,
+        activation_checkpointing: ActivationCheckpointing | None = None,
+        activation_offloading: bool = False,
+        checkpoint_format: Literal["full", "sharded"] = "full",
     ) -> None:
         self.model = model
         self.train_loader = train_loader
@@ -118,6 +124,11 @@ class GradientDescentTrainer(Trainer):
         self.amp = MixedPrecision(use_amp, amp_dtype, self.device)
         self.step_weights = StepWeights()
 
+        if activation_offloading and offloading_problems(self.device):
+            raise ConfigError(offloading_problems(self.device))
+        self.activation_offloading = activation_offloading
+        if activation_checkpointing is not None:
+            apply_activation_checkpointing(self.model, activation_checkpointing.modules)
         self.strategy = strategy or ParallelStrategy.by_name(ParallelStrategy.default_implementation)(world=world)
         self.parallel_model = self.strategy.wrap(self.model)
         if compile:
@@ -135,6 +146,8 @@ class GradientDescentTrainer(Trainer):
         self.step = 0
         # what a checkpoint restores: data position, loss sums so far, the last epoch's summary
         self.save_every_num_batches = save_every_num_batches
+        #: "full": gathered safetensors weights; "sharded": every worker writes its shards (see sharded_checkpoint)
+        self.checkpoint_format = checkpoint_format
         self.save_every_num_seconds = save_every_num_seconds
         self.skip_nonfinite_steps = skip_nonfinite_steps
         self.position = EpochProgress(0)
@@ -183,7 +196,10 @@ class GradientDescentTrainer(Trainer):
                 logger.info("stopping: %s", self.stop_reason)
         if self.validation_loader is not None:
             barrier()  # rank 0 may still be writing the last epoch's best weights
-            if self.checkpointer.best_weights.exists():
+            best = self.checkpointer.best()
+            if best is not None and is_sharded(best):
+                load_sharded(self, best, optimizer=False)
+            elif self.checkpointer.best_weights.exists():
                 self.strategy.load_model_state_dict(load_state_file(self.checkpointer.best_weights, self.model))
         for callback in self.callbacks:
             callback.on_end(self, self.last_metrics)
@@ -240,7 +256,7 @@ class GradientDescentTrainer(Trainer):
 
     def _forward(self, batch: Batch, step_samples: int) -> tuple[torch.Tensor, Any, torch.Tensor]:
         """This worker's (mean loss, what it averages over, the loss scaled for backward)."""
-        with self.amp.autocast():
+        with self.amp.autocast(), offloaded(self.activation_offloading):
             output = self.parallel_model(**to_device(batch.inputs, self.device))
         loss = output["loss"]
         if "loss_weight" in output:
@@ -267,7 +283,8 @@ class GradientDescentTrainer(Trainer):
         """Loss and metrics over ``loader``, each instance counted once across all workers."""
         from distrain.evaluation import evaluate
 
-        return evaluate(self.model, loader, self.device, autocast=self.amp.autocast)
+        return evaluate(self.model, loader, self.device, autocast=self.amp.autocast,
+                        forward_placeholders=self.strategy.forward_is_collective)
 
     # ------------------------------------------------------------------------------ bookkeeping
     def _summarise(
@@ -286,6 +303,11 @@ class GradientDescentTrainer(Trainer):
 
     def _save(self, epoch: int, metrics: dict[str, Any], is_best: bool) -> Path | None:
         """End of epoch: metrics files, best weights and a checkpoint (all workers call this)."""
+        if self.checkpoint_format == "sharded":
+            if self.world.is_primary:
+                for name in (f"metrics_epoch_{epoch}.json", "metrics.json"):
+                    write_text_atomically(self.serialization_dir / name, json.dumps(metrics, indent=2))
+            return save_sharded(self, is_best)
         state, weights = self.training_state(), self.strategy.model_state_dict()
         if not self.world.is_primary:
             return None
@@ -297,6 +319,8 @@ class GradientDescentTrainer(Trainer):
 
     def _save_checkpoint(self) -> Path | None:
         """Mid-epoch checkpoint at the current data position (all workers call this)."""
+        if self.checkpoint_format == "sharded":
+            return save_sharded(self)
         state, weights = self.training_state(), self.strategy.model_state_dict()
         if not self.world.is_primary:
             return None
@@ -307,7 +331,7 @@ class GradientDescentTrainer(Trainer):
         ``trainer`` is this loop's own progress (the data position, steps, the last epoch's summary)."""
         parts: dict[str, Any] = {
             "trainer": self,
-            "optimizer": _OptimizerState(self.strategy, self.optimizer),
+            "optimizer": _OptimizerState(self.strategy, self.optimizer, self.checkpoint_format == "sharded"),
             "tracker": self.tracker,
             "amp": self.amp,
             "callbacks": CallbackStates(self.callbacks),
@@ -456,15 +480,19 @@ def compiled(module: torch.nn.Module, device: torch.device) -> torch.nn.Module:
 class _OptimizerState:
     """The optimizer as a stateful part, its state taken and given through the strategy."""
 
-    def __init__(self, strategy: ParallelStrategy, optimizer: torch.optim.Optimizer) -> None:
+    def __init__(self, strategy: ParallelStrategy, optimizer: torch.optim.Optimizer, sharded: bool = False) -> None:
         self.strategy = strategy
         self.optimizer = optimizer
+        self.sharded = sharded
 
     def state_dict(self) -> dict[str, Any]:
+        if self.sharded:  # written by every worker into the checkpoint's sharded folder
+            return dict(ShardedOptimizerMarker.STATE)
         return self.strategy.optimizer_state_dict(self.optimizer)
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.strategy.load_optimizer_state_dict(self.optimizer, state)
+        if not ShardedOptimizerMarker.matches(state):  # else: restored with the sharded model state
+            self.strategy.load_optimizer_state_dict(self.optimizer, state)
 
 
 def _default_optimizer() -> Lazy[Optimizer]:

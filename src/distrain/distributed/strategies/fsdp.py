@@ -1,0 +1,293 @@
+"""Shard parameters, gradients and optimizer state over the data-parallel ranks (PyTorch FSDP2).
+
+Each shard unit (a module named by the model's :meth:`~distrain.models.model.Model.shard_units`
+patterns, or by ``units`` in the config) is wrapped with ``fully_shard``, deepest first, and the root
+last, on an explicit device mesh built from the parallel degrees: ``dp_shard`` ranks hold one shard
+each; with ``shard_group_size`` smaller than the job, groups of that many ranks shard and the groups
+replicate (hybrid sharding, a 2-D mesh ``dp_replicate x dp_shard``). Gradients are averaged over all
+data-parallel ranks, as under DDP, so the trainer's loss scaling gives the one-process update.
+
+State dicts go through ``torch.distributed.checkpoint.state_dict``: the full model and optimizer
+state (keyed by parameter names, so it loads under any strategy) is gathered to rank 0 on the host,
+and a full state is sliced into this rank's shards on load.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, Literal
+
+import torch
+
+from distrain.config.constraints import PositiveInt
+from distrain.config.errors import ConfigError, Problem
+from distrain.distributed.parallel_dims import ParallelDims
+from distrain.distributed.strategy import ParallelStrategy
+from distrain.distributed.world import SINGLE, World
+
+logger = logging.getLogger(__name__)
+
+DType = Literal["float32", "bfloat16", "float16"]
+
+
+@dataclass
+class MixedPrecisionConfig:
+    """``param_dtype``: parameters are gathered (and forward/backward run) in it; ``reduce_dtype``:
+    gradients are reduced in it. Sharded parameters and the optimizer stay float32."""
+
+    param_dtype: DType | None = None
+    reduce_dtype: DType | None = None
+
+    def policy(self):
+        from torch.distributed.fsdp import MixedPrecisionPolicy
+
+        def dtype(name: str | None):
+            return getattr(torch, name) if name else None
+
+        return MixedPrecisionPolicy(param_dtype=dtype(self.param_dtype), reduce_dtype=dtype(self.reduce_dtype))
+
+
+@ParallelStrategy.register("fsdp")
+class FullyShardedDataParallelStrategy(ParallelStrategy):
+    """``reshard_after_forward``: free gathered parameters after forward (gather again for backward:
+    less memory, more communication). ``shard_group_size``: shard within groups of this many
+    data-parallel ranks and replicate across groups (default: the whole job is one group).
+    ``cpu_offload``: sharded parameters, gradients and optimizer state live in host memory (CUDA
+    only). ``units``: module-name patterns to shard as units, instead of the model's own.
+    ``delayed_init``: ranks other than 0 build the model on the meta device and receive only their
+    shards of rank 0's initial (or pretrained) weights, so no other rank ever holds the whole model."""
+
+    forward_is_collective = True
+
+    def __init__(
+        self,
+        world: World = SINGLE,
+        reshard_after_forward: bool = True,
+        shard_group_size: PositiveInt | None = None,
+        mixed_precision: MixedPrecisionConfig | None = None,
+        cpu_offload: bool = False,
+        units: list[str] | None = None,
+        delayed_init: bool = True,
+    ) -> None:
+        super().__init__(world)
+        self.reshard_after_forward = reshard_after_forward
+        self.shard_group_size = shard_group_size
+        self.mixed_precision = mixed_precision
+        self.cpu_offload = cpu_offload
+        self.units = units
+        self.delayed_init = delayed_init
+        self.mesh = None
+        self.sharded = False
+
+    # ----------------------------------------------------------------------- config-time checks
+    @classmethod
+    def dims(cls, world_size: int, arguments: dict[str, Any]) -> ParallelDims:
+        shard = arguments.get("shard_group_size") or world_size
+        if shard > world_size or world_size % shard:
+            shard = world_size  # reported by problems() with its key path
+        return ParallelDims.data_parallel(world_size, shard)
+
+    @classmethod
+    def problems(cls, arguments: dict[str, Any], world_size: int, path: str, uses_cuda: bool = False) -> list[Problem]:
+        found = []
+        shard = arguments.get("shard_group_size")
+        if shard is not None and (shard > world_size or world_size % shard):
+            found.append(Problem(f"{path}.shard_group_size", f"must divide the {world_size} data-parallel "
+                                 f"rank(s) (groups of {shard} ranks shard, the groups replicate), got {shard}"))
+        if arguments.get("cpu_offload") and world_size == 1:
+            found.append(Problem(f"{path}.cpu_offload", "offloads sharded state; one process has nothing to shard "
+                                 "over (use 2 or more processes, or leave it out)"))
+        elif arguments.get("cpu_offload") and not uses_cuda:
+            found.append(Problem(f"{path}.cpu_offload", "offloads from CUDA devices to the host; this job runs on "
+                                 "the CPU only (cuda_devices -1), so there is nothing to offload"))
+        return found
+
+    @classmethod
+    def unit_problems(cls, arguments: dict[str, Any], model: torch.nn.Module, path: str) -> list[Problem]:
+        """A unit pattern (configured ``units``, else the model's ``shard_units``) that matches no module."""
+        from distrain.modules.selection import select_modules
+
+        configured = arguments.get("units")
+        patterns = configured if configured is not None else _declared_units(model)
+        where = f"{path}.units" if configured is not None else f"model (its shard_units, for {path})"
+        return [Problem(where, f"pattern {pattern!r} matches no module of the model")
+                for pattern, names in select_modules(model, patterns).items() if not names]
+
+    # ------------------------------------------------------------------------------- wrapping
+    def unit_names(self, model: torch.nn.Module) -> list[str]:
+        """The modules sharded as units (the root aside), deepest first; a pattern that matches
+        nothing is a config error naming it."""
+        from distrain.modules.selection import deepest_first, select_modules
+
+        problems = self.unit_problems({"units": self.units}, model, "distributed.strategy")
+        if problems:
+            raise ConfigError(problems)
+        patterns = self.units if self.units is not None else _declared_units(model)
+        return deepest_first(name for names in select_modules(model, patterns).values() for name in names)
+
+    def _delays_init(self) -> bool:
+        """Delayed initialisation applies to real multi-process runs (not to a meta-device dry run)."""
+        return self.delayed_init and self.world.is_distributed and self.world.device != "meta"
+
+    def model_init_context(self) -> contextlib.AbstractContextManager:
+        if self._delays_init() and not self.world.is_primary:
+            return parameters_on_meta()
+        return contextlib.nullcontext()
+
+    def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
+        if any(p.is_meta for p in model.parameters()):
+            self.model = model  # built on the meta device: materialised below, shards only
+        else:
+            model = super().wrap(model)
+        names = self.unit_names(model)
+        if not self.world.is_distributed:
+            return model  # one process: nothing to shard over
+        delayed = self._delays_init()
+        initial = model.state_dict() if delayed and self.world.is_primary else {}
+        from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, fully_shard
+
+        self.mesh = self.build_mesh()
+        options: dict[str, Any] = {"mesh": self.mesh, "reshard_after_forward": self.reshard_after_forward}
+        options["mp_policy"] = self.mixed_precision.policy() if self.mixed_precision else MixedPrecisionPolicy()
+        if self.cpu_offload:
+            options["offload_policy"] = CPUOffloadPolicy(pin_memory=True)
+        for name in names:
+            fully_shard(model.get_submodule(name), **options)
+        fully_shard(model, **options)
+        self.sharded = True
+        if delayed:
+            self._materialise(model, initial)
+        if self.world.is_primary:
+            logger.info("fsdp: %d shard unit(s) and the root on mesh %s", len(names), self.describe_mesh())
+        return model
+
+    def _materialise(self, model: torch.nn.Module, initial: dict[str, torch.Tensor]) -> None:
+        """Give every rank its shards of rank 0's initial state (other ranks were built on the meta
+        device), its buffers, and rank 0's random state (which building the model advanced)."""
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
+
+        from distrain.distributed.collectives import broadcast_object
+
+        device = torch.device(self.world.device)
+        if not self.world.is_primary:
+            model.to_empty(device=device)
+        set_model_state_dict(model, initial, options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))
+        buffers = broadcast_object({name: buffer.cpu() for name, buffer in model.named_buffers()}
+                                   if self.world.is_primary else None)
+        if not self.world.is_primary:
+            with torch.no_grad():
+                for name, buffer in model.named_buffers():
+                    buffer.copy_(buffers[name])
+        torch.set_rng_state(broadcast_object(torch.get_rng_state() if self.world.is_primary else None))
+        if self.world.is_primary:
+            logger.info("fsdp: delayed initialisation: the other ranks built the model on the meta device "
+                        "and received only their shards of rank 0's initial weights")
+
+    def build_mesh(self):
+        """The data-parallel device mesh: 1-D ``dp_shard``, or 2-D ``dp_replicate x dp_shard`` (hybrid)."""
+        from torch.distributed.device_mesh import init_device_mesh
+
+        dims = self.dims(self.world.size, {"shard_group_size": self.shard_group_size})
+        device_type = torch.device(self.world.device).type
+        device_type = "cpu" if device_type == "meta" else device_type  # a dry run: shapes only, on the CPU's mesh
+        if dims.dp_replicate > 1:
+            return init_device_mesh(device_type, (dims.dp_replicate, dims.dp_shard),
+                                    mesh_dim_names=("dp_replicate", "dp_shard"))
+        return init_device_mesh(device_type, (dims.dp_shard,), mesh_dim_names=("dp_shard",))
+
+    def describe_mesh(self) -> str:
+        if self.mesh is None:
+            return "(none: one process)"
+        names = self.mesh.mesh_dim_names or ()
+        return " x ".join(f"{n} {s}" for n, s in zip(names, self.mesh.shape)) + f" {self.mesh.mesh.tolist()}"
+
+    # ------------------------------------------------------------------------------- training
+    @contextlib.contextmanager
+    def no_sync(self) -> Iterator[None]:
+        if not self.sharded:
+            yield
+            return
+        self.model.set_requires_gradient_sync(False)
+        try:
+            yield
+        finally:
+            self.model.set_requires_gradient_sync(True)
+
+    def clip_grad_norm(self, parameters: Iterable[torch.nn.Parameter], max_norm: float) -> torch.Tensor:
+        """Clip by the global norm over every rank's shards (a DTensor norm made whole)."""
+        from torch.distributed.tensor import DTensor
+        from torch.nn.utils import clip_grads_with_norm_, get_total_norm
+
+        parameters = list(parameters)
+        grads = [p.grad for p in parameters if p.grad is not None]
+        total = get_total_norm(grads)
+        if isinstance(total, DTensor):
+            total = total.full_tensor()
+        clip_grads_with_norm_(parameters, max_norm, total)
+        return total
+
+    # ------------------------------------------------------------------------------ state dicts
+    def _options(self, **extra):
+        from torch.distributed.checkpoint.state_dict import StateDictOptions
+
+        return StateDictOptions(full_state_dict=True, cpu_offload=True, **extra)
+
+    def model_state_dict(self) -> dict[str, torch.Tensor]:
+        """The full model state on rank 0 (other ranks get an empty dict): a collective."""
+        if not self.sharded:
+            return super().model_state_dict()
+        from torch.distributed.checkpoint.state_dict import get_model_state_dict
+
+        return get_model_state_dict(self.model, options=self._options())
+
+    def load_model_state_dict(self, state: dict[str, torch.Tensor]) -> None:
+        """Every rank holds the full ``state``; each keeps its shards."""
+        if not self.sharded:
+            return super().load_model_state_dict(state)
+        from torch.distributed.checkpoint.state_dict import set_model_state_dict
+
+        set_model_state_dict(self.model, state, options=self._options(strict=False))
+
+    def optimizer_state_dict(self, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+        if not self.sharded:
+            return super().optimizer_state_dict(optimizer)
+        from torch.distributed.checkpoint.state_dict import get_optimizer_state_dict
+
+        return get_optimizer_state_dict(self.model, optimizer, options=self._options())
+
+    def load_optimizer_state_dict(self, optimizer: torch.optim.Optimizer, state: dict[str, Any]) -> None:
+        if not self.sharded:
+            return super().load_optimizer_state_dict(optimizer, state)
+        from torch.distributed.checkpoint.state_dict import set_optimizer_state_dict
+
+        from distrain.distributed.optimizer_state import is_named, to_named
+
+        if not is_named(state):  # saved by a replicating strategy
+            state = to_named(state, optimizer, self.model)
+        set_optimizer_state_dict(self.model, optimizer, state, options=self._options())
+
+
+def _declared_units(model: torch.nn.Module) -> list[str]:
+    declared = getattr(model, "shard_units", None)
+    return list(declared()) if callable(declared) else []
+
+
+@contextlib.contextmanager
+def parameters_on_meta() -> Iterator[None]:
+    """Parameters registered inside move to the meta device as soon as they are made (one at a
+    time, so the whole model is never held); buffers and other tensors stay real, so a model that
+    keeps plain tensors (token ids, masks) still works once its parameters are materialised."""
+    original = torch.nn.Module.register_parameter
+
+    def register(module: torch.nn.Module, name: str, parameter: torch.nn.Parameter | None) -> None:
+        if parameter is not None and not parameter.is_meta:
+            parameter = torch.nn.Parameter(parameter.detach().to("meta"), requires_grad=parameter.requires_grad)
+        original(module, name, parameter)
+
+    torch.nn.Module.register_parameter = register
+    try:
+        yield
+    finally:
+        torch.nn.Module.register_parameter = original

@@ -1,0 +1,85 @@
+"""Config-time checks of module-name patterns (shard units, activation checkpointing) and of
+activation offloading, made before any data is read.
+
+Patterns name modules, so checking them needs the model's structure, not its data: the model is
+built on the meta device (no memory, no initialisation) with a stand-in vocabulary that has two
+entries in every namespace. Module names do not depend on vocabulary sizes; a model that cannot be
+built this way is checked when the real one is built instead (the same error, found later).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from distrain.config.errors import Problem
+from distrain.data.vocabulary import Vocabulary
+
+logger = logging.getLogger(__name__)
+
+
+class _StandInVocabulary(Vocabulary):
+    def size(self, namespace: str = "tokens") -> int:
+        return 2
+
+    def tokens(self, namespace: str = "tokens") -> list[str]:
+        return ["@@PADDING@@", "@@UNKNOWN@@"]
+
+
+def module_problems(plan: Any) -> list[Problem]:
+    """Problems of the experiment ``plan`` (a resolved :class:`~distrain.experiment.Experiment`)."""
+    trainer = plan.arguments["trainer"]
+    distributed_node = plan.arguments.get("distributed")
+    distributed = distributed_node.build() if distributed_node is not None else None
+    problems: list[Problem] = []
+    if _argument(trainer, "activation_offloading"):
+        from distrain.training.activations import offloading_problems
+
+        problems += offloading_problems("cuda" if distributed is not None and distributed.uses_cuda else "cpu")
+    checks = []
+    checkpointing = _argument(trainer, "activation_checkpointing")
+    if checkpointing is not None:
+        checks.append(lambda model: _checkpointing_problems(model, checkpointing.modules))
+    strategy = distributed.strategy if distributed is not None else None
+    unit_problems = getattr(getattr(strategy, "cls", None), "unit_problems", None)
+    if unit_problems is not None:
+        checks.append(lambda model: unit_problems(strategy.arguments, model, "distributed.strategy"))
+    if not checks:
+        return problems
+    model = _meta_model(plan.arguments["model"])
+    if model is None:
+        return problems
+    for check in checks:
+        problems += check(model)
+    return problems
+
+
+def _argument(node: Any, name: str) -> Any:
+    """A trainer argument's configured (else default) value; None for a trainer without it."""
+    import inspect
+
+    if name not in node.arguments and name not in inspect.signature(node.cls).parameters:
+        return None
+    return node.argument(name)
+
+
+def _checkpointing_problems(model: Any, patterns: list[str]) -> list[Problem]:
+    from distrain.config.errors import ConfigError
+    from distrain.training.activations import checkpointed_modules
+
+    try:
+        checkpointed_modules(model, patterns, "trainer.activation_checkpointing.modules")
+    except ConfigError as error:
+        return list(error.problems)
+    return []
+
+
+def _meta_model(node: Any) -> Any:
+    import torch
+
+    try:
+        with torch.device("meta"):
+            return node.construct(vocab=_StandInVocabulary())
+    except Exception as error:  # noqa: BLE001 - any failure: the real build checks the patterns later
+        logger.debug("module patterns not checked before reading data (%s)", error)
+        return None
