@@ -22,6 +22,7 @@ BUILTIN_PACKAGES = (
     "distrain.training",
     "distrain.training.callbacks",
     "distrain.distributed.strategies",
+    "distrain.distributed.syncs",
 )
 
 

@@ -10,6 +10,7 @@ from annotated_types import Ge, Gt, Le, MinLen
 from distrain.config.errors import Problem
 from distrain.distributed.parallel_dims import ParallelDims
 from distrain.distributed.strategy import ParallelStrategy
+from distrain.distributed.sync import SyncMode
 from distrain.lazy import Lazy
 
 
@@ -21,6 +22,9 @@ class DistributedConfig:
     faster card can take more samples; the loss weighting keeps the updates identical. ``strategy``
     says how the model is spread over the workers (default ``ddp``: replicated). ``max_restarts``:
     how many times a lost worker (killed, crashed, hung) restarts the job from its latest checkpoint.
+    ``sync`` says when the workers agree on the model: ``every_step`` (default: gradients averaged in
+    every step), ``local_sgd`` or ``diloco`` (parameters averaged every ``sync_every`` steps; see
+    :mod:`distrain.distributed.sync`).
     """
 
     cuda_devices: Annotated[list[Annotated[int, Ge(-1)]], MinLen(1)]
@@ -33,6 +37,7 @@ class DistributedConfig:
     device_weights: list[Annotated[float, Gt(0)]] | None = None
     strategy: Lazy[ParallelStrategy] | None = None
     max_restarts: Annotated[int, Ge(0)] = 0
+    sync: Lazy[SyncMode] | None = None
 
     @property
     def world_size(self) -> int:
@@ -57,8 +62,17 @@ class DistributedConfig:
 
     def build_strategy(self, world) -> ParallelStrategy:
         if self.strategy is not None:
-            return self.strategy.construct(world=world)
-        return self.strategy_class()(world=world)
+            strategy = self.strategy.construct(world=world)
+        else:
+            strategy = self.strategy_class()(world=world)
+        if self.sync is not None:
+            strategy.use_sync(self.sync.construct(world=world))
+        return strategy
+
+    def sync_class(self) -> type[SyncMode]:
+        if self.sync is not None and self.sync.cls is not None:
+            return self.sync.cls
+        return SyncMode.by_name(SyncMode.default_implementation)
 
     def problems(self, path: str = "distributed", world_size: int | None = None) -> list[Problem]:
         """Checks spanning several keys (single values are checked by their annotations)."""
@@ -81,4 +95,16 @@ class DistributedConfig:
             ))
         arguments = self.strategy.arguments if self.strategy is not None else {}
         found += self.strategy_class().problems(arguments, world_size, f"{path}.strategy")
+        found += self._sync_problems(path)
         return found
+
+    def _sync_problems(self, path: str) -> list[Problem]:
+        if self.sync_class().averages_gradients:
+            return []
+        mode = SyncMode.name_of(self.sync_class()) or self.sync_class().__name__
+        strategy = self.strategy_class()
+        if not strategy.replicates_parameters:
+            name = ParallelStrategy.name_of(strategy) or strategy.__name__
+            return [Problem(f"{path}.sync", f"{mode} averages whole parameters, which strategy {name} does not "
+                                            "hold on every worker; use strategy ddp or sync every_step")]
+        return []

@@ -15,6 +15,7 @@ import torch
 
 from distrain.config.errors import Problem
 from distrain.distributed.parallel_dims import ParallelDims
+from distrain.distributed.sync import EveryStep, SyncMode
 from distrain.distributed.world import SINGLE, World
 from distrain.registry import Registrable
 
@@ -24,10 +25,13 @@ class ParallelStrategy(Registrable):
 
     default_implementation = "ddp"
     runtime_args = ("world",)
+    #: every worker holds the whole model, so a sync mode may average parameters (local SGD, DiLoCo)
+    replicates_parameters = False
 
     def __init__(self, world: World = SINGLE) -> None:
         self.world = world
         self.model: torch.nn.Module | None = None
+        self.sync: SyncMode = EveryStep(world)
 
     @classmethod
     def dims(cls, world_size: int, arguments: dict[str, Any]) -> ParallelDims:
@@ -42,6 +46,7 @@ class ParallelStrategy(Registrable):
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         """Move ``model`` to this worker's device and return the module to call forward on."""
         self.model = model.to(self.world.device)
+        self.sync.attach(self.model)
         return self.model
 
     @contextlib.contextmanager
@@ -67,3 +72,47 @@ class ParallelStrategy(Registrable):
 
     def load_optimizer_state_dict(self, optimizer: torch.optim.Optimizer, state: dict[str, Any]) -> None:
         optimizer.load_state_dict(state)
+
+    # --------------------------------------------------------------- synchronisation (sync modes)
+    def use_sync(self, sync: SyncMode) -> None:
+        """Set before :meth:`wrap`: when the workers agree (see :mod:`distrain.distributed.sync`)."""
+        self.sync = sync
+
+    def before_optimizer_step(self, parameters: Iterable[torch.nn.Parameter], local_weight: Any,
+                              total_weight: Any) -> None:
+        """Gradients are ready; ``local_weight`` of the step's ``total_weight`` were this worker's."""
+        self.sync.before_step(parameters, local_weight, total_weight)
+
+    def after_optimizer_step(self, step: int, local_weight: Any) -> None:
+        """Global optimizer step ``step`` was taken (a sync point for parameter-averaging modes)."""
+        self.sync.after_step(step, local_weight)
+
+    def end_epoch(self) -> None:
+        self.sync.end_epoch()
+
+    def epoch_counters(self) -> dict[str, int]:
+        """This epoch's synchronisations and the bytes they moved (none on one process)."""
+        counters = self.sync.take_counters()
+        return counters if self.world.is_distributed else {}
+
+    def stateful_parts(self) -> dict[str, Any]:
+        """Checkpointed state shared by every worker."""
+        return {"sync": self.sync}
+
+    def rank_parts(self, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+        """Checkpointed state of each worker's own (parameters and optimizer between averages)."""
+        if not self.sync.has_rank_state:
+            return {}
+        return {"sync": _SyncRankState(self.sync, optimizer)}
+
+
+class _SyncRankState:
+    def __init__(self, sync: SyncMode, optimizer: torch.optim.Optimizer) -> None:
+        self.sync = sync
+        self.optimizer = optimizer
+
+    def state_dict(self) -> dict[str, Any] | None:
+        return self.sync.rank_state_dict(self.optimizer)
+
+    def load_state_dict(self, state: dict[str, Any] | None) -> None:
+        self.sync.load_rank_state_dict(self.optimizer, state)

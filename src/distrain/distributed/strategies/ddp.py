@@ -21,6 +21,8 @@ class DistributedDataParallelStrategy(ParallelStrategy):
     bookkeeping; ``bucket_cap_mb`` is the size of each all-reduce. On one process it wraps nothing.
     """
 
+    replicates_parameters = True
+
     def __init__(
         self,
         world: World = SINGLE,
@@ -43,6 +45,10 @@ class DistributedDataParallelStrategy(ParallelStrategy):
         if not self.world.is_distributed or any(p.is_meta for p in model.parameters()):
             self.wrapped = model
             return model
+        if not self.sync.averages_gradients:  # local SGD / DiLoCo: no gradient all-reduce at all
+            _broadcast_from_first(model)
+            self.wrapped = model
+            return model
         from torch.nn.parallel import DistributedDataParallel
 
         device = torch.device(self.world.device)
@@ -63,3 +69,12 @@ class DistributedDataParallelStrategy(ParallelStrategy):
                 yield
         else:
             yield
+
+
+def _broadcast_from_first(model: torch.nn.Module) -> None:
+    """Start every worker from rank 0's parameters and buffers (what DDP's constructor does)."""
+    import torch.distributed as dist
+
+    with torch.no_grad():
+        for tensor in list(model.parameters()) + list(model.buffers()):
+            dist.broadcast(tensor.data, src=0)
