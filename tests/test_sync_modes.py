@@ -65,6 +65,8 @@ RUNS = {
     "local_sgd_8": distributed({"type": "local_sgd", "sync_every": 8}),
     "diloco_8": distributed({"type": "diloco", "sync_every": 8,
                              "outer_optimizer": {"type": "sgd", "lr": 1.0, "momentum": 0.0}}),
+    "bf16": distributed() | {"gradient_compression": {"type": "bf16"}},
+    "powersgd": distributed() | {"gradient_compression": {"type": "powersgd", "rank": 1, "start_iter": 2}},
 }
 
 
@@ -115,6 +117,19 @@ def test_local_sgd_every_8_steps_syncs_at_most_every_8th_step_and_moves_8x_fewer
     assert local_bytes > 0 and every_bytes >= 7.9 * local_bytes
 
 
+def test_gradient_compression_trains_and_sends_fewer_bytes(runs):
+    every = epoch_metrics(runs["every_step"])
+    every_bytes = sum(m["sync_bytes"] for m in every)
+    for name, most in (("bf16", 0.5), ("powersgd", 0.7)):
+        compressed = epoch_metrics(runs[name])
+        assert [m["sync_count"] for m in compressed] == [m["sync_count"] for m in every]
+        assert 0 < sum(m["sync_bytes"] for m in compressed) <= most * every_bytes, name
+        # rounded or low-rank gradients: another update, yet it learns about as well
+        assert max_weight_difference(runs["every_step"], runs[name]) > 0, name
+        assert compressed[-1]["training_loss"] < compressed[0]["training_loss"], name
+        assert compressed[-1]["training_loss"] == pytest.approx(every[-1]["training_loss"], abs=0.02), name
+
+
 def test_kill_9_mid_window_with_local_sgd_then_recover_is_bitwise_equal(runs, tmp_path):
     # killed after step 21: the last checkpoint (step 20) lies between the averages at steps 16 and 24,
     # so each worker's own parameters and optimizer state must come back
@@ -139,13 +154,17 @@ def test_kill_9_mid_window_with_local_sgd_then_recover_is_bitwise_equal(runs, tm
         assert first == second
 
 
-@pytest.mark.parametrize("block,message", [
-    ({"sync": {"type": "local_sgd", "sync_every": 0}}, "distributed.sync.sync_every"),
-    ({"sync": {"type": "diloco"}, "strategy": {"type": "test_not_replicated"}}, "distributed.sync: diloco"),
+@pytest.mark.parametrize("block,messages", [
+    ({"sync": {"type": "local_sgd", "sync_every": 0}, "gradient_compression": {"type": "powersgd", "start_iter": 1}},
+     ["distributed.sync.sync_every", "distributed.gradient_compression.start_iter"]),
+    ({"sync": {"type": "diloco"}, "strategy": {"type": "test_not_replicated"}, "gradient_compression": {"type": "bf16"}},
+     ["distributed.sync: diloco averages whole parameters",
+      "distributed.gradient_compression: compresses gradients, which sync diloco never sends"]),
 ])
-def test_sync_modes_refuse_what_they_cannot_serve(tmp_path, block, message):
+def test_sync_modes_refuse_what_they_cannot_serve_all_problems_at_once(tmp_path, block, messages):
     config = write_config(tmp_path / "config.json", base_config(tmp_path) | {"distributed": distributed() | block})
     result = run_cli("train", str(config), "-s", str(tmp_path / "run"), *PLUGINS, timeout=120)
     assert result.returncode == 2, result.stderr[-3000:]
-    assert message in result.stderr
+    for message in messages:
+        assert message in result.stderr
     assert not (tmp_path / "run" / "checkpoints").exists()

@@ -23,6 +23,7 @@ BUILTIN_PACKAGES = (
     "distrain.training.callbacks",
     "distrain.distributed.strategies",
     "distrain.distributed.syncs",
+    "distrain.distributed.compressions",
 )
 
 

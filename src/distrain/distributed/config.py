@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from annotated_types import Ge, Gt, Le, MinLen
 
 from distrain.config.errors import Problem
+from distrain.distributed.compression import GradientCompression
 from distrain.distributed.parallel_dims import ParallelDims
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.sync import SyncMode
@@ -24,7 +25,8 @@ class DistributedConfig:
     how many times a lost worker (killed, crashed, hung) restarts the job from its latest checkpoint.
     ``sync`` says when the workers agree on the model: ``every_step`` (default: gradients averaged in
     every step), ``local_sgd`` or ``diloco`` (parameters averaged every ``sync_every`` steps; see
-    :mod:`distrain.distributed.sync`).
+    :mod:`distrain.distributed.sync`). ``gradient_compression`` (``fp16``, ``bf16``, ``powersgd``)
+    shrinks what every-step gradient averaging sends (see :mod:`distrain.distributed.compression`).
     """
 
     cuda_devices: Annotated[list[Annotated[int, Ge(-1)]], MinLen(1)]
@@ -38,6 +40,7 @@ class DistributedConfig:
     strategy: Lazy[ParallelStrategy] | None = None
     max_restarts: Annotated[int, Ge(0)] = 0
     sync: Lazy[SyncMode] | None = None
+    gradient_compression: GradientCompression | None = None
 
     @property
     def world_size(self) -> int:
@@ -67,6 +70,8 @@ class DistributedConfig:
             strategy = self.strategy_class()(world=world)
         if self.sync is not None:
             strategy.use_sync(self.sync.construct(world=world))
+        if self.gradient_compression is not None:
+            strategy.use_compression(self.gradient_compression)
         return strategy
 
     def sync_class(self) -> type[SyncMode]:
@@ -99,12 +104,18 @@ class DistributedConfig:
         return found
 
     def _sync_problems(self, path: str) -> list[Problem]:
-        if self.sync_class().averages_gradients:
-            return []
+        found = []
         mode = SyncMode.name_of(self.sync_class()) or self.sync_class().__name__
         strategy = self.strategy_class()
-        if not strategy.replicates_parameters:
-            name = ParallelStrategy.name_of(strategy) or strategy.__name__
-            return [Problem(f"{path}.sync", f"{mode} averages whole parameters, which strategy {name} does not "
-                                            "hold on every worker; use strategy ddp or sync every_step")]
-        return []
+        name = ParallelStrategy.name_of(strategy) or strategy.__name__
+        if self.gradient_compression is not None:
+            if not self.sync_class().averages_gradients:
+                found.append(Problem(f"{path}.gradient_compression",
+                                     f"compresses gradients, which sync {mode} never sends (it averages "
+                                     "parameters); remove it or use sync every_step"))
+            elif not strategy.accepts_gradient_compression:
+                found.append(Problem(f"{path}.gradient_compression", f"strategy {name} cannot compress gradients"))
+        if not self.sync_class().averages_gradients and not strategy.replicates_parameters:
+            found.append(Problem(f"{path}.sync", f"{mode} averages whole parameters, which strategy {name} does "
+                                                 "not hold on every worker; use strategy ddp or sync every_step"))
+        return found

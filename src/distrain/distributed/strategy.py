@@ -27,6 +27,8 @@ class ParallelStrategy(Registrable):
     runtime_args = ("world",)
     #: every worker holds the whole model, so a sync mode may average parameters (local SGD, DiLoCo)
     replicates_parameters = False
+    #: gradients go through a communication hook that may compress them (``gradient_compression``)
+    accepts_gradient_compression = False
 
     def __init__(self, world: World = SINGLE) -> None:
         self.world = world

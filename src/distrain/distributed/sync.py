@@ -36,8 +36,10 @@ class SyncMode(Registrable):
         self.model: torch.nn.Module | None = None
         self.sync_count = 0
         self.sync_bytes = 0
-        #: bytes one gradient synchronisation moves per worker (set by ``attach`` or a compression hook)
+        #: bytes one gradient synchronisation moves per worker (set by ``attach``)
         self.bytes_per_step = 0
+        #: bytes a compression hook reported sending since the last step (None: no hook counts)
+        self.measured: int | None = None
 
     def attach(self, model: torch.nn.Module) -> None:
         """The (unwrapped) model whose parameters this mode keeps in agreement."""
@@ -50,7 +52,12 @@ class SyncMode(Registrable):
     def after_step(self, step: int, local_weight: Any) -> None:
         """Optimizer step number ``step`` (global, counted from the start of training) was taken."""
         if self.world.is_distributed:
-            self.count(self.bytes_per_step)
+            self.count(self.bytes_per_step if self.measured is None else self.measured)
+            self.measured = None if self.measured is None else 0
+
+    def moved(self, sent: int) -> None:
+        """A communication hook sent ``sent`` bytes for the current step."""
+        self.measured = (self.measured or 0) + int(sent)
 
     def end_epoch(self) -> None:
         """The epoch's last step was taken: the workers' models must agree now."""

@@ -8,6 +8,7 @@ from typing import Annotated, Iterator
 import torch
 from annotated_types import Gt
 
+from distrain.distributed.compression import GradientCompression
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import SINGLE, World
 
@@ -22,6 +23,7 @@ class DistributedDataParallelStrategy(ParallelStrategy):
     """
 
     replicates_parameters = True
+    accepts_gradient_compression = True
 
     def __init__(
         self,
@@ -37,6 +39,7 @@ class DistributedDataParallelStrategy(ParallelStrategy):
         self.static_graph = static_graph
         self.find_unused_parameters = find_unused_parameters
         self.wrapped: torch.nn.Module | None = None
+        self.compression: GradientCompression | None = None
 
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         model = super().wrap(model)
@@ -60,7 +63,13 @@ class DistributedDataParallelStrategy(ParallelStrategy):
             static_graph=self.static_graph,
             find_unused_parameters=self.find_unused_parameters,
         )
+        if self.compression is not None:
+            self.compression.install(self.wrapped, self.sync.moved)
         return self.wrapped
+
+    def use_compression(self, compression: GradientCompression) -> None:
+        """Set before :meth:`wrap`: how gradients are compressed on the wire."""
+        self.compression = compression
 
     @contextlib.contextmanager
     def no_sync(self) -> Iterator[None]:
