@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from annotated_types import Ge, Gt, Le, MinLen
 
 from distrain.config.errors import Problem
+from distrain.distributed.auto_shares import AutoBalance, AutomaticShares
 from distrain.distributed.compression import GradientCompression
 from distrain.distributed.parallel_dims import ParallelDims
 from distrain.distributed.strategy import ParallelStrategy
@@ -20,7 +21,8 @@ class DistributedConfig:
     """One process per ``cuda_devices`` entry on each node; ``-1`` entries are CPU processes (gloo).
 
     ``device_weights`` gives each worker (global rank order) its share of every global batch, so a
-    faster card can take more samples; the loss weighting keeps the updates identical. ``strategy``
+    faster card can take more samples; the loss weighting keeps the updates identical. ``"auto"``
+    (or ``{"type": "auto", ...}``, see :class:`AutoBalance`) measures the speeds and sets the shares. ``strategy``
     says how the model is spread over the workers (default ``ddp``: replicated). ``max_restarts``:
     how many times a lost worker (killed, crashed, hung) restarts the job from its latest checkpoint.
     ``sync`` says when the workers agree on the model: ``every_step`` (default: gradients averaged in
@@ -36,7 +38,7 @@ class DistributedConfig:
     master_port: Annotated[int, Ge(1), Le(65535)] | None = None
     backend: Literal["gloo", "nccl"] | None = None
     timeout: Annotated[float, Gt(0)] = 1800.0
-    device_weights: list[Annotated[float, Gt(0)]] | None = None
+    device_weights: list[Annotated[float, Gt(0)]] | Literal["auto"] | AutoBalance | None = None
     strategy: Lazy[ParallelStrategy] | None = None
     max_restarts: Annotated[int, Ge(0)] = 0
     sync: Lazy[SyncMode] | None = None
@@ -63,6 +65,15 @@ class DistributedConfig:
         arguments = self.strategy.arguments if self.strategy is not None else {}
         return self.strategy_class().dims(world_size or self.world_size, arguments)
 
+    def fixed_weights(self) -> tuple[float, ...] | None:
+        """The configured relative shares (None: equal, or measured with ``auto``)."""
+        return tuple(self.device_weights) if isinstance(self.device_weights, list) else None
+
+    def auto_balance(self) -> AutoBalance | None:
+        if self.device_weights == "auto":
+            return AutoBalance()
+        return self.device_weights if isinstance(self.device_weights, AutoBalance) else None
+
     def build_strategy(self, world) -> ParallelStrategy:
         if self.strategy is not None:
             strategy = self.strategy.construct(world=world)
@@ -72,6 +83,8 @@ class DistributedConfig:
             strategy.use_sync(self.sync.construct(world=world))
         if self.gradient_compression is not None:
             strategy.use_compression(self.gradient_compression)
+        if self.auto_balance() is not None:
+            strategy.use_balancer(AutomaticShares(world, self.auto_balance()))
         return strategy
 
     def sync_class(self) -> type[SyncMode]:
@@ -93,7 +106,10 @@ class DistributedConfig:
             found.append(Problem(f"{path}.backend", "nccl needs CUDA devices; CPU (-1) processes use gloo"))
         dims = self.dims(world_size)
         found += dims.problems(path)
-        if self.device_weights is not None and len(self.device_weights) != dims.dp_size:
+        if self.auto_balance() is not None and dims.dp_size < 2:
+            found.append(Problem(f"{path}.device_weights", "auto balances shares between data-parallel workers; "
+                                 f"this job has {dims.dp_size}"))
+        if self.fixed_weights() is not None and len(self.device_weights) != dims.dp_size:
             found.append(Problem(
                 f"{path}.device_weights",
                 f"needs one weight per data-parallel worker ({dims.dp_size}), got {len(self.device_weights)}",

@@ -14,6 +14,7 @@ from typing import Any, Iterable, Iterator
 import torch
 
 from distrain.config.errors import Problem
+from distrain.distributed.auto_shares import AutomaticShares
 from distrain.distributed.parallel_dims import ParallelDims
 from distrain.distributed.sync import EveryStep, SyncMode
 from distrain.distributed.world import SINGLE, World
@@ -34,6 +35,7 @@ class ParallelStrategy(Registrable):
         self.world = world
         self.model: torch.nn.Module | None = None
         self.sync: SyncMode = EveryStep(world)
+        self.balancer: AutomaticShares | None = None
 
     @classmethod
     def dims(cls, world_size: int, arguments: dict[str, Any]) -> ParallelDims:
@@ -49,6 +51,8 @@ class ParallelStrategy(Registrable):
         """Move ``model`` to this worker's device and return the module to call forward on."""
         self.model = model.to(self.world.device)
         self.sync.attach(self.model)
+        if self.balancer is not None:
+            self.balancer.attach(self.model)
         return self.model
 
     @contextlib.contextmanager
@@ -80,6 +84,15 @@ class ParallelStrategy(Registrable):
         """Set before :meth:`wrap`: when the workers agree (see :mod:`distrain.distributed.sync`)."""
         self.sync = sync
 
+    def use_balancer(self, balancer: AutomaticShares) -> None:
+        """Set before :meth:`wrap`: shares of the global batch follow measured speeds."""
+        self.balancer = balancer
+
+    def use_train_loader(self, loader: Any) -> None:
+        """The loader of the training batches (whose split an automatic balance sets)."""
+        if self.balancer is not None:
+            self.balancer.use_loader(loader)
+
     def before_optimizer_step(self, parameters: Iterable[torch.nn.Parameter], local_weight: Any,
                               total_weight: Any) -> None:
         """Gradients are ready; ``local_weight`` of the step's ``total_weight`` were this worker's."""
@@ -88,18 +101,26 @@ class ParallelStrategy(Registrable):
     def after_optimizer_step(self, step: int, local_weight: Any) -> None:
         """Global optimizer step ``step`` was taken (a sync point for parameter-averaging modes)."""
         self.sync.after_step(step, local_weight)
+        if self.balancer is not None:
+            self.balancer.after_step(step, local_weight)
 
     def end_epoch(self) -> None:
         self.sync.end_epoch()
 
     def epoch_counters(self) -> dict[str, int]:
-        """This epoch's synchronisations and the bytes they moved (none on one process)."""
+        """This epoch's synchronisations and the bytes they moved (none on one process), and with
+        an automatic balance each worker's speed and share."""
         counters = self.sync.take_counters()
+        if self.balancer is not None:
+            counters |= self.balancer.report()
         return counters if self.world.is_distributed else {}
 
     def stateful_parts(self) -> dict[str, Any]:
         """Checkpointed state shared by every worker."""
-        return {"sync": self.sync}
+        parts: dict[str, Any] = {"sync": self.sync}
+        if self.balancer is not None:
+            parts["shares"] = self.balancer
+        return parts
 
     def rank_parts(self, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
         """Checkpointed state of each worker's own (parameters and optimizer between averages)."""
