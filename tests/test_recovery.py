@@ -114,6 +114,8 @@ def test_kill_9_at_random_step_on_two_workers_then_recover_on_two_and_on_one_wor
         assert torch.allclose(expected[name], actual[name], rtol=0, atol=1e-6), f"{name} (kill at step {step})"
     resumed_metrics = metrics_without_duration(tmp_path / "killed_copy")
     for key, value in metrics_without_duration(tmp_path / "reference").items():
+        if key in ("sync_count", "sync_bytes"):  # communication, not results: one worker sends nothing
+            continue
         assert resumed_metrics[key] == pytest.approx(value, abs=1e-6), key
 
 

@@ -22,6 +22,8 @@ BUILTIN_PACKAGES = (
     "distrain.training",
     "distrain.training.callbacks",
     "distrain.distributed.strategies",
+    "distrain.distributed.syncs",
+    "distrain.distributed.compressions",
 )
 
 

@@ -77,6 +77,7 @@ def assemble(
         model = experiment.model.construct(vocab=prepared.vocab)
     train_loader = make_loader(prepared.train, experiment.dataset_reader, prepared.vocab,
                                experiment.data_loader, world, seed)
+    strategy.use_train_loader(train_loader)
     validation_loader = None
     if prepared.validation is not None:
         validation_loader = make_loader(prepared.validation, experiment.validation_dataset_reader, prepared.vocab,

@@ -74,6 +74,12 @@ class DataLoader:
             max_tokens=config.max_tokens_per_batch * world.dp_size if config.max_tokens_per_batch else None,
         )
         self.epoch = 0
+        #: shares set while training (``device_weights: auto``), instead of the world's fixed ones
+        self.shares: tuple[float, ...] | None = None
+
+    def use_shares(self, shares: tuple[float, ...]) -> None:
+        """Split the global batches from the next one on by ``shares`` (one per data-parallel rank)."""
+        self.shares = shares
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
@@ -85,7 +91,7 @@ class DataLoader:
         """How many samples of a global batch of ``batch_length`` each data-parallel rank receives."""
         if self.world.dp_size == 1:
             return [batch_length]
-        return split_counts(batch_length, self.world.shares())
+        return split_counts(batch_length, self.shares or self.world.shares())
 
     def my_slice(self, batch: np.ndarray) -> np.ndarray:
         if self.world.dp_size == 1:

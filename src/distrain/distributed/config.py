@@ -8,8 +8,11 @@ from typing import Annotated, Literal
 from annotated_types import Ge, Gt, Le, MinLen
 
 from distrain.config.errors import Problem
+from distrain.distributed.auto_shares import AutoBalance, AutomaticShares
+from distrain.distributed.compression import GradientCompression
 from distrain.distributed.parallel_dims import ParallelDims
 from distrain.distributed.strategy import ParallelStrategy
+from distrain.distributed.sync import SyncMode
 from distrain.lazy import Lazy
 
 
@@ -18,9 +21,14 @@ class DistributedConfig:
     """One process per ``cuda_devices`` entry on each node; ``-1`` entries are CPU processes (gloo).
 
     ``device_weights`` gives each worker (global rank order) its share of every global batch, so a
-    faster card can take more samples; the loss weighting keeps the updates identical. ``strategy``
+    faster card can take more samples; the loss weighting keeps the updates identical. ``"auto"``
+    (or ``{"type": "auto", ...}``, see :class:`AutoBalance`) measures the speeds and sets the shares. ``strategy``
     says how the model is spread over the workers (default ``ddp``: replicated). ``max_restarts``:
     how many times a lost worker (killed, crashed, hung) restarts the job from its latest checkpoint.
+    ``sync`` says when the workers agree on the model: ``every_step`` (default: gradients averaged in
+    every step), ``local_sgd`` or ``diloco`` (parameters averaged every ``sync_every`` steps; see
+    :mod:`distrain.distributed.sync`). ``gradient_compression`` (``fp16``, ``bf16``, ``powersgd``)
+    shrinks what every-step gradient averaging sends (see :mod:`distrain.distributed.compression`).
     """
 
     cuda_devices: Annotated[list[Annotated[int, Ge(-1)]], MinLen(1)]
@@ -30,9 +38,11 @@ class DistributedConfig:
     master_port: Annotated[int, Ge(1), Le(65535)] | None = None
     backend: Literal["gloo", "nccl"] | None = None
     timeout: Annotated[float, Gt(0)] = 1800.0
-    device_weights: list[Annotated[float, Gt(0)]] | None = None
+    device_weights: list[Annotated[float, Gt(0)]] | Literal["auto"] | AutoBalance | None = None
     strategy: Lazy[ParallelStrategy] | None = None
     max_restarts: Annotated[int, Ge(0)] = 0
+    sync: Lazy[SyncMode] | None = None
+    gradient_compression: GradientCompression | None = None
 
     @property
     def world_size(self) -> int:
@@ -55,10 +65,32 @@ class DistributedConfig:
         arguments = self.strategy.arguments if self.strategy is not None else {}
         return self.strategy_class().dims(world_size or self.world_size, arguments)
 
+    def fixed_weights(self) -> tuple[float, ...] | None:
+        """The configured relative shares (None: equal, or measured with ``auto``)."""
+        return tuple(self.device_weights) if isinstance(self.device_weights, list) else None
+
+    def auto_balance(self) -> AutoBalance | None:
+        if self.device_weights == "auto":
+            return AutoBalance()
+        return self.device_weights if isinstance(self.device_weights, AutoBalance) else None
+
     def build_strategy(self, world) -> ParallelStrategy:
         if self.strategy is not None:
-            return self.strategy.construct(world=world)
-        return self.strategy_class()(world=world)
+            strategy = self.strategy.construct(world=world)
+        else:
+            strategy = self.strategy_class()(world=world)
+        if self.sync is not None:
+            strategy.use_sync(self.sync.construct(world=world))
+        if self.gradient_compression is not None:
+            strategy.use_compression(self.gradient_compression)
+        if self.auto_balance() is not None:
+            strategy.use_balancer(AutomaticShares(world, self.auto_balance()))
+        return strategy
+
+    def sync_class(self) -> type[SyncMode]:
+        if self.sync is not None and self.sync.cls is not None:
+            return self.sync.cls
+        return SyncMode.by_name(SyncMode.default_implementation)
 
     def problems(self, path: str = "distributed", world_size: int | None = None) -> list[Problem]:
         """Checks spanning several keys (single values are checked by their annotations)."""
@@ -74,11 +106,32 @@ class DistributedConfig:
             found.append(Problem(f"{path}.backend", "nccl needs CUDA devices; CPU (-1) processes use gloo"))
         dims = self.dims(world_size)
         found += dims.problems(path)
-        if self.device_weights is not None and len(self.device_weights) != dims.dp_size:
+        if self.auto_balance() is not None and dims.dp_size < 2:
+            found.append(Problem(f"{path}.device_weights", "auto balances shares between data-parallel workers; "
+                                 f"this job has {dims.dp_size}"))
+        if self.fixed_weights() is not None and len(self.device_weights) != dims.dp_size:
             found.append(Problem(
                 f"{path}.device_weights",
                 f"needs one weight per data-parallel worker ({dims.dp_size}), got {len(self.device_weights)}",
             ))
         arguments = self.strategy.arguments if self.strategy is not None else {}
         found += self.strategy_class().problems(arguments, world_size, f"{path}.strategy", uses_cuda=self.uses_cuda)
+        found += self._sync_problems(path)
+        return found
+
+    def _sync_problems(self, path: str) -> list[Problem]:
+        found = []
+        mode = SyncMode.name_of(self.sync_class()) or self.sync_class().__name__
+        strategy = self.strategy_class()
+        name = ParallelStrategy.name_of(strategy) or strategy.__name__
+        if self.gradient_compression is not None:
+            if not self.sync_class().averages_gradients:
+                found.append(Problem(f"{path}.gradient_compression",
+                                     f"compresses gradients, which sync {mode} never sends (it averages "
+                                     "parameters); remove it or use sync every_step"))
+            elif not strategy.accepts_gradient_compression:
+                found.append(Problem(f"{path}.gradient_compression", f"strategy {name} cannot compress gradients"))
+        if not self.sync_class().averages_gradients and not strategy.replicates_parameters:
+            found.append(Problem(f"{path}.sync", f"{mode} averages whole parameters, which strategy {name} does "
+                                                 "not hold on every worker; use strategy ddp or sync every_step"))
         return found

@@ -139,7 +139,7 @@ def make_world(
 ) -> World:
     """This process's place in the job; its data-parallel coordinate comes from the parallel degrees."""
     dims = distributed.dims(size) if distributed is not None else ParallelDims.data_parallel(size)
-    weights = tuple(distributed.device_weights) if distributed is not None and distributed.device_weights else None
+    weights = distributed.fixed_weights() if distributed is not None else None
     return World(
         rank=rank, size=size, local_rank=local_rank, local_size=local_size,
         device=f"cuda:{device_id}" if device_id >= 0 else "cpu", weights=weights,

@@ -14,7 +14,9 @@ from typing import Any, Iterable, Iterator
 import torch
 
 from distrain.config.errors import Problem
+from distrain.distributed.auto_shares import AutomaticShares
 from distrain.distributed.parallel_dims import ParallelDims
+from distrain.distributed.sync import EveryStep, SyncMode
 from distrain.distributed.world import SINGLE, World
 from distrain.registry import Registrable
 
@@ -27,10 +29,16 @@ class ParallelStrategy(Registrable):
     #: forward passes communicate (sharded parameters are gathered): every rank must run the same
     #: number of them, so evaluation forwards a worker's placeholder slices too
     forward_is_collective: bool = False
+    #: every worker holds the whole model, so a sync mode may average parameters (local SGD, DiLoCo)
+    replicates_parameters = False
+    #: gradients go through a communication hook that may compress them (``gradient_compression``)
+    accepts_gradient_compression = False
 
     def __init__(self, world: World = SINGLE) -> None:
         self.world = world
         self.model: torch.nn.Module | None = None
+        self.sync: SyncMode = EveryStep(world)
+        self.balancer: AutomaticShares | None = None
 
     @classmethod
     def dims(cls, world_size: int, arguments: dict[str, Any]) -> ParallelDims:
@@ -51,7 +59,14 @@ class ParallelStrategy(Registrable):
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         """Move ``model`` to this worker's device and return the module to call forward on."""
         self.model = model.to(self.world.device)
+        self._attach(self.model)
         return self.model
+
+    def _attach(self, model: torch.nn.Module) -> None:
+        """The sync mode counts (and may average) ``model``'s parameters; a balancer times its forwards."""
+        self.sync.attach(model)
+        if self.balancer is not None:
+            self.balancer.attach(model)
 
     @contextlib.contextmanager
     def no_sync(self) -> Iterator[None]:
@@ -82,3 +97,64 @@ class ParallelStrategy(Registrable):
             assert self.model is not None, "wrap() the model first"
             state = to_indexed(state, optimizer, self.model)
         optimizer.load_state_dict(state)
+
+    # --------------------------------------------------------------- synchronisation (sync modes)
+    def use_sync(self, sync: SyncMode) -> None:
+        """Set before :meth:`wrap`: when the workers agree (see :mod:`distrain.distributed.sync`)."""
+        self.sync = sync
+
+    def use_balancer(self, balancer: AutomaticShares) -> None:
+        """Set before :meth:`wrap`: shares of the global batch follow measured speeds."""
+        self.balancer = balancer
+
+    def use_train_loader(self, loader: Any) -> None:
+        """The loader of the training batches (whose split an automatic balance sets)."""
+        if self.balancer is not None:
+            self.balancer.use_loader(loader)
+
+    def before_optimizer_step(self, parameters: Iterable[torch.nn.Parameter], local_weight: Any,
+                              total_weight: Any) -> None:
+        """Gradients are ready; ``local_weight`` of the step's ``total_weight`` were this worker's."""
+        self.sync.before_step(parameters, local_weight, total_weight)
+
+    def after_optimizer_step(self, step: int, local_weight: Any) -> None:
+        """Global optimizer step ``step`` was taken (a sync point for parameter-averaging modes)."""
+        self.sync.after_step(step, local_weight)
+        if self.balancer is not None:
+            self.balancer.after_step(step, local_weight)
+
+    def end_epoch(self) -> None:
+        self.sync.end_epoch()
+
+    def epoch_counters(self) -> dict[str, int]:
+        """This epoch's synchronisations and the bytes they moved (none on one process), and with
+        an automatic balance each worker's speed and share."""
+        counters = self.sync.take_counters()
+        if self.balancer is not None:
+            counters |= self.balancer.report()
+        return counters if self.world.is_distributed else {}
+
+    def stateful_parts(self) -> dict[str, Any]:
+        """Checkpointed state shared by every worker."""
+        parts: dict[str, Any] = {"sync": self.sync}
+        if self.balancer is not None:
+            parts["shares"] = self.balancer
+        return parts
+
+    def rank_parts(self, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+        """Checkpointed state of each worker's own (parameters and optimizer between averages)."""
+        if not self.sync.has_rank_state:
+            return {}
+        return {"sync": _SyncRankState(self.sync, optimizer)}
+
+
+class _SyncRankState:
+    def __init__(self, sync: SyncMode, optimizer: torch.optim.Optimizer) -> None:
+        self.sync = sync
+        self.optimizer = optimizer
+
+    def state_dict(self) -> dict[str, Any] | None:
+        return self.sync.rank_state_dict(self.optimizer)
+
+    def load_state_dict(self, state: dict[str, Any] | None) -> None:
+        self.sync.load_rank_state_dict(self.optimizer, state)

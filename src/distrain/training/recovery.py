@@ -74,12 +74,15 @@ class RankParts:
     random streams.
     """
 
-    def __init__(self, progress: EpochProgress, model: torch.nn.Module) -> None:
+    def __init__(self, progress: EpochProgress, model: torch.nn.Module, parts: dict[str, Any] | None = None) -> None:
         self.progress = progress
         self.model = model
+        #: the strategy's per-worker state (e.g. local SGD's parameters between averages)
+        self.parts = parts or {}
 
     def state_dict(self) -> dict[str, Any]:
         return {
+            "parts": {name: part.state_dict() for name, part in self.parts.items()},
             "rng": random_state.capture(),
             "loss_sum": self.progress.loss_sum.detach().to("cpu", copy=True),
             "samples": self.progress.samples,
@@ -95,6 +98,8 @@ class RankParts:
         self.progress.loss_weight = local["loss_weight"]
         for name, metric in self.model.metrics.items():
             metric.load_state(local["metrics"].get(name, {}))
+        for name, part in self.parts.items():  # on another world size none: all start from rank 0's
+            part.load_state_dict(local.get("parts", {}).get(name))
 
 
 class CallbackStates:

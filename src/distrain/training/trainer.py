@@ -222,7 +222,7 @@ class GradientDescentTrainer(Trainer):
                 self._skip_nonfinite_step(epoch, done.batches)
             else:
                 done.add(losses)
-                self._optimizer_step(decision.loss_weight)
+                self._optimizer_step(decision.loss_weight, losses, micro_batches)
             done.batches += len(micro_batches)
             shown_loss = display.update(done) if display is not None else None
             for callback in self.callbacks:
@@ -231,6 +231,7 @@ class GradientDescentTrainer(Trainer):
                 saved = self._save_checkpoint()
                 saved_at, last_saved = done.batches, time.monotonic()
                 self._stop_if_asked(decision.stop, saved)
+        self.strategy.end_epoch()
         if display is not None:
             display.close()
         totals = all_reduce_sum(torch.stack([done.loss_sum, done.loss_weight]))
@@ -268,9 +269,13 @@ class GradientDescentTrainer(Trainer):
             scaled = loss if scale == 1.0 else loss * scale
         return loss.detach(), weight, scaled
 
-    def _optimizer_step(self, loss_weight_total: float) -> None:
+    def _optimizer_step(self, loss_weight_total: float, losses: list, micro_batches: list[Batch]) -> None:
         self.amp.unscale(self.optimizer)
+        weighted = self.step_weights.active
         self.step_weights.normalise(self.model.parameters(), loss_weight_total)
+        local = sum(weight for _, weight, _ in losses)  # this worker's part of the step's weight
+        total = loss_weight_total if weighted else sum(batch.global_size for batch in micro_batches)
+        self.strategy.before_optimizer_step(self.model.parameters(), local, total)
         if self.grad_norm is not None:
             self.strategy.clip_grad_norm(self.model.parameters(), self.grad_norm)
         self.amp.step(self.optimizer)
@@ -278,6 +283,7 @@ class GradientDescentTrainer(Trainer):
         if self.scheduler is not None:
             self.scheduler.step()
         self.step += 1
+        self.strategy.after_optimizer_step(self.step, local)
 
     def evaluate(self, loader: DataLoader) -> dict[str, float]:
         """Loss and metrics over ``loader``, each instance counted once across all workers."""
@@ -292,6 +298,7 @@ class GradientDescentTrainer(Trainer):
     ) -> dict[str, Any]:
         metrics: dict[str, Any] = {"epoch": epoch, "training_duration": _duration(elapsed)}
         metrics.update(epoch_metrics)
+        metrics.update(self.strategy.epoch_counters())
         best_epoch = self.tracker.best_epoch
         metrics["best_epoch"] = best_epoch
         if is_best:
@@ -338,11 +345,12 @@ class GradientDescentTrainer(Trainer):
         }
         if self.scheduler is not None:
             parts["scheduler"] = self.scheduler
+        parts.update(self.strategy.stateful_parts())
         return parts
 
     def rank_parts(self) -> RankParts:
         """What each worker holds for itself (random streams, its loss and metric sums in the epoch)."""
-        return RankParts(self.position, self.model)
+        return RankParts(self.position, self.model, self.strategy.rank_parts(self.optimizer))
 
     def state_dict(self) -> dict[str, Any]:
         return {

@@ -8,6 +8,7 @@ from typing import Annotated, Iterator
 import torch
 from annotated_types import Gt
 
+from distrain.distributed.compression import GradientCompression
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import SINGLE, World
 
@@ -20,6 +21,9 @@ class DistributedDataParallelStrategy(ParallelStrategy):
     ``static_graph`` tells DDP the set of used parameters never changes, so it can skip per-step
     bookkeeping; ``bucket_cap_mb`` is the size of each all-reduce. On one process it wraps nothing.
     """
+
+    replicates_parameters = True
+    accepts_gradient_compression = True
 
     def __init__(
         self,
@@ -35,12 +39,17 @@ class DistributedDataParallelStrategy(ParallelStrategy):
         self.static_graph = static_graph
         self.find_unused_parameters = find_unused_parameters
         self.wrapped: torch.nn.Module | None = None
+        self.compression: GradientCompression | None = None
 
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         model = super().wrap(model)
         # a dry run's model lives on the meta device, where DDP's constructor cannot verify shapes
         # (it reads them back as numbers); unwrapped, rank 0 still holds exactly its parameters
         if not self.world.is_distributed or any(p.is_meta for p in model.parameters()):
+            self.wrapped = model
+            return model
+        if not self.sync.averages_gradients:  # local SGD / DiLoCo: no gradient all-reduce at all
+            _broadcast_from_first(model)
             self.wrapped = model
             return model
         from torch.nn.parallel import DistributedDataParallel
@@ -54,7 +63,13 @@ class DistributedDataParallelStrategy(ParallelStrategy):
             static_graph=self.static_graph,
             find_unused_parameters=self.find_unused_parameters,
         )
+        if self.compression is not None:
+            self.compression.install(self.wrapped, self.sync.moved)
         return self.wrapped
+
+    def use_compression(self, compression: GradientCompression) -> None:
+        """Set before :meth:`wrap`: how gradients are compressed on the wire."""
+        self.compression = compression
 
     @contextlib.contextmanager
     def no_sync(self) -> Iterator[None]:
@@ -63,3 +78,12 @@ class DistributedDataParallelStrategy(ParallelStrategy):
                 yield
         else:
             yield
+
+
+def _broadcast_from_first(model: torch.nn.Module) -> None:
+    """Start every worker from rank 0's parameters and buffers (what DDP's constructor does)."""
+    import torch.distributed as dist
+
+    with torch.no_grad():
+        for tensor in list(model.parameters()) + list(model.buffers()):
+            dist.broadcast(tensor.data, src=0)

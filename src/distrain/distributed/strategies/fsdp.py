@@ -139,6 +139,7 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         if any(p.is_meta for p in model.parameters()):
             self.model = model  # built on the meta device: materialised below, shards only
+            self._attach(model)
         else:
             model = super().wrap(model)
         names = self.unit_names(model)

@@ -1,0 +1,124 @@
+"""Automatic shares on a heterogeneous pair: 2 CPU workers, one 3x slower per sample.
+
+Both workers run a small feed-forward classifier whose training forward also sleeps a fixed time
+per sample (0.5 ms; 1.5 ms on rank 1): the sleep stands in for a slower card, and makes the figure
+about balancing rather than about how busy the shared machine is. The same steps are trained with
+equal shares, with ``"device_weights": "auto"`` and with the oracle proportional shares ``[3, 1]``;
+examples/s is timed inside the loop after ``--warmup`` steps (auto's calibration and first
+re-balance included in the warm-up, its later re-balancing in the timing). Prints examples/s of each
+and, last, ``auto_balance_recovery=<(auto - equal) / (oracle - equal)>`` (target >= 0.80).
+
+    python scripts/bench_hetero.py              # the reported configuration
+    python scripts/bench_hetero.py --steps 30   # a quicker run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BATCH_PER_WORKER = 32
+
+try:  # registered when distrain's workers import this module (--include-package bench_hetero)
+    import torch
+
+    from distrain.models.feedforward_classifier import FeedForwardClassifier
+    from distrain.models.model import Model
+    from distrain.training.callback import Callback
+
+    @Model.register("bench_sleepy_classifier")
+    class SleepyClassifier(FeedForwardClassifier):
+        """Sleeps ``seconds_per_sample`` per sample in each training forward, ``slowdown`` times as
+        long on rank ``slow_rank``."""
+
+        def __init__(self, seconds_per_sample: float, slowdown: float = 3.0, slow_rank: int = 1, **kwargs) -> None:
+            super().__init__(**kwargs)
+            self.seconds_per_sample, self.slowdown, self.slow_rank = seconds_per_sample, slowdown, slow_rank
+
+        def forward(self, features, label=None, **kwargs):
+            if self.training:
+                rank = torch.distributed.get_rank() if torch.distributed.is_initialized() else 0
+                time.sleep(features.shape[0] * self.seconds_per_sample * (self.slowdown if rank == self.slow_rank else 1))
+            return super().forward(features, label, **kwargs)
+
+    @Callback.register("bench_hetero_timer")
+    class StepTimer(Callback):
+        """Rank 0 writes the examples/s of the steps after ``warmup`` to ``output``."""
+
+        def __init__(self, output: str, warmup: int) -> None:
+            self.output, self.warmup, self.started = output, warmup, 0.0
+
+        def on_step(self, trainer, step, loss) -> None:
+            if step == self.warmup:
+                self.started = time.perf_counter()
+            if step == trainer.steps_per_epoch and trainer.world.is_primary:
+                examples = (step - self.warmup) * BATCH_PER_WORKER * trainer.world.dp_size
+                Path(self.output).write_text(json.dumps({"examples_per_s": examples / (time.perf_counter() - self.started)}))
+except ImportError:  # pragma: no cover - only when distrain itself is not importable
+    pass
+
+
+def write_data(folder: Path, count: int) -> Path:
+    rng = random.Random(0)
+    path = folder / "train.jsonl"
+    with path.open("w") as out:
+        for _ in range(count):
+            features = [rng.randint(0, 16) for _ in range(64)]
+            out.write(json.dumps({"features": features, "label": str(sum(features[:8]) % 10)}) + "\n")
+    return path
+
+
+def run(folder: Path, name: str, device_weights, steps: int, warmup: int, seconds_per_sample: float) -> float:
+    timing = folder / f"{name}.json"
+    config = {
+        "dataset_reader": {"type": "feature_classification_json"},
+        "train_data_path": str(folder / "train.jsonl"),
+        "model": {"type": "bench_sleepy_classifier", "seconds_per_sample": seconds_per_sample, "input_dim": 64,
+                  "feature_scale": 1 / 16, "feedforward": {"hidden_dims": [64], "activation": "relu"}},
+        "data_loader": {"batch_size": BATCH_PER_WORKER, "shuffle": True},
+        "trainer": {"optimizer": {"type": "sgd", "lr": 0.01}, "num_epochs": 1, "progress_bar": False,
+                    "callbacks": [{"type": "bench_hetero_timer", "output": str(timing), "warmup": warmup}]},
+        "distributed": {"cuda_devices": [-1, -1]} | ({"device_weights": device_weights} if device_weights else {}),
+    }
+    (folder / f"{name}.config.json").write_text(json.dumps(config))
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "scripts")]),
+                       DISTRAIN_CACHE=str(folder / "cache"), HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    result = subprocess.run(
+        [sys.executable, "-m", "distrain", "train", str(folder / f"{name}.config.json"), "-s", str(folder / name),
+         "--include-package", "bench_hetero"], env=environment, capture_output=True, text=True, timeout=900)
+    if result.returncode != 0:
+        raise SystemExit(f"{name} failed:\n{result.stderr[-3000:]}")
+    if name == "auto":
+        shares = [line.split("balance at step ")[1] for line in (folder / name / "out_worker0.log").read_text().splitlines()
+                  if "balance at step" in line]
+        print(f"  auto re-balancing: {'; '.join(shares)}")
+    return json.loads(timing.read_text())["examples_per_s"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=60)
+    parser.add_argument("--warmup", type=int, default=15)
+    parser.add_argument("--seconds-per-sample", type=float, default=0.0005)
+    args = parser.parse_args()
+    auto = {"type": "auto", "calibration_steps": 5, "rebalance_every": 5, "max_change": 0.25, "tolerance": 0.05}
+    with tempfile.TemporaryDirectory() as directory:
+        folder = Path(directory)
+        write_data(folder, args.steps * BATCH_PER_WORKER * 2)
+        speeds = {name: run(folder, name, weights, args.steps, args.warmup, args.seconds_per_sample)
+                  for name, weights in (("equal", None), ("auto", auto), ("oracle", [3, 1]))}
+    for name, speed in speeds.items():
+        print(f"{name:7s} {speed:10.1f} examples/s")
+    print(f"auto_balance_recovery={(speeds['auto'] - speeds['equal']) / (speeds['oracle'] - speeds['equal']):.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""What local SGD, DiLoCo and PowerSGD cost in accuracy: digits on 2 CPU workers, several seeds.
+
+Trains ``configs/digits_mlp.jsonnet`` (Adam, batch 32 per worker, up to 20 epochs with patience 5)
+with ``every_step``, ``local_sgd`` (``sync_every: 8``), ``diloco`` (``sync_every: 50``, outer SGD
+lr 0.7 with Nesterov momentum 0.9) and ``powersgd`` compression (rank 2), each with ``--seeds``
+random seeds, and prints each variant's mean best validation accuracy and its gap to every_step.
+Last line ``worst_gap_points=<largest mean gap, in accuracy points>``.
+
+    python scripts/bench_sync_accuracy.py --seeds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VARIANTS = {
+    "every_step": {},
+    "local_sgd_8": {"sync": {"type": "local_sgd", "sync_every": 8}},
+    "diloco_50": {"sync": {"type": "diloco", "sync_every": 50}},
+    "powersgd_2": {"gradient_compression": {"type": "powersgd", "rank": 2, "start_iter": 10}},
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as directory:
+        folder = Path(directory)
+        environment = dict(os.environ, PYTHONPATH=str(ROOT / "src"), DISTRAIN_CACHE=str(folder / "cache"),
+                           HF_HUB_OFFLINE="1")
+        subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--out", str(folder / "data"),
+                        "--only", "digits"], check=True, capture_output=True, env=environment)
+        accuracy: dict[str, list[float]] = {name: [] for name in VARIANTS}
+        for seed in range(args.seeds):
+            for name, block in VARIANTS.items():
+                overrides = {"distributed": {"cuda_devices": [-1, -1]} | block, "trainer.random_seed": 13 + seed,
+                             "trainer.progress_bar": False}
+                run = folder / f"{name}_{seed}"
+                result = subprocess.run(
+                    [sys.executable, "-m", "distrain", "train", str(ROOT / "configs" / "digits_mlp.jsonnet"), "-s",
+                     str(run), "-o", json.dumps(overrides)], cwd=folder, env=environment, capture_output=True,
+                    text=True, timeout=900)
+                if result.returncode != 0:
+                    raise SystemExit(f"{name} seed {seed} failed:\n{result.stderr[-3000:]}")
+                accuracy[name].append(json.loads((run / "metrics.json").read_text())["best_validation_accuracy"])
+                print(f"seed {seed} {name:12s} best validation accuracy {accuracy[name][-1]:.4f}", flush=True)
+    reference = statistics.mean(accuracy["every_step"])
+    gaps = {}
+    for name, values in accuracy.items():
+        gaps[name] = 100 * (reference - statistics.mean(values))
+        print(f"{name:12s} mean {statistics.mean(values):.4f}  range {min(values):.4f}-{max(values):.4f}  "
+              f"gap {gaps[name]:+.2f} points")
+    print(f"worst_gap_points={max(gaps.values()):.2f}")
+
+
+if __name__ == "__main__":
+    main()

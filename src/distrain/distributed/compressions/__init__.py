@@ -1,0 +1,1 @@
+"""Gradient compressions, one module each (see :mod:`distrain.distributed.compression`)."""
