@@ -132,6 +132,44 @@ def test_fsdp_shards_on_the_declared_mesh(fsdp_runs):
     assert "on mesh dp_replicate 2 x dp_shard 2 [[0, 1], [2, 3]]" in hybrid
 
 
+def held_by_rank(run: Path, rank: int) -> dict[str, int]:
+    """The state bytes rank ``rank`` of a real run logged after training."""
+    import re
+
+    line = re.search(r"rank \d+ holds parameters ([\d,]+) B, gradients ([\d,]+) B, optimizer state ([\d,]+) B",
+                     (run / f"out_worker{rank}.log").read_text())
+    assert line, f"no state-bytes line in {run}/out_worker{rank}.log"
+    return dict(zip(("parameters", "gradients", "optimizer"), (int(g.replace(",", "")) for g in line.groups())))
+
+
+def predicted_by_check(config: Path, world_size: int) -> dict[str, int]:
+    """The state bytes ``distrain check --world-size N`` predicts for rank 0."""
+    import re
+
+    result = run_cli("check", str(config), "--world-size", str(world_size), *PLUGIN)
+    assert result.returncode == 0, result.stderr[-3000:]
+    figures = {}
+    for key in ("parameters", "gradients", "optimizer"):
+        found = re.search(rf"^    {key}\s+(?:[\d.,]+ \w+ \()?([\d,]+) B", result.stdout, re.MULTILINE)
+        assert found, result.stdout
+        figures[key] = int(found.group(1).replace(",", ""))
+    return figures
+
+
+@pytest.mark.parametrize("run,world_size", [("mlm_fsdp", 2), ("mlm_hybrid_2x2", 4)])
+def test_dry_run_state_bytes_match_what_real_fsdp_ranks_hold(fsdp_runs, run, world_size):
+    predicted = predicted_by_check(fsdp_runs["root"] / f"{run}.json", world_size)
+    one = held_by_rank(fsdp_runs["mlm_one"], 0)
+    for rank in range(world_size):
+        held = held_by_rank(fsdp_runs[run], rank)
+        print(f"{run} rank {rank}: held {held}, check predicted for rank 0 {predicted}")
+        assert held["parameters"] < 0.6 * one["parameters"]  # sharded: about half of one process's
+        for key, value in held.items():
+            if rank == 0:  # the rank the dry run assembles
+                assert value == pytest.approx(predicted[key], rel=0.05), key
+            assert value <= predicted[key] * 1.05, key  # rank 0 holds the largest shards
+
+
 def test_every_sharding_mistake_is_a_key_path_error_before_data_is_read(tmp_path):
     config = variant(mlm_config(tmp_path), workers=2, strategy={
         "type": "fsdp", "shard_group_size": 3, "cpu_offload": True, "units": ["encoder.nothing.*"]})

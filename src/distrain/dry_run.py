@@ -24,6 +24,7 @@ from typing import Any
 
 from distrain.config.errors import ConfigError, Problem
 from distrain.errors import UsageError
+from distrain.training.state_bytes import StateBytes, held_state_bytes
 
 #: placeholder rendezvous port for a multi-node dry run (nothing listens; the config needs one)
 PLACEHOLDER_PORT = 29500
@@ -114,45 +115,20 @@ def rank_shares(loader: Any, epoch: int = 0) -> list[RankShare] | None:
     return [RankShare(first[rank], last[rank], totals[rank]) for rank in range(dp_size)]
 
 
-@dataclass(frozen=True)
-class StateBytes:
-    """Bytes one rank holds for training state (excluding activations and the data)."""
-
-    parameters: int
-    gradients: int
-    optimizer: int
-
-    @property
-    def total(self) -> int:
-        return self.parameters + self.gradients + self.optimizer
-
-
-def _local(tensor: Any) -> Any:
-    """The part of a (possibly distributed) tensor this rank holds."""
-    return tensor.to_local() if hasattr(tensor, "to_local") else tensor
-
-
-def _nbytes(tensor: Any) -> int:
-    tensor = _local(tensor)
-    return tensor.numel() * tensor.element_size()
-
-
 def state_bytes(model: Any, optimizer: Any) -> StateBytes:
-    """What this rank holds: its parameters, one gradient per trainable parameter, and the optimizer
-    state measured by one step on zero gradients (on the meta device this allocates nothing)."""
+    """What this rank will hold: optimizer state measured by one step on zero gradients (on the meta
+    device this allocates nothing), then counted as a real worker counts it after training."""
     import torch
 
-    parameters = list(model.parameters())
-    trainable = [p for p in parameters if p.requires_grad]
+    trainable = [p for p in model.parameters() if p.requires_grad]
     for parameter in trainable:
         parameter.grad = torch.zeros_like(parameter)
     with torch.no_grad():
         optimizer.step()
-    held = sum(_nbytes(value) for state in optimizer.state.values() for value in state.values()
-               if isinstance(value, torch.Tensor))
+    held = held_state_bytes(model, optimizer)
     optimizer.zero_grad(set_to_none=True)
     optimizer.state.clear()
-    return StateBytes(sum(_nbytes(p) for p in parameters), sum(_nbytes(p) for p in trainable), held)
+    return held
 
 
 @dataclass

@@ -18,6 +18,7 @@ from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import World
 from distrain.experiment import Experiment, resolve_experiment
 from distrain.models.model import Model
+from distrain.training.state_bytes import held_state_bytes
 from distrain.training.trainer import Trainer
 
 logger = logging.getLogger(__name__)
@@ -106,6 +107,9 @@ def train_worker(
         logger.info("effective batch size %d = %d per worker x %d worker(s) x %d accumulation step(s)",
                     *assembly.effective_batch(world))
     metrics = assembly.trainer.train()
+    # what `distrain check --world-size N` predicts for this rank, measured on the real one
+    held = held_state_bytes(assembly.model, assembly.trainer.optimizer)
+    logger.info("rank %d holds %s after training", world.rank, held.describe())
     weights = assembly.strategy.model_state_dict()  # every rank takes part (sharded strategies gather)
     if world.is_primary:
         from distrain.training.curves import write_run_curves
