@@ -258,3 +258,34 @@ def test_transformer_classifier_fine_tunes_a_local_pretrained_folder(tmp_path):
     }
     metrics = _train(tmp_path, "classifier", config)
     assert metrics["best_validation_accuracy"] >= 0.9
+
+
+def test_pretrained_token_ids_are_read_in_one_pass_into_the_same_dataset_as_two(tmp_path, monkeypatch):
+    """No text_blocks field adds to the vocabulary, so the counting pass is skipped: each file is read
+    once, and the indexed splits equal those of the counting read."""
+    import numpy as np
+
+    from distrain.data import prepare
+    from distrain.experiment import resolve_experiment
+
+    def read(one_pass: bool) -> tuple[dict, int]:
+        experiment = resolve_experiment(_mlm_config(tmp_path, batch_size=4, workers=1)).build()
+        reads = []
+        for reader in {id(r): r for r in (experiment.dataset_reader, experiment.validation_dataset_reader)}.values():
+            original = reader.read
+            monkeypatch.setattr(reader, "read", lambda path, _read=original: reads.append(path) or _read(path))
+        if not one_pass:
+            monkeypatch.setattr(prepare, "_read_in_one_pass", lambda *args: None)
+        _vocab, splits = prepare.read_data(experiment)
+        monkeypatch.undo()
+        columns = {name: split.batch(np.arange(len(split))) for name, split in splits.items()}
+        return columns, len(reads)
+
+    once, reads_once = read(one_pass=True)
+    twice, reads_twice = read(one_pass=False)
+    assert (reads_once, reads_twice) == (2, 4)  # train and validation, each once; twice when counted first
+    assert len(once["train"]["tokens"]) > 10 and len(once["validation"]["tokens"]) > 1
+    for name in ("train", "validation"):
+        assert once[name].keys() == twice[name].keys()
+        for column in once[name]:
+            assert np.array_equal(np.asarray(once[name][column]), np.asarray(twice[name][column])), (name, column)

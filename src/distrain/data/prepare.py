@@ -135,7 +135,8 @@ def read_data(experiment: Experiment, directory: Any = None) -> tuple[Any, dict[
     A split whose loader is ``lazy`` is only counted here (memory stays flat) and streamed later.
 
     Memory stays bounded by a chunk of instances, whatever the input size: a first pass counts the
-    vocabulary items, a second indexes each instance into the columnar files as it is read. With
+    vocabulary items, a second indexes each instance into the columnar files as it is read. When no
+    field adds to the vocabulary (a pretrained tokenizer's ids), the data is read once. With
     ``directory`` the vocabulary and splits are written there and returned memory-mapped; without
     it they are built in a temporary folder and loaded into memory."""
     import tempfile
@@ -145,6 +146,9 @@ def read_data(experiment: Experiment, directory: Any = None) -> tuple[Any, dict[
     from distrain.data.streaming import StreamingSource
     from distrain.data.vocabulary import Vocabulary, is_padded
 
+    one_pass = _read_in_one_pass(experiment, directory)
+    if one_pass is not None:
+        return one_pass
     counters: dict[str, Counter] = {}
     workers = experiment.data_loader.num_workers
     train_count = _count_split(experiment.dataset_reader, experiment.train_data_path, counters, workers)
@@ -176,6 +180,55 @@ def read_data(experiment: Experiment, directory: Any = None) -> tuple[Any, dict[
                 _index_split(reader, path, vocab, folder / name, workers)
                 result[name] = IndexedDataset.load(folder / name, mmap=directory is not None)
     logger.info("read %d training and %d validation instances; %s", train_count, validation_count, vocab)
+    return vocab, result
+
+
+class _VocabularyNeeded(Exception):
+    """An instance has a field that adds to the vocabulary: the data needs its counting pass."""
+
+
+def _adds_to_vocabulary(field: Any) -> bool:
+    from distrain.data.fields import Field
+
+    return type(field).count_vocab_items is not Field.count_vocab_items
+
+
+def _read_in_one_pass(experiment: Experiment, directory: Any = None) -> tuple[Any, dict[str, Any]] | None:
+    """Index every split in a single read when no instance adds to the vocabulary (e.g. a pretrained
+    tokenizer's ids), skipping the counting pass; None when the data needs it (a field that counts
+    vocabulary items, met at any instance, or a streamed split, which is only counted)."""
+    import tempfile
+    from pathlib import Path
+
+    from distrain.data.dataset import IndexedDataset
+    from distrain.data.vocabulary import Vocabulary
+
+    splits = [("train", experiment.dataset_reader, experiment.train_data_path, experiment.data_loader),
+              ("validation", experiment.validation_dataset_reader, experiment.validation_data_path,
+               experiment.validation_data_loader)]
+    if any(path and _is_lazy(loader) for _, _, path, loader in splits):
+        return None
+    workers = experiment.data_loader.num_workers
+    vocab = Vocabulary.from_counters({}, experiment.vocabulary)
+    counts: dict[str, int] = {}
+    with tempfile.TemporaryDirectory(prefix="distrain-index-") as scratch:
+        folder = Path(directory) if directory is not None else Path(scratch)
+        result: dict[str, Any] = {}
+        for name, reader, path, _loader in splits:
+            try:
+                counts[name] = _index_split(reader, path, vocab, folder / name, workers, vocabulary_free=True) if path else 0
+            except _VocabularyNeeded:
+                import shutil
+
+                for written, *_ in splits:  # the counting read rewrites them from scratch
+                    shutil.rmtree(folder / written, ignore_errors=True)
+                return None
+            if name == "train" and not counts[name]:
+                raise ConfigError([Problem("train_data_path", f"no instances read from {experiment.train_data_path}")])
+            result[name] = IndexedDataset.load(folder / name, mmap=directory is not None) if counts[name] else None
+        vocab.save(folder / "vocabulary")
+    logger.info("read %d training and %d validation instances in one pass (no field adds to the vocabulary); %s",
+                counts["train"], counts["validation"], vocab)
     return vocab, result
 
 
@@ -221,15 +274,19 @@ def _count_share(reader: DatasetReader, path: str, worker: int, workers: int) ->
     return counters, _count_split(reader, path, counters)
 
 
-def _index_split(reader: DatasetReader, path: str, vocab: Any, directory: Any, workers: int = 0) -> int:
+def _index_split(reader: DatasetReader, path: str, vocab: Any, directory: Any, workers: int = 0,
+                 vocabulary_free: bool = False) -> int:
     """Index every instance into ``directory`` as it is read. With ``workers`` > 1 the shares of
     that many readers are concatenated in worker order: every record once, in an order that depends
-    on ``num_workers`` but never on the world size (the cache key includes it)."""
+    on ``num_workers`` but never on the world size (the cache key includes it). ``vocabulary_free``:
+    raise :class:`_VocabularyNeeded` (leaving nothing behind) at the first field that counts items."""
     from distrain.data.dataset_writer import IndexedDatasetWriter
 
     writer = IndexedDatasetWriter(directory, vocab)
     try:
         for instance in _instances(reader, path, workers):
+            if vocabulary_free and any(_adds_to_vocabulary(field) for field in instance.values()):
+                raise _VocabularyNeeded
             writer.add(instance)
     except BaseException:
         writer.abort()
