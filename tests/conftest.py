@@ -38,11 +38,14 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict
 @pytest.fixture(scope="session", autouse=True)
 def temporary_caches(tmp_path_factory) -> Path:
     """Every cache a test run writes (distrain's dataset cache, Hugging Face datasets) lives in this
-    session's temporary folder, never in ~/.cache; processes the tests start inherit it."""
+    session's temporary folder, never in ~/.cache; processes the tests start inherit it. They also
+    inherit ``DISTRAIN_CURVES=off``: drawing curves.png costs each training run about a second, so only
+    the tests about curves (test_run_reports.py) turn it on."""
     folder = tmp_path_factory.mktemp("caches")
-    saved = {name: os.environ.get(name) for name in ("DISTRAIN_CACHE", "HF_DATASETS_CACHE")}
+    saved = {name: os.environ.get(name) for name in ("DISTRAIN_CACHE", "HF_DATASETS_CACHE", "DISTRAIN_CURVES")}
     os.environ["DISTRAIN_CACHE"] = str(folder / "distrain")
     os.environ["HF_DATASETS_CACHE"] = str(folder / "hf_datasets")
+    os.environ["DISTRAIN_CURVES"] = "off"
     yield folder
     for name, value in saved.items():
         if value is None:

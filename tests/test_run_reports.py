@@ -50,7 +50,8 @@ def tracked_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tracked")
     uri = f"sqlite:///{folder / 'mlflow.db'}"
     config = digits_config(folder, uri)
-    result = run_cli("train", str(config), "-s", str(folder / "run"), env={"DISTRAIN_CACHE": str(folder / "cache")})
+    result = run_cli("train", str(config), "-s", str(folder / "run"),
+                     env={"DISTRAIN_CACHE": str(folder / "cache"), "DISTRAIN_CURVES": "on"})
     assert result.returncode == 0, result.stderr
     return folder / "run", uri, result
 
@@ -59,7 +60,8 @@ def tracked_run(tmp_path_factory):
 def second_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("second")
     config = digits_config(folder, epochs=2, optimizer={"type": "sgd", "lr": 0.05})
-    result = run_cli("train", str(config), "-s", str(folder / "run"), env={"DISTRAIN_CACHE": str(folder / "cache")})
+    result = run_cli("train", str(config), "-s", str(folder / "run"),
+                     env={"DISTRAIN_CACHE": str(folder / "cache"), "DISTRAIN_CURVES": "off"})
     assert result.returncode == 0, result.stderr
     return folder / "run"
 
@@ -209,8 +211,9 @@ def test_plot_two_runs_writes_a_png_of_their_curves(tracked_run, second_run, tmp
     expected = json.loads((second_run / "metrics_epoch_1.json").read_text())["validation_accuracy"]
     assert second["accuracy"]["validation"][1] == (1, expected)
     assert float(np.asarray(pixels).std()) > 0.01
-    # training also drew each run's own curves
+    # training also drew its own curves, unless told not to (the second run ran with DISTRAIN_CURVES=off)
     assert (run_dir / "curves.png").stat().st_size > 10_000
+    assert not (second_run / "curves.png").exists()
 
 
 def test_plot_refuses_a_folder_without_metrics(tmp_path):

@@ -74,11 +74,19 @@ def plot_runs(run_dirs: list[str | Path], output: str | Path, metrics: list[str]
     return output
 
 
+#: ``DISTRAIN_CURVES`` values that turn the end-of-training plot off (drawing it costs about a second)
+CURVES_OFF = {"0", "off", "false", "no", "none"}
+
+
 def write_run_curves(run_dir: Path) -> Path | None:
-    """``run_dir/curves.png`` when matplotlib is installed (training calls this at its end)."""
+    """``run_dir/curves.png`` when matplotlib is installed and ``DISTRAIN_CURVES`` is not ``off``
+    (training calls this at its end)."""
     import importlib.util
     import logging
+    import os
 
+    if os.environ.get("DISTRAIN_CURVES", "on").strip().lower() in CURVES_OFF:
+        return None
     if importlib.util.find_spec("matplotlib") is None:
         return None
     try:
