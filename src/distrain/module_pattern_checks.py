@@ -44,6 +44,11 @@ def module_problems(plan: Any) -> list[Problem]:
     unit_problems = getattr(getattr(strategy, "cls", None), "unit_problems", None)
     if unit_problems is not None:
         checks.append(lambda model: unit_problems(strategy.arguments, model, "distributed.strategy"))
+    if distributed is not None and distributed.tensor_parallel_size > 1:
+        from distrain.distributed.strategies.tensor_parallel import plan_problems
+
+        checks.append(lambda model: plan_problems(model, distributed.tensor_parallel_size,
+                                                  distributed.tensor_plan_override()))
     if not checks:
         return problems
     model = _meta_model(plan.arguments["model"])

@@ -39,6 +39,10 @@ class ParallelStrategy(Registrable):
         self.model: torch.nn.Module | None = None
         self.sync: SyncMode = EveryStep(world)
         self.balancer: AutomaticShares | None = None
+        #: the job's parallel degrees; tensor or pipeline degrees above 1 split the model as well
+        self.layout = ParallelDims.data_parallel(world.size)
+        self.tensor_plan: dict[str, str] | None = None
+        self.device_mesh = None
 
     @classmethod
     def dims(cls, world_size: int, arguments: dict[str, Any]) -> ParallelDims:
@@ -50,6 +54,49 @@ class ParallelStrategy(Registrable):
         """Checks that span the strategy and the rest of the job, made before any data is read
         (``uses_cuda``: whether the job's processes run on CUDA devices)."""
         return []
+
+    # ------------------------------------------------------------------------- model parallelism
+    def use_layout(self, layout: ParallelDims, tensor_plan: dict[str, str] | None = None) -> None:
+        """Set before :meth:`wrap`: the job's degrees (``tensor_plan``: the config's override of the
+        model's own tensor-parallel plan)."""
+        self.layout = layout
+        self.tensor_plan = tensor_plan
+
+    @property
+    def splits_model(self) -> bool:
+        return self.layout.tp > 1 or self.layout.pp > 1
+
+    def mesh(self):
+        """The job's device mesh (``pp x dp_replicate x dp_shard x tp``, dimensions of size 1 left out)."""
+        if self.device_mesh is None:
+            device_type = torch.device(self.world.device).type
+            self.device_mesh = self.layout.build_mesh("cpu" if device_type == "meta" else device_type)
+        return self.device_mesh
+
+    def split_model(self, model: torch.nn.Module) -> torch.nn.Module:
+        """Split ``model`` over the tensor-parallel ranks (in place) and decide whether this rank
+        reports losses and metrics (the first tensor-parallel rank of the last pipeline stage)."""
+        from distrain.distributed.collectives import set_reporting
+
+        if self.layout.tp > 1:
+            from distrain.distributed.strategies.tensor_parallel import apply_tensor_parallel, declared_plan
+
+            from distrain.config.errors import ConfigError
+            from distrain.distributed.strategies.tensor_parallel import plan_problems
+
+            problems = plan_problems(model, self.layout.tp, self.tensor_plan)
+            if problems:
+                raise ConfigError(problems)
+            plan = self.tensor_plan if self.tensor_plan is not None else declared_plan(model)
+            names = apply_tensor_parallel(model, self.mesh()["tp"], plan)
+            if self.world.is_primary:
+                import logging
+
+                logging.getLogger(__name__).info("tensor parallel: %d linear layer(s) split over mesh %s",
+                                                 len(names), self.layout.describe())
+        where = self.layout.coordinates(self.world.rank)
+        set_reporting(where["tp"] == 0 and where["pp"] == self.layout.pp - 1)
+        return model
 
     def model_init_context(self) -> contextlib.AbstractContextManager:
         """Where this worker builds the model (a sharding strategy may build it on the meta device
@@ -74,25 +121,55 @@ class ParallelStrategy(Registrable):
         yield
 
     def clip_grad_norm(self, parameters: Iterable[torch.nn.Parameter], max_norm: float) -> torch.Tensor:
+        if self.layout.tp > 1:
+            from distrain.distributed.strategies.tensor_parallel import clip_grad_norm
+
+            return clip_grad_norm(parameters, max_norm)
         return torch.nn.utils.clip_grad_norm_(list(parameters), max_norm)
+
+    def _split_state_options(self, **extra):
+        """Full (gathered, named) state dicts of a split model, on rank 0's host."""
+        from torch.distributed.checkpoint.state_dict import StateDictOptions
+
+        return StateDictOptions(full_state_dict=True, cpu_offload=True, **extra)
 
     def model_state_dict(self) -> dict[str, torch.Tensor]:
         """The full model state (a collective under sharding strategies: call it on every rank)."""
         assert self.model is not None, "wrap() the model first"
+        if self.layout.tp > 1:
+            from torch.distributed.checkpoint.state_dict import get_model_state_dict
+
+            return get_model_state_dict(self.model, options=self._split_state_options())
         return self.model.state_dict()
 
     def load_model_state_dict(self, state: dict[str, torch.Tensor]) -> None:
         """Load a full model state on every rank (each keeps what it holds); aliases may be missing."""
         assert self.model is not None, "wrap() the model first"
+        if self.layout.tp > 1:
+            from torch.distributed.checkpoint.state_dict import set_model_state_dict
+
+            set_model_state_dict(self.model, state, options=self._split_state_options(strict=False))
+            return
         self.model.load_state_dict(state, strict=False)
 
     def optimizer_state_dict(self, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+        if self.layout.tp > 1:
+            from torch.distributed.checkpoint.state_dict import get_optimizer_state_dict
+
+            return get_optimizer_state_dict(self.model, optimizer, options=self._split_state_options())
         return optimizer.state_dict()
 
     def load_optimizer_state_dict(self, optimizer: torch.optim.Optimizer, state: dict[str, Any]) -> None:
         """Load an optimizer state saved under any strategy (keyed by parameter index or name)."""
-        from distrain.distributed.optimizer_state import is_named, to_indexed
+        from distrain.distributed.optimizer_state import is_named, to_indexed, to_named
 
+        if self.layout.tp > 1:
+            from torch.distributed.checkpoint.state_dict import set_optimizer_state_dict
+
+            if not is_named(state):  # saved by a replicating strategy
+                state = to_named(state, optimizer, self.model)
+            set_optimizer_state_dict(self.model, optimizer, state, options=self._split_state_options())
+            return
         if is_named(state):
             assert self.model is not None, "wrap() the model first"
             state = to_indexed(state, optimizer, self.model)

@@ -50,6 +50,23 @@ class Model(torch.nn.Module, Registrable):
         weights) must stay within one unit."""
         return []
 
+    def tensor_parallel_plan(self) -> dict[str, str]:
+        """Module-name patterns of the linear layers tensor parallelism splits, each ``"colwise"``
+        (output features split: attention heads, the first feed-forward layer) or ``"rowwise"``
+        (input features split, outputs summed: the layer after a colwise one). ``{}``: this model
+        cannot be split by layer. ``distributed.tensor_parallel_plan`` overrides it."""
+        return {}
+
+    def tensor_parallel_sizes(self) -> dict[str, int]:
+        """Named sizes the tensor-parallel degree must divide (attention heads, hidden widths)."""
+        return {}
+
+    def pipeline_stages(self) -> list[str]:
+        """Module names (in forward order) of the units pipeline parallelism may place on different
+        stages; ``[]``: this model cannot be pipelined. The model must also implement
+        :meth:`pipeline_forward` and :meth:`pipeline_loss`."""
+        return []
+
     def get_metrics(self, reset: bool = False) -> dict[str, float]:
         """Every metric's value; a metric returning a dict contributes one entry per key."""
         values: dict[str, float] = {}

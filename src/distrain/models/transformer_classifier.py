@@ -46,6 +46,13 @@ class TransformerClassifier(ClassifierOutputs, Model):
         """The transformer's layers (the embeddings stay with the root, beside what reuses them)."""
         return self.encoder.layer_patterns("encoder")
 
+    def tensor_parallel_plan(self) -> dict[str, str]:
+        """The encoder's attention heads and feed-forward units (see the encoder's plan)."""
+        return self.encoder.tensor_parallel_plan("encoder")
+
+    def tensor_parallel_sizes(self) -> dict[str, int]:
+        return self.encoder.tensor_parallel_sizes()
+
     def forward(self, tokens: torch.Tensor, label: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
         mask = tokens.ne(self.pad_token_id)
         encoded = self.encoder(tokens, mask)
