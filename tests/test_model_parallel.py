@@ -78,3 +78,93 @@ def test_split_model_matches_one_process(mp_runs, run, reference):
 def test_tensor_parallel_splits_the_planned_layers(mp_runs):
     log = (mp_runs["mlm_tp2"] / "out_worker0.log").read_text()
     assert "tensor parallel: 12 linear layer(s) split over mesh tp 2 = 2 process(es)" in log
+
+
+def test_evaluate_under_tensor_parallel_equals_one_process(mp_runs, tmp_path):
+    archive = str(mp_runs["classifier_tp2"] / "model.tar.gz")
+    data = str(mp_runs["root"] / "classifier" / "validation.jsonl")
+    split = json.dumps({"distributed": {"cuda_devices": [-1, -1], "tensor_parallel_size": 2}})
+    outputs = {}
+    for name, extra in (("one", []), ("tp2", ["-o", split])):
+        outputs[name] = tmp_path / f"{name}.json"
+        result = run_cli("evaluate", archive, data, "--output-file", str(outputs[name]), *extra)
+        assert result.returncode == 0, result.stderr[-3000:]
+    one, tp2 = (json.loads(outputs[name].read_text()) for name in ("one", "tp2"))
+    assert set(one) == set(tp2) and "accuracy" in one
+    for key in one:
+        assert tp2[key] == pytest.approx(one[key], abs=1e-6), key
+
+
+# ------------------------------------------------------------------------------ resuming elsewhere
+MID_EPOCH = "epoch_0001_batch_00000001"  # one global batch into the second epoch
+
+
+def resume_elsewhere(runs: dict[str, Path], source: str, model: str, target: dict, tmp_path: Path) -> Path:
+    """``source`` as if stopped at MID_EPOCH (later checkpoints removed), resumed with ``--recover``
+    under the ``target`` variant (another layout or world size)."""
+    stopped = tmp_path / f"{source}_resumed"
+    shutil.copytree(runs[source], stopped)
+    for checkpoint in sorted((stopped / "checkpoints").glob("epoch_*")):
+        if checkpoint.name > MID_EPOCH:
+            shutil.rmtree(checkpoint)
+    base = json.loads((runs["root"] / f"{model}_base.json").read_text())
+    config = write_config(tmp_path / "target.json", variant(base, **target))
+    result = run_cli("train", str(config), "-s", str(stopped), "--recover", *PLUGIN, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"resumed from {MID_EPOCH}" in (stopped / "out_worker0.log").read_text()
+    return stopped
+
+
+@pytest.mark.parametrize("source,model,target,reference", [
+    ("mlm_tp2", "mlm", {"workers": 2}, "mlm_one"),   # tensor parallel 2 -> ddp on 2
+    ("mlm_tp2", "mlm", {}, "mlm_one"),               # tensor parallel 2 -> 1 process
+], ids=["tp2-to-ddp2", "tp2-to-1"])
+def test_a_split_run_stopped_mid_epoch_resumes_under_another_layout(mp_runs, tmp_path, source, model, target,
+                                                                     reference):
+    resumed = resume_elsewhere(mp_runs, source, model, target, tmp_path)
+    expected, got = final_metrics(mp_runs[reference]), final_metrics(resumed)
+    for key in ("training_loss", "validation_loss"):  # the second epoch's, most of it after the resume
+        assert got[key] == pytest.approx(expected[key], abs=1e-6), key
+    assert max_weight_difference(mp_runs[reference], resumed) <= 1e-5
+
+
+# ------------------------------------------------------------------------------------ validation
+def _rejected(tmp_path: Path, config: dict) -> str:
+    """Train ``config``: exit 2, no traceback, no data read (no cache, no run folder); the stderr."""
+    result = run_cli("train", str(write_config(tmp_path / "bad.json", config)), "-s", str(tmp_path / "run"), *PLUGIN,
+                     env={"DISTRAIN_CACHE": str(tmp_path / "cache")})
+    assert result.returncode == 2, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "run").exists()  # no data was read
+    return result.stderr
+
+
+def test_tensor_parallel_mistakes_are_key_path_errors_before_data_is_read(tmp_path):
+    config = variant(mlm_config(tmp_path), workers=3, tp=2)  # 3 processes: 2 does not divide them
+    config["model"]["config_overrides"] = {"num_attention_heads": 1}
+    config["distributed"]["sync"] = {"type": "local_sgd", "sync_every": 2}
+    stderr = _rejected(tmp_path, config)
+    for line in [
+        "distributed: the parallel degrees multiply to 2 (pipeline 1 x replicas 1 x shards 1 x tensor 2), not to the 3 processes",
+        "distributed.tensor_parallel_size: 2 does not divide the model's num_attention_heads (1)",
+        "distributed.sync: a split model (tensor or pipeline parallel) averages gradients every step",
+    ]:
+        assert line in stderr
+    config = variant(mlm_config(tmp_path), workers=2, tp=2)
+    config["distributed"]["tensor_parallel_plan"] = {"encoder.nothing.*": "colwise"}
+    assert "distributed.tensor_parallel_plan: tensor-parallel pattern 'encoder.nothing.*' matches no module" in \
+        _rejected(tmp_path, config)
+
+
+def test_a_model_without_a_plan_asked_to_be_split_is_a_key_path_error(tmp_path):
+    from conftest import sentiment_records, write_jsonl
+
+    config = {
+        "dataset_reader": {"type": "text_classification_json"},
+        "train_data_path": str(write_jsonl(tmp_path / "train.jsonl", sentiment_records(8, seed=1))),
+        "model": {"type": "basic_classifier", "embedding_dim": 4, "encoder": {"type": "boe"}},
+        "data_loader": {"batch_size": 4},
+        "distributed": {"cuda_devices": [-1, -1], "tensor_parallel_size": 2, "pipeline_parallel_size": 1},
+    }
+    stderr = _rejected(tmp_path, config)
+    assert "distributed.tensor_parallel_size: model BasicClassifier declares no tensor-parallel plan" in stderr

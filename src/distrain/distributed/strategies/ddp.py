@@ -43,7 +43,7 @@ class DistributedDataParallelStrategy(ParallelStrategy):
 
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         model = super().wrap(model)
-        if self.splits_model and not any(p.is_meta for p in model.parameters()):
+        if self.splits_model:
             return self._wrap_split(model)
         # a dry run's model lives on the meta device, where DDP's constructor cannot verify shapes
         # (it reads them back as numbers); unwrapped, rank 0 still holds exactly its parameters
