@@ -14,6 +14,24 @@ import pytest
 from conftest import run_cli, write_config
 from distributed_support import final_metrics, max_weight_difference
 from test_fsdp import GLOBAL_BATCH, PLUGIN, classifier_config, mlm_config
+from test_run_reports import digits_records
+
+
+def mlp_config(root: Path) -> dict:
+    """A feed-forward classifier on 60 tiny digits (the last global batch holds 4)."""
+    from conftest import write_jsonl
+
+    return {
+        "dataset_reader": {"type": "feature_classification_json"},
+        "train_data_path": str(write_jsonl(root / "train.jsonl", digits_records(60, 0))),
+        "validation_data_path": str(write_jsonl(root / "validation.jsonl", digits_records(20, 4))),
+        "model": {"type": "feedforward_classifier", "input_dim": 64, "feature_scale": 1 / 16,
+                  "feedforward": {"hidden_dims": [16, 16]}},
+        "data_loader": {"batch_size": GLOBAL_BATCH, "shuffle": True},
+        "trainer": {"num_epochs": 2, "optimizer": {"type": "adam", "lr": 0.01}, "grad_norm": 1.0,
+                    "progress_bar": False, "validation_metric": "+accuracy", "save_every_num_batches": 1,
+                    "keep_checkpoints": 0},
+    }
 
 
 def variant(base: dict, workers: int = 1, tp: int = 1, pp: int = 1, strategy: dict | None = None,
@@ -40,6 +58,11 @@ RUNS = {
     "mlm_tp2": ("mlm", {"workers": 2, "tp": 2}),
     "classifier_one": ("classifier", {}),
     "classifier_tp2": ("classifier", {"workers": 2, "tp": 2}),
+    "mlp_one": ("mlp", {}),
+    "mlp_pp2_gpipe": ("mlp", {"workers": 2, "pp": 2, "pipeline": {"schedule": "gpipe", "microbatches": 4}}),
+    "mlp_pp2_1f1b": ("mlp", {"workers": 2, "pp": 2, "pipeline": {"schedule": "1f1b", "microbatches": 4}}),
+    "classifier_pp2_gpipe": ("classifier", {"workers": 2, "pp": 2, "pipeline": {"schedule": "gpipe", "microbatches": 2}}),
+    "classifier_pp2_1f1b": ("classifier", {"workers": 2, "pp": 2, "pipeline": {"schedule": "1f1b", "microbatches": 4}}),
 }
 
 
@@ -47,7 +70,8 @@ RUNS = {
 def mp_runs(tmp_path_factory) -> dict[str, Path]:
     """Every training run of this module, once, through the CLI (the same data for all of a model's runs)."""
     root = tmp_path_factory.mktemp("model_parallel")
-    bases = {"mlm": mlm_config(root / "mlm"), "classifier": classifier_config(root / "classifier")}
+    bases = {"mlm": mlm_config(root / "mlm"), "classifier": classifier_config(root / "classifier"),
+             "mlp": mlp_config(root / "mlp")}
     runs = {"root": root}
     for name, (model, arguments) in RUNS.items():
         out = root / name
@@ -63,6 +87,10 @@ def mp_runs(tmp_path_factory) -> dict[str, Path]:
 @pytest.mark.parametrize("run,reference", [
     ("mlm_tp2", "mlm_one"),
     ("classifier_tp2", "classifier_one"),
+    ("mlp_pp2_gpipe", "mlp_one"),
+    ("mlp_pp2_1f1b", "mlp_one"),
+    ("classifier_pp2_gpipe", "classifier_one"),
+    ("classifier_pp2_1f1b", "classifier_one"),
 ])
 def test_split_model_matches_one_process(mp_runs, run, reference):
     difference = max_weight_difference(mp_runs[reference], mp_runs[run])

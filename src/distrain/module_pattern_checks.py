@@ -49,6 +49,10 @@ def module_problems(plan: Any) -> list[Problem]:
 
         checks.append(lambda model: plan_problems(model, distributed.tensor_parallel_size,
                                                   distributed.tensor_plan_override()))
+    if distributed is not None and distributed.pipeline_parallel_size > 1:
+        from distrain.distributed.strategies.pipeline import pipeline_problems
+
+        checks.append(lambda model: pipeline_problems(model, distributed.pipeline_parallel_size))
     if not checks:
         return problems
     model = _meta_model(plan.arguments["model"])

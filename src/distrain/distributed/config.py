@@ -115,7 +115,8 @@ class DistributedConfig:
             strategy.use_compression(self.gradient_compression)
         if self.auto_balance() is not None:
             strategy.use_balancer(AutomaticShares(world, self.auto_balance()))
-        strategy.use_layout(self.dims(world.size), self.tensor_plan_override())
+        strategy.use_layout(self.dims(world.size), self.tensor_plan_override(),
+                            self.pipeline.schedule if self.pipeline is not None else "1f1b", self.microbatches())
         return strategy
 
     def tensor_plan_override(self) -> dict[str, str] | None:

@@ -56,11 +56,14 @@ class ParallelStrategy(Registrable):
         return []
 
     # ------------------------------------------------------------------------- model parallelism
-    def use_layout(self, layout: ParallelDims, tensor_plan: dict[str, str] | None = None) -> None:
+    def use_layout(self, layout: ParallelDims, tensor_plan: dict[str, str] | None = None,
+                   schedule: str = "1f1b", microbatches: int = 1) -> None:
         """Set before :meth:`wrap`: the job's degrees (``tensor_plan``: the config's override of the
-        model's own tensor-parallel plan)."""
+        model's own tensor-parallel plan; ``schedule`` and ``microbatches``: the pipeline's)."""
         self.layout = layout
         self.tensor_plan = tensor_plan
+        self.schedule = schedule
+        self.microbatches = microbatches
 
     @property
     def splits_model(self) -> bool:
@@ -95,8 +98,38 @@ class ParallelStrategy(Registrable):
                 logging.getLogger(__name__).info("tensor parallel: %d linear layer(s) split over mesh %s",
                                                  len(names), self.layout.describe())
         where = self.layout.coordinates(self.world.rank)
+        if self.layout.pp > 1:
+            self._pipeline(model, where["pp"])
         set_reporting(where["tp"] == 0 and where["pp"] == self.layout.pp - 1)
         return model
+
+    def _pipeline(self, model: torch.nn.Module, stage: int) -> None:
+        from distrain.config.errors import ConfigError
+        from distrain.distributed.strategies.pipeline import Pipeline, pipeline_problems
+
+        problems = pipeline_problems(model, self.layout.pp)
+        if problems:
+            raise ConfigError(problems)
+        self.pipeline = Pipeline(model, stage, self.layout.pp, self.mesh()["pp"].get_group(), self.world.device,
+                                 self.schedule, self.microbatches)
+        self.pipeline.release_other_stages()
+        model.forward = self.pipeline.forward  # training and evaluation run through the stages
+        if self.world.is_primary:
+            import logging
+
+            for index, names in enumerate(self.pipeline.runs):
+                logging.getLogger(__name__).info("pipeline stage %d of %d: %s", index, self.layout.pp, ", ".join(names))
+
+    def _gathered(self, local: dict[str, Any]) -> dict[str, Any]:
+        """Every stage's part (from the first data-parallel and tensor rank of each), merged on rank 0."""
+        from distrain.distributed.collectives import all_gather_object
+
+        where = self.layout.coordinates(self.world.rank)
+        mine = local if where["dp_replicate"] == where["dp_shard"] == where["tp"] == 0 else {}
+        merged: dict[str, Any] = {}
+        for part in all_gather_object(mine):
+            merged.update(part)
+        return merged if self.world.is_primary else {}
 
     def model_init_context(self) -> contextlib.AbstractContextManager:
         """Where this worker builds the model (a sharding strategy may build it on the meta device
@@ -121,6 +154,17 @@ class ParallelStrategy(Registrable):
         yield
 
     def clip_grad_norm(self, parameters: Iterable[torch.nn.Parameter], max_norm: float) -> torch.Tensor:
+        if self.layout.pp > 1:  # each stage holds some parameters: the norm's square sums over the stages
+            import torch.distributed as dist
+
+            parameters = [p for p in parameters if p.grad is not None]
+            square = torch.zeros((), dtype=torch.float32)
+            if parameters:
+                square = torch.nn.utils.get_total_norm([p.grad for p in parameters]).float() ** 2
+            dist.all_reduce(square, group=self.mesh()["pp"].get_group())
+            total = square.sqrt()
+            torch.nn.utils.clip_grads_with_norm_(parameters, max_norm, total)
+            return total
         if self.layout.tp > 1:
             from distrain.distributed.strategies.tensor_parallel import clip_grad_norm
 
@@ -136,6 +180,8 @@ class ParallelStrategy(Registrable):
     def model_state_dict(self) -> dict[str, torch.Tensor]:
         """The full model state (a collective under sharding strategies: call it on every rank)."""
         assert self.model is not None, "wrap() the model first"
+        if self.layout.pp > 1:
+            return self._gathered({k: v.detach().cpu() for k, v in self.model.state_dict().items() if not v.is_meta})
         if self.layout.tp > 1:
             from torch.distributed.checkpoint.state_dict import get_model_state_dict
 
@@ -145,6 +191,10 @@ class ParallelStrategy(Registrable):
     def load_model_state_dict(self, state: dict[str, torch.Tensor]) -> None:
         """Load a full model state on every rank (each keeps what it holds); aliases may be missing."""
         assert self.model is not None, "wrap() the model first"
+        if self.layout.pp > 1:  # this stage's entries only
+            held = {k for k, v in self.model.state_dict().items() if not v.is_meta}
+            self.model.load_state_dict({k: v for k, v in state.items() if k in held}, strict=False)
+            return
         if self.layout.tp > 1:
             from torch.distributed.checkpoint.state_dict import set_model_state_dict
 
@@ -153,6 +203,13 @@ class ParallelStrategy(Registrable):
         self.model.load_state_dict(state, strict=False)
 
     def optimizer_state_dict(self, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+        if self.layout.pp > 1:  # by name, each stage's entries gathered
+            from distrain.distributed.optimizer_state import to_named
+
+            named = to_named(optimizer.state_dict(), optimizer, self.model)
+            held = {name for name, p in self.model.named_parameters() if not p.is_meta}
+            states = self._gathered({name: value for name, value in named["state"].items() if name in held})
+            return {"state": states, "param_groups": named["param_groups"]} if self.world.is_primary else {}
         if self.layout.tp > 1:
             from torch.distributed.checkpoint.state_dict import get_optimizer_state_dict
 
@@ -163,6 +220,13 @@ class ParallelStrategy(Registrable):
         """Load an optimizer state saved under any strategy (keyed by parameter index or name)."""
         from distrain.distributed.optimizer_state import is_named, to_indexed, to_named
 
+        if self.layout.pp > 1:
+            if not is_named(state):
+                state = to_named(state, optimizer, self.model)
+            held = {name for name, p in self.model.named_parameters() if not p.is_meta}
+            state = {**state, "state": {k: v for k, v in state["state"].items() if k in held}}
+            optimizer.load_state_dict(to_indexed(state, optimizer, self.model))
+            return
         if self.layout.tp > 1:
             from torch.distributed.checkpoint.state_dict import set_optimizer_state_dict
 

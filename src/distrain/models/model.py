@@ -61,11 +61,23 @@ class Model(torch.nn.Module, Registrable):
         """Named sizes the tensor-parallel degree must divide (attention heads, hidden widths)."""
         return {}
 
-    def pipeline_stages(self) -> list[str]:
-        """Module names (in forward order) of the units pipeline parallelism may place on different
-        stages; ``[]``: this model cannot be pipelined. The model must also implement
-        :meth:`pipeline_forward` and :meth:`pipeline_loss`."""
+    def pipeline_units(self) -> list[str]:
+        """Module names, in forward order, of the units pipeline parallelism places on its stages
+        (each stage a contiguous run); ``[]``: this model cannot be pipelined. A model that declares
+        units also implements :meth:`pipeline_inputs`, :meth:`pipeline_unit` and :meth:`pipeline_loss`."""
         return []
+
+    def pipeline_inputs(self, **batch: Any) -> tuple[torch.Tensor, ...]:
+        """What the first unit receives from a batch (the labels stay with the last stage)."""
+        raise NotImplementedError
+
+    def pipeline_unit(self, name: str, *carried: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, ...]:
+        """Run unit ``name`` on what the previous unit returned (default: call the module)."""
+        return self.get_submodule(name)(*carried)
+
+    def pipeline_loss(self, outputs: tuple[torch.Tensor, ...], label: torch.Tensor) -> torch.Tensor:
+        """The mean loss of one micro-batch from the last unit's outputs (metrics updated here)."""
+        raise NotImplementedError
 
     def get_metrics(self, reset: bool = False) -> dict[str, float]:
         """Every metric's value; a metric returning a dict contributes one entry per key."""

@@ -85,6 +85,9 @@ class DistributedDataParallelStrategy(ParallelStrategy):
             from torch.distributed.tensor import DTensor
 
             parameters = list(parameters)
+            for p in parameters:  # a rank with an empty slice has no gradients: it adds zeros
+                if p.grad is None and not p.is_meta and p.requires_grad:
+                    p.grad = torch.zeros_like(p)
             grads = [p.grad.to_local() if isinstance(p.grad, DTensor) else p.grad
                      for p in parameters if p.grad is not None]
             if grads:
