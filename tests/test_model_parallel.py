@@ -38,7 +38,7 @@ def variant(base: dict, workers: int = 1, tp: int = 1, pp: int = 1, strategy: di
             pipeline: dict | None = None) -> dict:
     """``base`` on ``workers`` processes, ``tp`` x ``pp`` of them per model copy, the same global batch."""
     config = json.loads(json.dumps(base))
-    data_parallel = workers // (tp * pp)
+    data_parallel = max(1, workers // (tp * pp))
     config["data_loader"]["batch_size"] = GLOBAL_BATCH // data_parallel
     if workers > 1:
         config["distributed"] = {"cuda_devices": [-1] * workers}
@@ -63,6 +63,9 @@ RUNS = {
     "mlp_pp2_1f1b": ("mlp", {"workers": 2, "pp": 2, "pipeline": {"schedule": "1f1b", "microbatches": 4}}),
     "classifier_pp2_gpipe": ("classifier", {"workers": 2, "pp": 2, "pipeline": {"schedule": "gpipe", "microbatches": 2}}),
     "classifier_pp2_1f1b": ("classifier", {"workers": 2, "pp": 2, "pipeline": {"schedule": "1f1b", "microbatches": 4}}),
+    # the 2-D layouts, 4 processes each
+    "mlm_fsdp2_tp2": ("mlm", {"workers": 4, "tp": 2, "strategy": {"type": "fsdp"}}),
+    "mlp_pp2_dp2": ("mlp", {"workers": 4, "pp": 2, "pipeline": {"schedule": "1f1b", "microbatches": 2}}),
 }
 
 
@@ -91,6 +94,8 @@ def mp_runs(tmp_path_factory) -> dict[str, Path]:
     ("mlp_pp2_1f1b", "mlp_one"),
     ("classifier_pp2_gpipe", "classifier_one"),
     ("classifier_pp2_1f1b", "classifier_one"),
+    ("mlm_fsdp2_tp2", "mlm_one"),
+    ("mlp_pp2_dp2", "mlp_one"),
 ])
 def test_split_model_matches_one_process(mp_runs, run, reference):
     difference = max_weight_difference(mp_runs[reference], mp_runs[run])
@@ -103,9 +108,17 @@ def test_split_model_matches_one_process(mp_runs, run, reference):
         assert got[key] == pytest.approx(expected[key], abs=1e-5), key
 
 
-def test_tensor_parallel_splits_the_planned_layers(mp_runs):
+def test_the_model_is_split_as_declared(mp_runs):
     log = (mp_runs["mlm_tp2"] / "out_worker0.log").read_text()
     assert "tensor parallel: 12 linear layer(s) split over mesh tp 2 = 2 process(es)" in log
+    log = (mp_runs["mlm_fsdp2_tp2"] / "out_worker0.log").read_text()
+    assert "tensor parallel: 12 linear layer(s) split over mesh dp_shard 2 x tp 2 = 4 process(es)" in log
+    assert "fsdp: 2 shard unit(s) and the root on mesh dp_shard 2 [0, 2]" in log
+    log = (mp_runs["classifier_pp2_1f1b"] / "out_worker0.log").read_text()
+    assert "pipeline stage 0 of 2: encoder.transformer.embeddings, encoder.transformer.encoder.layer.0" in log
+    assert "pipeline stage 1 of 2: encoder.transformer.encoder.layer.1, output" in log
+    log = (mp_runs["mlp_pp2_dp2"] / "out_worker0.log").read_text()
+    assert "pipeline stage 0 of 2: feedforward.layers.0, feedforward.layers.1, feedforward.layers.2" in log
 
 
 def test_evaluate_under_tensor_parallel_equals_one_process(mp_runs, tmp_path):
@@ -146,7 +159,8 @@ def resume_elsewhere(runs: dict[str, Path], source: str, model: str, target: dic
 @pytest.mark.parametrize("source,model,target,reference", [
     ("mlm_tp2", "mlm", {"workers": 2}, "mlm_one"),   # tensor parallel 2 -> ddp on 2
     ("mlm_tp2", "mlm", {}, "mlm_one"),               # tensor parallel 2 -> 1 process
-], ids=["tp2-to-ddp2", "tp2-to-1"])
+    ("mlp_pp2_1f1b", "mlp", {}, "mlp_one"),          # pipeline 2 -> 1 process
+], ids=["tp2-to-ddp2", "tp2-to-1", "pp2-to-1"])
 def test_a_split_run_stopped_mid_epoch_resumes_under_another_layout(mp_runs, tmp_path, source, model, target,
                                                                      reference):
     resumed = resume_elsewhere(mp_runs, source, model, target, tmp_path)
@@ -167,21 +181,29 @@ def _rejected(tmp_path: Path, config: dict) -> str:
     return result.stderr
 
 
-def test_tensor_parallel_mistakes_are_key_path_errors_before_data_is_read(tmp_path):
-    config = variant(mlm_config(tmp_path), workers=3, tp=2)  # 3 processes: 2 does not divide them
+def test_model_parallel_mistakes_are_key_path_errors_before_data_is_read(tmp_path):
+    config = variant(mlm_config(tmp_path), workers=3, tp=2, pp=2, pipeline={"microbatches": 1})  # 4 != 3 processes
     config["model"]["config_overrides"] = {"num_attention_heads": 1}
     config["distributed"]["sync"] = {"type": "local_sgd", "sync_every": 2}
+    config["distributed"]["tensor_parallel_plan"] = {"encoder.nothing.*": "colwise"}
     stderr = _rejected(tmp_path, config)
     for line in [
-        "distributed: the parallel degrees multiply to 2 (pipeline 1 x replicas 1 x shards 1 x tensor 2), not to the 3 processes",
+        "distributed: the parallel degrees multiply to 4 (pipeline 2 x replicas 1 x shards 1 x tensor 2), not to the 3 processes",
         "distributed.tensor_parallel_size: 2 does not divide the model's num_attention_heads (1)",
+        "distributed.tensor_parallel_plan: tensor-parallel pattern 'encoder.nothing.*' matches no module",
         "distributed.sync: a split model (tensor or pipeline parallel) averages gradients every step",
+        "distributed.pipeline.microbatches: must be at least the pipeline_parallel_size (2)",
+        "distributed.pipeline_parallel_size: model MaskedLanguageModel declares no pipeline units",
     ]:
         assert line in stderr
-    config = variant(mlm_config(tmp_path), workers=2, tp=2)
-    config["distributed"]["tensor_parallel_plan"] = {"encoder.nothing.*": "colwise"}
-    assert "distributed.tensor_parallel_plan: tensor-parallel pattern 'encoder.nothing.*' matches no module" in \
-        _rejected(tmp_path, config)
+    config = variant(mlp_config(tmp_path), workers=2, pp=2, pipeline={"schedule": "1f1b", "microbatches": 3})
+    config["model"]["feedforward"] = None  # one unit (the output layer) for 2 stages
+    stderr = _rejected(tmp_path, config)
+    for line in [
+        "data_loader.batch_size: 8 samples per data-parallel rank do not divide into distributed.pipeline.microbatches (3)",
+        "distributed.pipeline_parallel_size: 2 stages, but the model has only 1 pipeline unit(s) (output)",
+    ]:
+        assert line in stderr
 
 
 def test_a_model_without_a_plan_asked_to_be_split_is_a_key_path_error(tmp_path):
@@ -192,7 +214,16 @@ def test_a_model_without_a_plan_asked_to_be_split_is_a_key_path_error(tmp_path):
         "train_data_path": str(write_jsonl(tmp_path / "train.jsonl", sentiment_records(8, seed=1))),
         "model": {"type": "basic_classifier", "embedding_dim": 4, "encoder": {"type": "boe"}},
         "data_loader": {"batch_size": 4},
-        "distributed": {"cuda_devices": [-1, -1], "tensor_parallel_size": 2, "pipeline_parallel_size": 1},
+        "distributed": {"cuda_devices": [-1] * 4, "tensor_parallel_size": 2, "pipeline_parallel_size": 2},
     }
     stderr = _rejected(tmp_path, config)
     assert "distributed.tensor_parallel_size: model BasicClassifier declares no tensor-parallel plan" in stderr
+    assert "distributed.pipeline_parallel_size: model BasicClassifier declares no pipeline units" in stderr
+
+
+def test_pipeline_stages_and_microbatches_are_cut_evenly():
+    from distrain.distributed.strategies.pipeline import microbatch_count, stage_units
+
+    assert stage_units(["a", "b", "c", "d", "e"], 2) == [["a", "b", "c"], ["d", "e"]]
+    assert stage_units(["a", "b", "c"], 3) == [["a"], ["b"], ["c"]]
+    assert [microbatch_count(batch, 4) for batch in (8, 4, 6, 3, 1)] == [4, 4, 3, 3, 1]

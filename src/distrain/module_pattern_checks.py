@@ -53,6 +53,7 @@ def module_problems(plan: Any) -> list[Problem]:
         from distrain.distributed.strategies.pipeline import pipeline_problems
 
         checks.append(lambda model: pipeline_problems(model, distributed.pipeline_parallel_size))
+        problems += _microbatch_problems(plan, distributed.microbatches())
     if not checks:
         return problems
     model = _meta_model(plan.arguments["model"])
@@ -61,6 +62,17 @@ def module_problems(plan: Any) -> list[Problem]:
     for check in checks:
         problems += check(model)
     return problems
+
+
+def _microbatch_problems(plan: Any, microbatches: int) -> list[Problem]:
+    """Each data-parallel rank's batch must cut into equal micro-batches (a smaller last batch of an
+    epoch runs as fewer of them, see :mod:`distrain.distributed.strategies.pipeline`)."""
+    loader = plan.arguments.get("data_loader")
+    batch = _argument(loader, "batch_size") if loader is not None and hasattr(loader, "arguments") else None
+    if isinstance(batch, int) and batch % microbatches:
+        return [Problem("data_loader.batch_size", f"{batch} samples per data-parallel rank do not divide into "
+                        f"distributed.pipeline.microbatches ({microbatches}) equal micro-batches")]
+    return []
 
 
 def _argument(node: Any, name: str) -> Any:

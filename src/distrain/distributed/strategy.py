@@ -69,7 +69,7 @@ class ParallelStrategy(Registrable):
     def splits_model(self) -> bool:
         return self.layout.tp > 1 or self.layout.pp > 1
 
-    def mesh(self):
+    def job_mesh(self):
         """The job's device mesh (``pp x dp_replicate x dp_shard x tp``, dimensions of size 1 left out)."""
         if self.device_mesh is None:
             device_type = torch.device(self.world.device).type
@@ -91,7 +91,7 @@ class ParallelStrategy(Registrable):
             if problems:
                 raise ConfigError(problems)
             plan = self.tensor_plan if self.tensor_plan is not None else declared_plan(model)
-            names = apply_tensor_parallel(model, self.mesh()["tp"], plan)
+            names = apply_tensor_parallel(model, self.job_mesh()["tp"], plan)
             if self.world.is_primary:
                 import logging
 
@@ -110,7 +110,7 @@ class ParallelStrategy(Registrable):
         problems = pipeline_problems(model, self.layout.pp)
         if problems:
             raise ConfigError(problems)
-        self.pipeline = Pipeline(model, stage, self.layout.pp, self.mesh()["pp"].get_group(), self.world.device,
+        self.pipeline = Pipeline(model, stage, self.layout.pp, self.job_mesh()["pp"].get_group(), self.world.device,
                                  self.schedule, self.microbatches)
         self.pipeline.release_other_stages()
         model.forward = self.pipeline.forward  # training and evaluation run through the stages
@@ -161,7 +161,7 @@ class ParallelStrategy(Registrable):
             square = torch.zeros((), dtype=torch.float32)
             if parameters:
                 square = torch.nn.utils.get_total_norm([p.grad for p in parameters]).float() ** 2
-            dist.all_reduce(square, group=self.mesh()["pp"].get_group())
+            dist.all_reduce(square, group=self.job_mesh()["pp"].get_group())
             total = square.sqrt()
             torch.nn.utils.clip_grads_with_norm_(parameters, max_norm, total)
             return total

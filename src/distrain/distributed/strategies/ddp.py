@@ -75,7 +75,7 @@ class DistributedDataParallelStrategy(ParallelStrategy):
         self.split_model(model)
         self.wrapped = model
         if self.layout.dp_size > 1:
-            self.gradient_group = self.mesh()["dp_replicate"].get_group()
+            self.gradient_group = self.job_mesh()["dp_replicate"].get_group()
         return model
 
     def before_optimizer_step(self, parameters, local_weight, total_weight) -> None:
