@@ -142,7 +142,7 @@ def state_bytes(model: Any, optimizer: Any) -> StateBytes:
     state measured by one step on zero gradients (on the meta device this allocates nothing)."""
     import torch
 
-    parameters = list(model.parameters())
+    parameters = [p for p in model.parameters() if not getattr(p, "released_by_pipeline", False)]
     trainable = [p for p in parameters if p.requires_grad]
     for parameter in trainable:
         parameter.grad = torch.zeros_like(parameter)
@@ -171,6 +171,8 @@ class DryRun:
     shares: list[RankShare] | None
     state: StateBytes
     notes: list[str] = field(default_factory=list)
+    #: how the model is split (tensor-parallel layers, pipeline stages)
+    split: list[str] = field(default_factory=list)
 
 
 def group_ranks(values: list[Any]) -> list[tuple[int, int, Any]]:
@@ -200,6 +202,7 @@ def render(dry: DryRun, max_groups: int = 12) -> str:
     lines = [
         f"  dry run          {dry.world_size} process(es) on {dry.nodes} node(s); rank 0 assembled on a fake process group, model on the meta device",
         f"  device mesh      {dry.mesh}",
+        *(f"  {line}" for line in dry.split),
         f"  data parallel    {dry.dp_size} rank(s)",
         f"  strategy         {dry.strategy}",
         f"  effective batch  {batch} = {per_worker} per worker x {workers} worker(s) x {accumulation} accumulation",
@@ -277,6 +280,6 @@ def dry_run(config: dict[str, Any], world_size: int, nodes: int = 1) -> tuple[Dr
         dp_rank_of=[dims.dp_rank(rank) for rank in range(world_size)], strategy=strategy,
         effective_batch=assembly.effective_batch(world), train_records=len(prepared.train),
         steps_per_epoch=assembly.trainer.steps_per_epoch, shares=rank_shares(assembly.train_loader),
-        state=state, notes=notes,
+        state=state, notes=notes, split=assembly.strategy.describe_split(),
     )
     return figures, assembly

@@ -120,6 +120,19 @@ class ParallelStrategy(Registrable):
             for index, names in enumerate(self.pipeline.runs):
                 logging.getLogger(__name__).info("pipeline stage %d of %d: %s", index, self.layout.pp, ", ".join(names))
 
+    def describe_split(self) -> list[str]:
+        """How the model is split (for ``distrain check``): tensor-parallel layers, pipeline stages."""
+        lines = []
+        if self.layout.tp > 1 and self.model is not None:
+            from torch.distributed.tensor import DTensor
+
+            split = sum(1 for p in self.model.parameters() if isinstance(p, DTensor)) // 2
+            lines.append(f"tensor parallel  {split} linear layer(s) split over {self.layout.tp} ranks")
+        pipeline = getattr(self, "pipeline", None)
+        if pipeline is not None:
+            lines += [f"pipeline {line}" for line in pipeline.describe()]
+        return lines
+
     def _gathered(self, local: dict[str, Any]) -> dict[str, Any]:
         """Every stage's part (from the first data-parallel and tensor rank of each), merged on rank 0."""
         from distrain.distributed.collectives import all_gather_object

@@ -132,11 +132,18 @@ class Pipeline:
                 for module in unit.modules():
                     for key, param in list(module._parameters.items()):
                         if param is not None and id(param) not in mine:
-                            module._parameters[key] = torch.nn.Parameter(
-                                torch.empty_like(param, device="meta"), requires_grad=param.requires_grad)
+                            released = torch.nn.Parameter(torch.empty_like(param, device="meta"),
+                                                          requires_grad=param.requires_grad)
+                            released.released_by_pipeline = True  # another stage holds it (for byte counts)
+                            module._parameters[key] = released
 
-    def held_parameters(self) -> dict[str, torch.nn.Parameter]:
-        return {name: p for name, p in self.model.named_parameters() if not p.is_meta}
+    def describe(self) -> list[str]:
+        """One line per stage: its units and their parameter count."""
+        lines = []
+        for index, names in enumerate(self.runs):
+            count = sum(p.numel() for name in names for p in self.model.get_submodule(name).parameters())
+            lines.append(f"stage {index}: {', '.join(names)} ({count:,} parameters)")
+        return lines
 
     # ---------------------------------------------------------------------------------- running
     def _schedule_for(self, shapes: Any, count: int, training: bool):
