@@ -173,6 +173,13 @@ class DistributedConfig:
                                  "(tensor or pipeline parallel); remove it"))
         if self.device_weights is not None:
             found.append(Problem(f"{path}.device_weights", "a split model needs equal shares; remove device_weights"))
+        if self.tensor_parallel_size > 1 and self.pipeline_parallel_size > 1:
+            found.append(Problem(f"{path}.pipeline_parallel_size", "tensor and pipeline parallelism are not combined "
+                                 "yet; give one of them (either goes with data parallelism)"))
+        if self.pipeline_parallel_size > 1 and not self.strategy_class().pipelines:
+            name = ParallelStrategy.name_of(self.strategy_class()) or self.strategy_class().__name__
+            found.append(Problem(f"{path}.strategy", f"strategy {name} does not run pipeline stages; use ddp "
+                                 "(each stage's gradients averaged over the data-parallel replicas)"))
         if self.pipeline_parallel_size > 1 and self.microbatches() < self.pipeline_parallel_size:
             found.append(Problem(f"{path}.pipeline.microbatches", f"must be at least the pipeline_parallel_size "
                                  f"({self.pipeline_parallel_size}) so every stage has work, got {self.microbatches()}"))

@@ -33,6 +33,8 @@ class ParallelStrategy(Registrable):
     replicates_parameters = False
     #: gradients go through a communication hook that may compress them (``gradient_compression``)
     accepts_gradient_compression = False
+    #: runs a pipelined model (``pipeline_parallel_size`` > 1) as its data-parallel part
+    pipelines = True
 
     def __init__(self, world: World = SINGLE) -> None:
         self.world = world

@@ -60,6 +60,7 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
     shards of rank 0's initial (or pretrained) weights, so no other rank ever holds the whole model."""
 
     forward_is_collective = True
+    pipelines = False
 
     def __init__(
         self,
