@@ -94,6 +94,7 @@ class ParallelStrategy(Registrable):
                 raise ConfigError(problems)
             plan = self.tensor_plan if self.tensor_plan is not None else declared_plan(model)
             names = apply_tensor_parallel(model, self.job_mesh()["tp"], plan)
+            self.split_layers = names
             if self.world.is_primary:
                 import logging
 
@@ -125,11 +126,9 @@ class ParallelStrategy(Registrable):
     def describe_split(self) -> list[str]:
         """How the model is split (for ``distrain check``): tensor-parallel layers, pipeline stages."""
         lines = []
-        if self.layout.tp > 1 and self.model is not None:
-            from torch.distributed.tensor import DTensor
-
-            split = sum(1 for p in self.model.parameters() if isinstance(p, DTensor)) // 2
-            lines.append(f"tensor parallel  {split} linear layer(s) split over {self.layout.tp} ranks")
+        split = getattr(self, "split_layers", None)
+        if split is not None:
+            lines.append(f"tensor parallel  {len(split)} linear layer(s) split over {self.layout.tp} ranks")
         pipeline = getattr(self, "pipeline", None)
         if pipeline is not None:
             lines += [f"pipeline {line}" for line in pipeline.describe()]
