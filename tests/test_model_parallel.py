@@ -66,7 +66,9 @@ RUNS = {
     "mlp_pp2_gpipe": ("mlp", {"workers": 2, "pp": 2, "pipeline": {"schedule": "gpipe", "microbatches": 4}}),
     "mlp_pp2_1f1b": ("mlp", {"workers": 2, "pp": 2, "pipeline": {"schedule": "1f1b", "microbatches": 4},
                              "resumable": True}),
-    "classifier_pp2_gpipe": ("classifier", {"workers": 2, "pp": 2, "pipeline": {"schedule": "gpipe", "microbatches": 2}}),
+    # stage 0 holds only the embeddings: the config's split points instead of the even cut
+    "classifier_pp2_gpipe": ("classifier", {"workers": 2, "pp": 2, "pipeline": {"schedule": "gpipe", "microbatches": 2,
+                                                                               "split_points": [1]}}),
     "classifier_pp2_1f1b": ("classifier", {"workers": 2, "pp": 2, "pipeline": {"schedule": "1f1b", "microbatches": 4}}),
     # the 2-D layouts, 4 processes each
     "mlm_fsdp2_tp2": ("mlm", {"workers": 4, "tp": 2, "strategy": {"type": "fsdp"}}),
@@ -122,6 +124,8 @@ def test_the_model_is_split_as_declared(mp_runs):
     log = (mp_runs["classifier_pp2_1f1b"] / "out_worker0.log").read_text()
     assert "pipeline stage 0 of 2: encoder.transformer.embeddings, encoder.transformer.encoder.layer.0" in log
     assert "pipeline stage 1 of 2: encoder.transformer.encoder.layer.1, output" in log
+    log = (mp_runs["classifier_pp2_gpipe"] / "out_worker0.log").read_text()
+    assert "pipeline stage 1 of 2: encoder.transformer.encoder.layer.0, encoder.transformer.encoder.layer.1, output" in log
     log = (mp_runs["mlp_pp2_dp2"] / "out_worker0.log").read_text()
     assert "pipeline stage 0 of 2: feedforward.layers.0, feedforward.layers.1, feedforward.layers.2" in log
 
@@ -187,6 +191,7 @@ def _rejected(tmp_path: Path, config: dict) -> str:
 
 
 def test_model_parallel_mistakes_are_key_path_errors_before_data_is_read(tmp_path):
+    """Every check of the layout, including a model without a plan or units asked to be split."""
     config = variant(mlm_config(tmp_path), workers=3, tp=2, pp=2, pipeline={"microbatches": 1})  # 4 != 3 processes
     config["model"]["config_overrides"] = {"num_attention_heads": 1}
     config["distributed"]["sync"] = {"type": "local_sgd", "sync_every": 2}
@@ -202,11 +207,13 @@ def test_model_parallel_mistakes_are_key_path_errors_before_data_is_read(tmp_pat
         "distributed.pipeline_parallel_size: tensor and pipeline parallelism are not combined yet",
     ]:
         assert line in stderr
-    config = variant(mlp_config(tmp_path), workers=2, pp=2, pipeline={"schedule": "1f1b", "microbatches": 3},
+    # the feed-forward classifier has pipeline units but no tensor-parallel plan
+    config = variant(mlp_config(tmp_path), workers=4, tp=2, pp=2, pipeline={"schedule": "1f1b", "microbatches": 3},
                      strategy={"type": "fsdp"})
     config["model"]["feedforward"] = None  # one unit (the output layer) for 2 stages
     stderr = _rejected(tmp_path, config)
     for line in [
+        "distributed.tensor_parallel_size: model FeedForwardClassifier declares no tensor-parallel plan",
         "distributed.strategy: strategy fsdp does not run pipeline stages; use ddp",
         "data_loader.batch_size: 8 samples per data-parallel rank do not divide into distributed.pipeline.microbatches (3)",
         "distributed.pipeline_parallel_size: 2 stages, but the model has only 1 pipeline unit(s) (output)",
@@ -214,24 +221,22 @@ def test_model_parallel_mistakes_are_key_path_errors_before_data_is_read(tmp_pat
         assert line in stderr
 
 
-def test_a_model_without_a_plan_asked_to_be_split_is_a_key_path_error(tmp_path):
-    from conftest import sentiment_records, write_jsonl
+def test_pipeline_stages_and_microbatches_are_cut_evenly_or_at_the_split_points():
+    import torch
 
-    config = {
-        "dataset_reader": {"type": "text_classification_json"},
-        "train_data_path": str(write_jsonl(tmp_path / "train.jsonl", sentiment_records(8, seed=1))),
-        "model": {"type": "basic_classifier", "embedding_dim": 4, "encoder": {"type": "boe"}},
-        "data_loader": {"batch_size": 4},
-        "distributed": {"cuda_devices": [-1] * 4, "tensor_parallel_size": 2, "pipeline_parallel_size": 2},
-    }
-    stderr = _rejected(tmp_path, config)
-    assert "distributed.tensor_parallel_size: model BasicClassifier declares no tensor-parallel plan" in stderr
-    assert "distributed.pipeline_parallel_size: model BasicClassifier declares no pipeline units" in stderr
-
-
-def test_pipeline_stages_and_microbatches_are_cut_evenly():
-    from distrain.distributed.strategies.pipeline import microbatch_count, stage_units
+    from distrain.distributed.strategies.pipeline import microbatch_count, pipeline_problems, stage_units
 
     assert stage_units(["a", "b", "c", "d", "e"], 2) == [["a", "b", "c"], ["d", "e"]]
     assert stage_units(["a", "b", "c"], 3) == [["a"], ["b"], ["c"]]
+    assert stage_units(["a", "b", "c", "d", "e"], 3, [1, 4]) == [["a"], ["b", "c", "d"], ["e"]]
+
+    class Units(torch.nn.Module):
+        def pipeline_units(self):
+            return ["a", "b", "c", "d"]
+
+    assert pipeline_problems(Units(), 3, [1, 3]) == []
+    for bad in ([1], [0, 2], [2, 2], [1, 4], [3, 1]):
+        (problem,) = pipeline_problems(Units(), 3, bad)
+        assert problem.path == "distributed.pipeline.split_points" and "needs 2 increasing unit indices in [1, 3]" in \
+            problem.message, bad
     assert [microbatch_count(batch, 4) for batch in (8, 4, 6, 3, 1)] == [4, 4, 3, 3, 1]

@@ -52,7 +52,8 @@ def module_problems(plan: Any) -> list[Problem]:
     if distributed is not None and distributed.pipeline_parallel_size > 1:
         from distrain.distributed.strategies.pipeline import pipeline_problems
 
-        checks.append(lambda model: pipeline_problems(model, distributed.pipeline_parallel_size))
+        split_points = distributed.pipeline.split_points if distributed.pipeline is not None else None
+        checks.append(lambda model: pipeline_problems(model, distributed.pipeline_parallel_size, split_points))
         problems += _microbatch_problems(plan, distributed.microbatches())
     if not checks:
         return problems

@@ -20,10 +20,13 @@ from distrain.lazy import Lazy
 class PipelineConfig:
     """``schedule``: ``gpipe`` (all forwards, then all backwards) or ``1f1b`` (one forward, one
     backward once the pipeline is full: fewer activations held). ``microbatches``: how many pieces
-    each data-parallel rank's batch is cut into (at least the number of stages; default: that number)."""
+    each data-parallel rank's batch is cut into (at least the number of stages; default: that number).
+    ``split_points``: the unit index where each stage after the first begins (overrides the even cut)."""
 
     schedule: Literal["gpipe", "1f1b"] = "1f1b"
     microbatches: Annotated[int, Ge(1)] | None = None
+    #: where stages 2.. begin, as indices into the model's ``pipeline_units()`` (default: an even cut)
+    split_points: list[int] | None = None
 
 
 @dataclass
@@ -116,7 +119,8 @@ class DistributedConfig:
         if self.auto_balance() is not None:
             strategy.use_balancer(AutomaticShares(world, self.auto_balance()))
         strategy.use_layout(self.dims(world.size), self.tensor_plan_override(),
-                            self.pipeline.schedule if self.pipeline is not None else "1f1b", self.microbatches())
+                            self.pipeline.schedule if self.pipeline is not None else "1f1b", self.microbatches(),
+                            self.pipeline.split_points if self.pipeline is not None else None)
         return strategy
 
     def tensor_plan_override(self) -> dict[str, str] | None:

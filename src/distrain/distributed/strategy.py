@@ -59,13 +59,14 @@ class ParallelStrategy(Registrable):
 
     # ------------------------------------------------------------------------- model parallelism
     def use_layout(self, layout: ParallelDims, tensor_plan: dict[str, str] | None = None,
-                   schedule: str = "1f1b", microbatches: int = 1) -> None:
+                   schedule: str = "1f1b", microbatches: int = 1, split_points: list[int] | None = None) -> None:
         """Set before :meth:`wrap`: the job's degrees (``tensor_plan``: the config's override of the
-        model's own tensor-parallel plan; ``schedule`` and ``microbatches``: the pipeline's)."""
+        model's own tensor-parallel plan; ``schedule``, ``microbatches`` and ``split_points``: the pipeline's)."""
         self.layout = layout
         self.tensor_plan = tensor_plan
         self.schedule = schedule
         self.microbatches = microbatches
+        self.split_points = split_points
 
     @property
     def splits_model(self) -> bool:
@@ -110,11 +111,12 @@ class ParallelStrategy(Registrable):
         from distrain.config.errors import ConfigError
         from distrain.distributed.strategies.pipeline import Pipeline, pipeline_problems
 
-        problems = pipeline_problems(model, self.layout.pp)
+        split_points = getattr(self, "split_points", None)
+        problems = pipeline_problems(model, self.layout.pp, split_points)
         if problems:
             raise ConfigError(problems)
         self.pipeline = Pipeline(model, stage, self.layout.pp, self.job_mesh()["pp"].get_group(), self.world.device,
-                                 self.schedule, self.microbatches)
+                                 self.schedule, self.microbatches, split_points)
         self.pipeline.release_other_stages()
         model.forward = self.pipeline.forward  # training and evaluation run through the stages
         if self.world.is_primary:

@@ -5,7 +5,8 @@ The model declares its units in forward order (:meth:`~distrain.models.model.Mod
 what the first unit receives (``pipeline_inputs``), how one unit runs on what the previous one
 passed on (``pipeline_unit``) and the loss and metrics from the last unit's output
 (``pipeline_loss``). Stage ``s`` of ``P`` holds a contiguous run of units (as equal in number as
-they divide); the parameters of the other stages' units are released (the meta device).
+they divide, or cut at the configured ``split_points``); the parameters of the other stages' units
+are released (the meta device).
 
 Each data-parallel rank's batch is cut into ``M`` equal micro-batches. A batch that does not
 divide into ``M`` (the last, smaller one of an epoch) runs as the largest number of equal
@@ -37,7 +38,8 @@ def declared_units(model: torch.nn.Module) -> list[str]:
     return list(declared()) if callable(declared) else []
 
 
-def pipeline_problems(model: torch.nn.Module, stages: int, path: str = "distributed") -> list[Problem]:
+def pipeline_problems(model: torch.nn.Module, stages: int, split_points: list[int] | None = None,
+                      path: str = "distributed") -> list[Problem]:
     units = declared_units(model)
     if not units:
         return [Problem(f"{path}.pipeline_parallel_size", f"model {type(model).__name__} declares no pipeline "
@@ -45,12 +47,22 @@ def pipeline_problems(model: torch.nn.Module, stages: int, path: str = "distribu
     if stages > len(units):
         return [Problem(f"{path}.pipeline_parallel_size", f"{stages} stages, but the model has only "
                         f"{len(units)} pipeline unit(s) ({', '.join(units)})")]
+    if split_points is not None:
+        inside = all(0 < a < b < len(units) for a, b in zip(split_points, split_points[1:] + [len(units) - 0.5]))
+        if len(split_points) != stages - 1 or not inside:
+            return [Problem(f"{path}.pipeline.split_points", f"needs {stages - 1} increasing unit indices in "
+                            f"[1, {len(units) - 1}] (where stages 2.. begin; units: {', '.join(units)}), "
+                            f"got {split_points}")]
     return []
 
 
-def stage_units(units: list[str], stages: int) -> list[list[str]]:
-    """Contiguous runs of ``units``, one per stage, as equal in number as they divide (earlier stages
-    take the extra one)."""
+def stage_units(units: list[str], stages: int, split_points: list[int] | None = None) -> list[list[str]]:
+    """Contiguous runs of ``units``, one per stage: cut at ``split_points`` (the unit index where each
+    stage after the first begins), else as equal in number as they divide (earlier stages take the
+    extra one)."""
+    if split_points is not None:
+        bounds = [0, *split_points, len(units)]
+        return [units[start:end] for start, end in zip(bounds, bounds[1:])]
     size, extra = divmod(len(units), stages)
     runs, start = [], 0
     for stage in range(stages):
@@ -103,7 +115,7 @@ class Pipeline:
     the model's forward (training and evaluation go through the stages)."""
 
     def __init__(self, model: torch.nn.Module, stage: int, stages: int, group: Any, device: str,
-                 schedule: str, microbatches: int) -> None:
+                 schedule: str, microbatches: int, split_points: list[int] | None = None) -> None:
         self.model = model
         self.stage = stage
         self.stages = stages
@@ -111,7 +123,7 @@ class Pipeline:
         self.device = torch.device(device)
         self.schedule = schedule
         self.microbatches = microbatches
-        self.runs = stage_units(declared_units(model), stages)
+        self.runs = stage_units(declared_units(model), stages, split_points)
         self.module = _Stage(model, self.runs[stage])
         self.is_first, self.is_last = stage == 0, stage == stages - 1
         self._schedules: dict[Any, Any] = {}
