@@ -44,7 +44,11 @@ class ParallelStrategy(Registrable):
         #: the job's parallel degrees; tensor or pipeline degrees above 1 split the model as well
         self.layout = ParallelDims.data_parallel(world.size)
         self.tensor_plan: dict[str, str] | None = None
+        self.schedule, self.microbatches, self.split_points = "1f1b", 1, None
         self.device_mesh = None
+        #: set by :meth:`split_model`: the linear layers split by tensor parallelism, this rank's pipeline stage
+        self.split_layers: list[str] | None = None
+        self.pipeline = None
 
     @classmethod
     def dims(cls, world_size: int, arguments: dict[str, Any]) -> ParallelDims:
@@ -85,10 +89,12 @@ class ParallelStrategy(Registrable):
         from distrain.distributed.collectives import set_reporting
 
         if self.layout.tp > 1:
-            from distrain.distributed.strategies.tensor_parallel import apply_tensor_parallel, declared_plan
-
             from distrain.config.errors import ConfigError
-            from distrain.distributed.strategies.tensor_parallel import plan_problems
+            from distrain.distributed.strategies.tensor_parallel import (
+                apply_tensor_parallel,
+                declared_plan,
+                plan_problems,
+            )
 
             problems = plan_problems(model, self.layout.tp, self.tensor_plan)
             if problems:
@@ -111,12 +117,11 @@ class ParallelStrategy(Registrable):
         from distrain.config.errors import ConfigError
         from distrain.distributed.strategies.pipeline import Pipeline, pipeline_problems
 
-        split_points = getattr(self, "split_points", None)
-        problems = pipeline_problems(model, self.layout.pp, split_points)
+        problems = pipeline_problems(model, self.layout.pp, self.split_points)
         if problems:
             raise ConfigError(problems)
         self.pipeline = Pipeline(model, stage, self.layout.pp, self.job_mesh()["pp"].get_group(), self.world.device,
-                                 self.schedule, self.microbatches, split_points)
+                                 self.schedule, self.microbatches, self.split_points)
         self.pipeline.release_other_stages()
         model.forward = self.pipeline.forward  # training and evaluation run through the stages
         if self.world.is_primary:
@@ -128,12 +133,10 @@ class ParallelStrategy(Registrable):
     def describe_split(self) -> list[str]:
         """How the model is split (for ``distrain check``): tensor-parallel layers, pipeline stages."""
         lines = []
-        split = getattr(self, "split_layers", None)
-        if split is not None:
-            lines.append(f"tensor parallel  {len(split)} linear layer(s) split over {self.layout.tp} ranks")
-        pipeline = getattr(self, "pipeline", None)
-        if pipeline is not None:
-            lines += [f"pipeline {line}" for line in pipeline.describe()]
+        if self.split_layers is not None:
+            lines.append(f"tensor parallel  {len(self.split_layers)} linear layer(s) split over {self.layout.tp} ranks")
+        if self.pipeline is not None:
+            lines += [f"pipeline {line}" for line in self.pipeline.describe()]
         return lines
 
     def _gathered(self, local: dict[str, Any]) -> dict[str, Any]:

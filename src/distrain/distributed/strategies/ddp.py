@@ -40,6 +40,8 @@ class DistributedDataParallelStrategy(ParallelStrategy):
         self.find_unused_parameters = find_unused_parameters
         self.wrapped: torch.nn.Module | None = None
         self.compression: GradientCompression | None = None
+        #: with a split model: the data-parallel ranks each gradient is averaged over after backward
+        self.gradient_group = None
 
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         model = super().wrap(model)
@@ -79,7 +81,7 @@ class DistributedDataParallelStrategy(ParallelStrategy):
         return model
 
     def before_optimizer_step(self, parameters, local_weight, total_weight) -> None:
-        group = getattr(self, "gradient_group", None)
+        group = self.gradient_group
         if group is not None:
             import torch.distributed as dist
             from torch.distributed.tensor import DTensor
