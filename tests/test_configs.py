@@ -26,6 +26,23 @@ def test_shipped_config_is_validated_and_built_by_check(config: Path, prepared_d
     assert result.stdout.startswith(f"config OK: {config}")
     for line in ("model ", "trainer ", "effective batch ", "steps per epoch "):
         assert line in result.stdout, line
+    for line in SPLIT_LINES.get(config.stem, []):  # how a model-parallel config splits the model
+        assert line in result.stdout, line
+
+
+SPLIT_LINES = {
+    "digits_mlp_pipeline": [
+        "device mesh      pp 2 = 2 process(es)",
+        "pipeline stage 0: feedforward.layers.0, feedforward.layers.1, feedforward.layers.2 (24,832 parameters)",
+        "pipeline stage 1: feedforward.layers.3, output (1,290 parameters)",
+        "rank 0 holds     parameters 97.0 KiB (99,328 B)",  # stage 0's parameters only (of 26,122)
+    ],
+    "shakespeare_mlm_tp": [
+        "device mesh      tp 2 = 2 process(es)",
+        "tensor parallel  12 linear layer(s) split over 2 ranks",
+        "rank 0 holds     parameters 15.9 MiB (16,680,168 B)",  # 197,504 parameters (half of each split layer) fewer than whole
+    ],
+}
 
 
 @pytest.mark.parametrize("space", SEARCH_SPACES, ids=[path.stem for path in SEARCH_SPACES])

@@ -24,7 +24,7 @@ from typing import Any
 
 from distrain.config.errors import ConfigError, Problem
 from distrain.errors import UsageError
-from distrain.training.state_bytes import StateBytes, held_state_bytes
+from distrain.training.state_bytes import StateBytes, held_parameters, held_state_bytes
 
 #: placeholder rendezvous port for a multi-node dry run (nothing listens; the config needs one)
 PLACEHOLDER_PORT = 29500
@@ -120,7 +120,7 @@ def state_bytes(model: Any, optimizer: Any) -> StateBytes:
     device this allocates nothing), then counted as a real worker counts it after training."""
     import torch
 
-    trainable = [p for p in model.parameters() if p.requires_grad]
+    trainable = [p for p in held_parameters(model) if p.requires_grad]
     for parameter in trainable:
         parameter.grad = torch.zeros_like(parameter)
     with torch.no_grad():
@@ -147,6 +147,8 @@ class DryRun:
     shares: list[RankShare] | None
     state: StateBytes
     notes: list[str] = field(default_factory=list)
+    #: how the model is split (tensor-parallel layers, pipeline stages)
+    split: list[str] = field(default_factory=list)
 
 
 def group_ranks(values: list[Any]) -> list[tuple[int, int, Any]]:
@@ -176,6 +178,7 @@ def render(dry: DryRun, max_groups: int = 12) -> str:
     lines = [
         f"  dry run          {dry.world_size} process(es) on {dry.nodes} node(s); rank 0 assembled on a fake process group, model on the meta device",
         f"  device mesh      {dry.mesh}",
+        *(f"  {line}" for line in dry.split),
         f"  data parallel    {dry.dp_size} rank(s)",
         f"  strategy         {dry.strategy}",
         f"  effective batch  {batch} = {per_worker} per worker x {workers} worker(s) x {accumulation} accumulation",
@@ -253,6 +256,6 @@ def dry_run(config: dict[str, Any], world_size: int, nodes: int = 1) -> tuple[Dr
         dp_rank_of=[dims.dp_rank(rank) for rank in range(world_size)], strategy=strategy,
         effective_batch=assembly.effective_batch(world), train_records=len(prepared.train),
         steps_per_epoch=assembly.trainer.steps_per_epoch, shares=rank_shares(assembly.train_loader),
-        state=state, notes=notes,
+        state=state, notes=notes, split=assembly.strategy.describe_split(),
     )
     return figures, assembly

@@ -31,7 +31,7 @@ def evaluate(
     """
     import contextlib
 
-    from distrain.distributed.collectives import all_reduce_sum
+    from distrain.distributed.collectives import all_reduce_sum, counted
 
     model.eval()
     _reset_metrics(model)
@@ -50,7 +50,7 @@ def evaluate(
             weight = output["loss_weight"].double().cpu() if "loss_weight" in output else float(batch.size)
             loss_sum += output["loss"].double().cpu() * weight
             weight_sum += weight
-    totals = all_reduce_sum(torch.stack([loss_sum, weight_sum]))
+    totals = all_reduce_sum(counted(torch.stack([loss_sum, weight_sum])))
     metrics = model.get_metrics(reset=True)
     if totals[1] > 0:
         metrics = {"loss": float(totals[0] / totals[1]), **metrics}
@@ -60,7 +60,7 @@ def evaluate(
 @torch.inference_mode()
 def predict(model: Model, loader: DataLoader, device: torch.device | str = "cpu") -> list[dict[str, Any]]:
     """One human-readable output per instance, in dataset order, on every worker."""
-    from distrain.distributed.collectives import all_gather_object
+    from distrain.distributed.collectives import all_gather_object, reports
 
     model.eval()
     mine: list[tuple[int, dict[str, Any]]] = []
@@ -69,7 +69,7 @@ def predict(model: Model, loader: DataLoader, device: torch.device | str = "cpu"
             continue
         mine.extend(zip((int(i) for i in batch.indices), predict_inputs(model, batch.inputs, device)))
     _reset_metrics(model)  # labelled data fed the metrics; leave the model clean
-    everyone = [pair for part in all_gather_object(mine) for pair in part]
+    everyone = [pair for part in all_gather_object(mine if reports() else []) for pair in part]
     return [record for _, record in sorted(everyone, key=lambda pair: pair[0])]
 
 

@@ -119,15 +119,25 @@ def _without_prepared(world: World, prepared: None, worker: Callable[..., Any], 
     worker(world, *args)
 
 
-def evaluate_worker(world: World, job: ArchiveJob, output_file: str) -> None:
+def _place(world: World, job: ArchiveJob) -> None:
+    """Move the model to this worker's device and split it as the ``distributed`` block asks
+    (tensor parallel: ranks of one data-parallel coordinate share each batch and split its layers)."""
     job.model.to(world.device)
+    if job.distributed is not None and job.distributed.model_split > 1:
+        strategy = job.distributed.build_strategy(world)
+        strategy.model = job.model
+        strategy.split_model(job.model)
+
+
+def evaluate_worker(world: World, job: ArchiveJob, output_file: str) -> None:
+    _place(world, job)
     metrics = evaluate(job.model, DataLoader(job.dataset, job.loader, world), world.device)
     if world.is_primary:
         write_atomically(output_file, [json.dumps(metrics, indent=2) + "\n"])
 
 
 def predict_worker(world: World, job: ArchiveJob, output_file: str) -> None:
-    job.model.to(world.device)
+    _place(world, job)
     records = predict(job.model, DataLoader(job.dataset, job.loader, world), world.device)
     if world.is_primary:
         write_atomically(output_file, (json.dumps(record) + "\n" for record in records))

@@ -44,6 +44,17 @@ def module_problems(plan: Any) -> list[Problem]:
     unit_problems = getattr(getattr(strategy, "cls", None), "unit_problems", None)
     if unit_problems is not None:
         checks.append(lambda model: unit_problems(strategy.arguments, model, "distributed.strategy"))
+    if distributed is not None and distributed.tensor_parallel_size > 1:
+        from distrain.distributed.strategies.tensor_parallel import plan_problems
+
+        checks.append(lambda model: plan_problems(model, distributed.tensor_parallel_size,
+                                                  distributed.tensor_plan_override()))
+    if distributed is not None and distributed.pipeline_parallel_size > 1:
+        from distrain.distributed.strategies.pipeline import pipeline_problems
+
+        split_points = distributed.pipeline.split_points if distributed.pipeline is not None else None
+        checks.append(lambda model: pipeline_problems(model, distributed.pipeline_parallel_size, split_points))
+        problems += _microbatch_problems(plan, distributed.microbatches())
     if not checks:
         return problems
     model = _meta_model(plan.arguments["model"])
@@ -52,6 +63,17 @@ def module_problems(plan: Any) -> list[Problem]:
     for check in checks:
         problems += check(model)
     return problems
+
+
+def _microbatch_problems(plan: Any, microbatches: int) -> list[Problem]:
+    """Each data-parallel rank's batch must cut into equal micro-batches (a smaller last batch of an
+    epoch runs as fewer of them, see :mod:`distrain.distributed.strategies.pipeline`)."""
+    loader = plan.arguments.get("data_loader")
+    batch = _argument(loader, "batch_size") if loader is not None and hasattr(loader, "arguments") else None
+    if isinstance(batch, int) and batch % microbatches:
+        return [Problem("data_loader.batch_size", f"{batch} samples per data-parallel rank do not divide into "
+                        f"distributed.pipeline.microbatches ({microbatches}) equal micro-batches")]
+    return []
 
 
 def _argument(node: Any, name: str) -> Any:

@@ -52,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  trainer          {type(trainer).__name__}, optimizer {type(trainer.optimizer).__name__}")
     print(f"  strategy         {type(assembly.strategy).__name__}")
     print(f"  device mesh      {distributed.dims(world.size).describe() if distributed else '1 process'}")
+    for line in assembly.strategy.describe_split():
+        print(f"  {line}")
     print(f"  rank 0 holds     parameters {human_bytes(state.parameters)}, gradients {human_bytes(state.gradients)}, "
           f"optimizer state {human_bytes(state.optimizer)}")
     print(f"  workers          {world.size}" + (f" (devices {distributed.cuda_devices})" if distributed else ""))

@@ -13,6 +13,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     job = load_archive_job_from_args(args)
+    if job.distributed is not None and job.distributed.pipeline_parallel_size > 1:
+        from distrain.errors import UsageError
+
+        raise UsageError("distributed.pipeline_parallel_size: predict does not run a pipelined model (its stages "
+                         "return a loss, not outputs); use tensor_parallel_size, data parallel workers or one process")
     from distrain.inference import launch, predict_worker
 
     launch(job, predict_worker, args.output_file)

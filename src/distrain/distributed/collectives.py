@@ -78,3 +78,23 @@ def broadcast_object(value: Any, src: int = 0) -> Any:
 def barrier() -> None:
     if is_distributed():
         dist.barrier()
+
+
+#: whether this rank's losses, loss weights and metric statistics count (model parallelism: ranks
+#: sharing a data-parallel coordinate compute the same ones; only one of them reports)
+_REPORTS = [True]
+
+
+def set_reporting(reports: bool) -> None:
+    """Set once per worker by a strategy that splits the model (see :func:`counted`)."""
+    _REPORTS[0] = reports
+
+
+def reports() -> bool:
+    return _REPORTS[0]
+
+
+def counted(tensor: torch.Tensor) -> torch.Tensor:
+    """``tensor`` where this rank reports, zeros where another rank reports the same samples
+    (a sum over all ranks then counts each sample once)."""
+    return tensor if _REPORTS[0] else torch.zeros_like(tensor)

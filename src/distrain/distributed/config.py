@@ -17,6 +17,19 @@ from distrain.lazy import Lazy
 
 
 @dataclass
+class PipelineConfig:
+    """``schedule``: ``gpipe`` (all forwards, then all backwards) or ``1f1b`` (one forward, one
+    backward once the pipeline is full: fewer activations held). ``microbatches``: how many pieces
+    each data-parallel rank's batch is cut into (at least the number of stages; default: that number).
+    ``split_points``: the unit index where each stage after the first begins (overrides the even cut)."""
+
+    schedule: Literal["gpipe", "1f1b"] = "1f1b"
+    microbatches: Annotated[int, Ge(1)] | None = None
+    #: where stages 2.. begin, as indices into the model's ``pipeline_units()`` (default: an even cut)
+    split_points: list[int] | None = None
+
+
+@dataclass
 class DistributedConfig:
     """One process per ``cuda_devices`` entry on each node; ``-1`` entries are CPU processes (gloo).
 
@@ -43,6 +56,19 @@ class DistributedConfig:
     max_restarts: Annotated[int, Ge(0)] = 0
     sync: Lazy[SyncMode] | None = None
     gradient_compression: GradientCompression | None = None
+    tensor_parallel_size: Annotated[int, Ge(1)] = 1
+    tensor_parallel_plan: dict[str, Literal["colwise", "rowwise"]] | None = None
+    pipeline_parallel_size: Annotated[int, Ge(1)] = 1
+    pipeline: PipelineConfig | None = None
+
+    @property
+    def model_split(self) -> int:
+        """How many ranks hold the parts of one model (tensor x pipeline degrees)."""
+        return self.tensor_parallel_size * self.pipeline_parallel_size
+
+    def microbatches(self) -> int:
+        configured = self.pipeline.microbatches if self.pipeline is not None else None
+        return configured or self.pipeline_parallel_size
 
     @property
     def world_size(self) -> int:
@@ -62,8 +88,15 @@ class DistributedConfig:
 
     def dims(self, world_size: int | None = None) -> ParallelDims:
         """The parallel degrees of ``world_size`` processes (default: this block's own count)."""
+        import dataclasses
+
         arguments = self.strategy.arguments if self.strategy is not None else {}
-        return self.strategy_class().dims(world_size or self.world_size, arguments)
+        world_size = world_size or self.world_size
+        if self.model_split == 1:
+            return self.strategy_class().dims(world_size, arguments)
+        data = self.strategy_class().dims(max(1, world_size // self.model_split), arguments)
+        return dataclasses.replace(data, world_size=world_size, tp=self.tensor_parallel_size,
+                                   pp=self.pipeline_parallel_size)
 
     def fixed_weights(self) -> tuple[float, ...] | None:
         """The configured relative shares (None: equal, or measured with ``auto``)."""
@@ -85,7 +118,13 @@ class DistributedConfig:
             strategy.use_compression(self.gradient_compression)
         if self.auto_balance() is not None:
             strategy.use_balancer(AutomaticShares(world, self.auto_balance()))
+        strategy.use_layout(self.dims(world.size), self.tensor_plan_override(),
+                            self.pipeline.schedule if self.pipeline is not None else "1f1b", self.microbatches(),
+                            self.pipeline.split_points if self.pipeline is not None else None)
         return strategy
+
+    def tensor_plan_override(self) -> dict[str, str] | None:
+        return dict(self.tensor_parallel_plan) if self.tensor_parallel_plan is not None else None
 
     def sync_class(self) -> type[SyncMode]:
         if self.sync is not None and self.sync.cls is not None:
@@ -115,8 +154,39 @@ class DistributedConfig:
                 f"needs one weight per data-parallel worker ({dims.dp_size}), got {len(self.device_weights)}",
             ))
         arguments = self.strategy.arguments if self.strategy is not None else {}
-        found += self.strategy_class().problems(arguments, world_size, f"{path}.strategy", uses_cuda=self.uses_cuda)
+        found += self.strategy_class().problems(arguments, max(1, world_size // self.model_split),
+                                                f"{path}.strategy", uses_cuda=self.uses_cuda)
+        found += self._model_split_problems(path)
         found += self._sync_problems(path)
+        return found
+
+    def _model_split_problems(self, path: str) -> list[Problem]:
+        """Model parallelism and the rest of the block (the model's own plan is checked with the model)."""
+        found = []
+        if self.model_split == 1:
+            if self.tensor_parallel_plan is not None:
+                found.append(Problem(f"{path}.tensor_parallel_plan", "is used only with tensor_parallel_size > 1"))
+            if self.pipeline is not None:
+                found.append(Problem(f"{path}.pipeline", "is used only with pipeline_parallel_size > 1"))
+            return found
+        if self.sync is not None and self.sync_class() is not SyncMode.by_name(SyncMode.default_implementation):
+            found.append(Problem(f"{path}.sync", "a split model (tensor or pipeline parallel) averages gradients "
+                                 "every step; remove sync"))
+        if self.gradient_compression is not None:
+            found.append(Problem(f"{path}.gradient_compression", "is not applied to a split model "
+                                 "(tensor or pipeline parallel); remove it"))
+        if self.device_weights is not None:
+            found.append(Problem(f"{path}.device_weights", "a split model needs equal shares; remove device_weights"))
+        if self.tensor_parallel_size > 1 and self.pipeline_parallel_size > 1:
+            found.append(Problem(f"{path}.pipeline_parallel_size", "tensor and pipeline parallelism are not combined "
+                                 "yet; give one of them (either goes with data parallelism)"))
+        if self.pipeline_parallel_size > 1 and not self.strategy_class().pipelines:
+            name = ParallelStrategy.name_of(self.strategy_class()) or self.strategy_class().__name__
+            found.append(Problem(f"{path}.strategy", f"strategy {name} does not run pipeline stages; use ddp "
+                                 "(each stage's gradients averaged over the data-parallel replicas)"))
+        if self.pipeline_parallel_size > 1 and self.microbatches() < self.pipeline_parallel_size:
+            found.append(Problem(f"{path}.pipeline.microbatches", f"must be at least the pipeline_parallel_size "
+                                 f"({self.pipeline_parallel_size}) so every stage has work, got {self.microbatches()}"))
         return found
 
     def _sync_problems(self, path: str) -> list[Problem]:

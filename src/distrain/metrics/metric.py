@@ -98,11 +98,13 @@ class Metric(Registrable):
 
     def reduced_state(self) -> dict[str, torch.Tensor]:
         """The statistics over all workers (every worker must call this together)."""
-        from distrain.distributed.collectives import is_distributed
+        from distrain.distributed.collectives import is_distributed, reports
 
         stats = self.state()
         if not syncing() or not is_distributed():
             return stats
+        if not reports():  # another rank holds the same statistics (model parallelism): count them once
+            stats = {}
         reduced = _reduce_summed({name: stats.get(name) for name in sorted(self.summed)})
         for name in self.gathered:
             reduced[name] = _gather(stats.get(name, torch.zeros(0, dtype=torch.float64)))

@@ -37,6 +37,17 @@ class FeedForwardClassifier(ClassifierOutputs, Model):
         width = self.feedforward.output_dim if self.feedforward else input_dim
         self.output = torch.nn.Linear(width, vocab.size(label_namespace))
 
+    def pipeline_units(self) -> list[str]:
+        """The feed-forward stack's layers (linear, activation, dropout) and the output layer."""
+        stack = [f"feedforward.layers.{index}" for index in range(len(self.feedforward.layers))] if self.feedforward else []
+        return stack + ["output"]
+
+    def pipeline_inputs(self, features: torch.Tensor, **_: Any) -> tuple[torch.Tensor, ...]:
+        return (features * self.feature_scale if self.feature_scale != 1.0 else features,)
+
+    def pipeline_loss(self, outputs: tuple[torch.Tensor, ...], label: torch.Tensor) -> torch.Tensor:
+        return self.classify(outputs[0], label)["loss"]
+
     def forward(self, features: torch.Tensor, label: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
         hidden = features * self.feature_scale if self.feature_scale != 1.0 else features
         if self.feedforward is not None:

@@ -98,6 +98,13 @@ class MaskedLanguageModel(Model):
         """The transformer's layers (the embeddings stay with the root, beside what reuses them)."""
         return self.encoder.layer_patterns("encoder")
 
+    def tensor_parallel_plan(self) -> dict[str, str]:
+        """The encoder's attention heads and feed-forward units (see the encoder's plan)."""
+        return self.encoder.tensor_parallel_plan("encoder")
+
+    def tensor_parallel_sizes(self) -> dict[str, int]:
+        return self.encoder.tensor_parallel_sizes()
+
     def forward(self, tokens: torch.Tensor, sample_id: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
         padding = tokens.eq(self.pad_token_id)
         maskable = ~padding & ~torch.isin(tokens, self.special_ids.to(tokens.device))

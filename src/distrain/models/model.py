@@ -50,6 +50,35 @@ class Model(torch.nn.Module, Registrable):
         weights) must stay within one unit."""
         return []
 
+    def tensor_parallel_plan(self) -> dict[str, str]:
+        """Module-name patterns of the linear layers tensor parallelism splits, each ``"colwise"``
+        (output features split: attention heads, the first feed-forward layer) or ``"rowwise"``
+        (input features split, outputs summed: the layer after a colwise one). ``{}``: this model
+        cannot be split by layer. ``distributed.tensor_parallel_plan`` overrides it."""
+        return {}
+
+    def tensor_parallel_sizes(self) -> dict[str, int]:
+        """Named sizes the tensor-parallel degree must divide (attention heads, hidden widths)."""
+        return {}
+
+    def pipeline_units(self) -> list[str]:
+        """Module names, in forward order, of the units pipeline parallelism places on its stages
+        (each stage a contiguous run); ``[]``: this model cannot be pipelined. A model that declares
+        units also implements :meth:`pipeline_inputs`, :meth:`pipeline_unit` and :meth:`pipeline_loss`."""
+        return []
+
+    def pipeline_inputs(self, **batch: Any) -> tuple[torch.Tensor, ...]:
+        """What the first unit receives from a batch (the labels stay with the last stage)."""
+        raise NotImplementedError
+
+    def pipeline_unit(self, name: str, *carried: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, ...]:
+        """Run unit ``name`` on what the previous unit returned (default: call the module)."""
+        return self.get_submodule(name)(*carried)
+
+    def pipeline_loss(self, outputs: tuple[torch.Tensor, ...], label: torch.Tensor) -> torch.Tensor:
+        """The mean loss of one micro-batch from the last unit's outputs (metrics updated here)."""
+        raise NotImplementedError
+
     def get_metrics(self, reset: bool = False) -> dict[str, float]:
         """Every metric's value; a metric returning a dict contributes one entry per key."""
         values: dict[str, float] = {}

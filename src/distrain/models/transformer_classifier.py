@@ -46,13 +46,50 @@ class TransformerClassifier(ClassifierOutputs, Model):
         """The transformer's layers (the embeddings stay with the root, beside what reuses them)."""
         return self.encoder.layer_patterns("encoder")
 
-    def forward(self, tokens: torch.Tensor, label: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
-        mask = tokens.ne(self.pad_token_id)
-        encoded = self.encoder(tokens, mask)
+    def tensor_parallel_plan(self) -> dict[str, str]:
+        """The encoder's attention heads and feed-forward units (see the encoder's plan)."""
+        return self.encoder.tensor_parallel_plan("encoder")
+
+    def tensor_parallel_sizes(self) -> dict[str, int]:
+        return self.encoder.tensor_parallel_sizes()
+
+    def pipeline_units(self) -> list[str]:
+        """The encoder's embeddings, each of its layers, then the pooling and output layer."""
+        layers = getattr(getattr(self.encoder.transformer, "encoder", None), "layer", None)
+        if layers is None or not hasattr(self.encoder.transformer, "embeddings"):
+            return []
+        return (["encoder.transformer.embeddings"]
+                + [f"encoder.transformer.encoder.layer.{index}" for index in range(len(layers))] + ["output"])
+
+    def pipeline_inputs(self, tokens: torch.Tensor, **_: Any) -> tuple[torch.Tensor, ...]:
+        return (tokens,)
+
+    def pipeline_unit(self, name: str, *carried: torch.Tensor) -> tuple[torch.Tensor, ...] | torch.Tensor:
+        """Carried between units: (token vectors, the padding mask as integers: no gradient)."""
+        if name == "encoder.transformer.embeddings":
+            tokens = carried[0]
+            return self.encoder.transformer.embeddings(input_ids=tokens), tokens.ne(self.pad_token_id).long()
+        hidden, mask = carried
+        if name == "output":
+            return self._head(hidden, mask.bool())
+        from transformers.masking_utils import create_bidirectional_mask
+
+        attention = create_bidirectional_mask(config=self.encoder.transformer.config, inputs_embeds=hidden,
+                                              attention_mask=mask)
+        return self.get_submodule(name)(hidden, attention), mask
+
+    def pipeline_loss(self, outputs: tuple[torch.Tensor, ...], label: torch.Tensor) -> torch.Tensor:
+        return self.classify(outputs[0].float(), label)["loss"]
+
+    def _head(self, encoded: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         if self.pooling == "cls":
             pooled = encoded[:, 0]
         else:
             weights = mask.unsqueeze(-1).to(encoded.dtype)
             pooled = (encoded * weights).sum(1) / weights.sum(1).clamp(min=1.0)
-        logits = self.output(self.dropout(pooled))
+        return self.output(self.dropout(pooled))
+
+    def forward(self, tokens: torch.Tensor, label: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
+        mask = tokens.ne(self.pad_token_id)
+        logits = self._head(self.encoder(tokens, mask), mask)
         return self.classify(logits.float(), label)

@@ -40,5 +40,28 @@ class PretrainedTransformerEncoder(torch.nn.Module):
                 return [f"{prefix}.transformer.{name}.*"]
         return []
 
+    def tensor_parallel_plan(self, prefix: str) -> dict[str, str]:
+        """BERT-style layers (``attention.self.query/key/value``, ``attention.output.dense``,
+        ``intermediate.dense``, ``output.dense``): the attention heads and the feed-forward hidden
+        units are split, each block's output summed; other architectures declare none."""
+        patterns = self.layer_patterns(prefix)
+        layers = getattr(getattr(self.transformer, "encoder", None), "layer", None)
+        if not patterns or not layers or not hasattr(getattr(layers[0], "attention", None), "self"):
+            return {}
+        layer = patterns[0]
+        return {
+            f"{layer}.attention.self.query": "colwise",
+            f"{layer}.attention.self.key": "colwise",
+            f"{layer}.attention.self.value": "colwise",
+            f"{layer}.attention.output.dense": "rowwise",
+            f"{layer}.intermediate.dense": "colwise",
+            f"{layer}.output.dense": "rowwise",
+        }
+
+    def tensor_parallel_sizes(self) -> dict[str, int]:
+        config = self.transformer.config
+        return {name: getattr(config, name) for name in ("num_attention_heads", "hidden_size", "intermediate_size")
+                if isinstance(getattr(config, name, None), int)}
+
     def forward(self, token_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.transformer(input_ids=token_ids, attention_mask=mask.long()).last_hidden_state

@@ -50,5 +50,10 @@ class StepWeights:
         self.weight = torch.zeros((), dtype=torch.float64)
         self.active = False
         grads = [param.grad for param in parameters if param.grad is not None]
-        if grads:
-            torch._foreach_mul_(grads, self.samples / total if total > 0 else 0.0)
+        factor = self.samples / total if total > 0 else 0.0
+        plain = [grad for grad in grads if type(grad) is torch.Tensor]
+        if plain:
+            torch._foreach_mul_(plain, factor)
+        for grad in grads:  # parts of split layers (DTensors, tensor parallelism)
+            if type(grad) is not torch.Tensor:
+                grad.mul_(factor)

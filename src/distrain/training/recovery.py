@@ -81,13 +81,17 @@ class RankParts:
         self.parts = parts or {}
 
     def state_dict(self) -> dict[str, Any]:
+        """Sums only where they count (a rank that does not report, under model parallelism, saves
+        zeros), so they add up to the run's figures under any other layout."""
+        from distrain.distributed.collectives import counted, reports
+
         return {
             "parts": {name: part.state_dict() for name, part in self.parts.items()},
             "rng": random_state.capture(),
-            "loss_sum": self.progress.loss_sum.detach().to("cpu", copy=True),
-            "samples": self.progress.samples,
-            "loss_weight": self.progress.loss_weight.detach().to("cpu", copy=True),
-            "metrics": {name: metric.state() for name, metric in self.model.metrics.items()},
+            "loss_sum": counted(self.progress.loss_sum.detach().to("cpu", copy=True)),
+            "samples": self.progress.samples if reports() else 0,
+            "loss_weight": counted(self.progress.loss_weight.detach().to("cpu", copy=True)),
+            "metrics": {name: metric.state() for name, metric in self.model.metrics.items()} if reports() else {},
         }
 
     def load_from_ranks(self, ranks: list[dict[str, Any]], rank: int, world_size: int) -> None:

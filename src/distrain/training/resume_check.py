@@ -61,11 +61,19 @@ def _global(config: dict[str, Any], key: str, workers: int) -> int | None:
     return None if value is None else int(value) * workers
 
 
+def _data_parallel(config: dict[str, Any], workers: int) -> int:
+    """The workers that receive distinct slices (those holding parts of one model share one)."""
+    distributed = config.get("distributed") or {}
+    split = int(distributed.get("tensor_parallel_size", 1)) * int(distributed.get("pipeline_parallel_size", 1))
+    return max(1, workers // split)
+
+
 def changes_that_matter(old: dict[str, Any], new: dict[str, Any], old_workers: int, new_workers: int) -> list[str]:
     """One description per change that would make the resumed run differ from the original."""
     found = [f"{path} changed" for path in differences(old, new) if not _harmless(path)]
     for key in ("batch_size", "max_tokens_per_batch"):
-        before, after = _global(old, key, old_workers), _global(new, key, new_workers)
+        before = _global(old, key, _data_parallel(old, old_workers))
+        after = _global(new, key, _data_parallel(new, new_workers))
         if before != after:
             found.append(
                 f"data_loader.{key} x workers changed from {before} ({old_workers} worker(s)) "

@@ -31,12 +31,17 @@ def local_bytes(tensor: Any) -> int:
     return tensor.numel() * tensor.element_size()
 
 
+def held_parameters(model: Any) -> list[Any]:
+    """The parameters this rank holds: all of them, less those a pipeline stage released to another."""
+    return [p for p in model.parameters() if not getattr(p, "released_by_pipeline", False)]
+
+
 def held_state_bytes(model: Any, optimizer: Any) -> StateBytes:
     """What this rank holds now: its (local shards of) parameters, a gradient's worth per trainable
     parameter whether or not one is allocated at this moment, and every tensor in the optimizer's state."""
     import torch
 
-    parameters = list(model.parameters())
+    parameters = held_parameters(model)
     held = sum(local_bytes(value) for state in optimizer.state.values() for value in state.values()
                if isinstance(value, torch.Tensor))
     return StateBytes(sum(local_bytes(p) for p in parameters),

@@ -27,7 +27,7 @@ import torch
 from distrain.config.errors import ConfigError
 from distrain.config.constraints import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
 from distrain.data.loader import Batch, DataLoader, to_device
-from distrain.distributed.collectives import all_reduce_sum, barrier
+from distrain.distributed.collectives import all_reduce_sum, barrier, counted
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import SINGLE, World
 from distrain.errors import RunFailed
@@ -234,7 +234,7 @@ class GradientDescentTrainer(Trainer):
         self.strategy.end_epoch()
         if display is not None:
             display.close()
-        totals = all_reduce_sum(torch.stack([done.loss_sum, done.loss_weight]))
+        totals = all_reduce_sum(counted(torch.stack([done.loss_sum, done.loss_weight])))
         return {"loss": float(totals[0] / totals[1].clamp(min=1e-12)), **self.model.get_metrics(reset=True)}
 
     def _forward_backward(self, micro_batches: list[Batch], save_due: bool) -> tuple[list, StepDecision]:
@@ -250,7 +250,7 @@ class GradientDescentTrainer(Trainer):
                 loss, weight, scaled = self._forward(batch, step_samples)
                 losses.append((loss, weight, batch.size))
                 if last:
-                    pending = agree(_nonfinite(losses), self.stop_requested, save_due, self.step_weights.weight,
+                    pending = agree(_nonfinite(losses), self.stop_requested, save_due, counted(self.step_weights.weight),
                                     self.world.is_distributed)
                 self.amp.backward(scaled)
         return losses, pending.wait()

@@ -40,9 +40,13 @@ class DistributedDataParallelStrategy(ParallelStrategy):
         self.find_unused_parameters = find_unused_parameters
         self.wrapped: torch.nn.Module | None = None
         self.compression: GradientCompression | None = None
+        #: with a split model: the data-parallel ranks each gradient is averaged over after backward
+        self.gradient_group = None
 
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         model = super().wrap(model)
+        if self.splits_model:
+            return self._wrap_split(model)
         # a dry run's model lives on the meta device, where DDP's constructor cannot verify shapes
         # (it reads them back as numbers); unwrapped, rank 0 still holds exactly its parameters
         if not self.world.is_distributed or any(p.is_meta for p in model.parameters()):
@@ -66,6 +70,37 @@ class DistributedDataParallelStrategy(ParallelStrategy):
         if self.compression is not None:
             self.compression.install(self.wrapped, self.sync.moved)
         return self.wrapped
+
+    def _wrap_split(self, model: torch.nn.Module) -> torch.nn.Module:
+        """A model split by tensor or pipeline parallelism holds parts of parameters (DTensors), which
+        DDP's buckets do not take: the data-parallel ranks average each gradient after backward."""
+        self.split_model(model)
+        self.wrapped = model
+        if self.layout.dp_size > 1:
+            self.gradient_group = self.job_mesh()["dp_replicate"].get_group()
+        return model
+
+    def before_optimizer_step(self, parameters, local_weight, total_weight) -> None:
+        group = self.gradient_group
+        if group is not None:
+            import torch.distributed as dist
+            from torch.distributed.tensor import DTensor
+
+            parameters = list(parameters)
+            for p in parameters:  # a rank with an empty slice has no gradients: it adds zeros
+                if p.grad is None and not p.is_meta and p.requires_grad:
+                    p.grad = torch.zeros_like(p)
+            grads = [p.grad.to_local() if isinstance(p.grad, DTensor) else p.grad
+                     for p in parameters if p.grad is not None]
+            if grads:
+                flat = torch.cat([g.reshape(-1) for g in grads])
+                dist.all_reduce(flat, group=group)
+                flat /= self.layout.dp_size
+                offset = 0
+                for g in grads:
+                    g.copy_(flat[offset:offset + g.numel()].view_as(g))
+                    offset += g.numel()
+        super().before_optimizer_step(parameters, local_weight, total_weight)
 
     def use_compression(self, compression: GradientCompression) -> None:
         """Set before :meth:`wrap`: how gradients are compressed on the wire."""

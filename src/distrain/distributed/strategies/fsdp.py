@@ -60,6 +60,7 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
     shards of rank 0's initial (or pretrained) weights, so no other rank ever holds the whole model."""
 
     forward_is_collective = True
+    pipelines = False
 
     def __init__(
         self,
@@ -129,7 +130,8 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
 
     def _delays_init(self) -> bool:
         """Delayed initialisation applies to real multi-process runs (not to a meta-device dry run)."""
-        return self.delayed_init and self.world.is_distributed and self.world.device != "meta"
+        # under tensor parallelism every rank builds the whole model, then keeps its parts
+        return self.delayed_init and self.world.is_distributed and self.world.device != "meta" and self.layout.tp == 1
 
     def model_init_context(self) -> contextlib.AbstractContextManager:
         if self._delays_init() and not self.world.is_primary:
@@ -145,6 +147,13 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
         names = self.unit_names(model)
         if not self.world.is_distributed:
             return model  # one process: nothing to shard over
+        if self.layout.pp > 1:
+            from distrain.config.errors import Problem
+
+            raise ConfigError([Problem("distributed.strategy", "fsdp with pipeline parallelism is not supported; "
+                                       "use strategy ddp (each stage's gradients averaged over the replicas)")])
+        if self.layout.tp > 1:
+            self.split_model(model)  # the planned layers become DTensors on the tensor-parallel mesh first
         delayed = self._delays_init()
         initial = model.state_dict() if delayed and self.world.is_primary else {}
         from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, fully_shard
@@ -187,8 +196,14 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
                         "and received only their shards of rank 0's initial weights")
 
     def build_mesh(self):
-        """The data-parallel device mesh: 1-D ``dp_shard``, or 2-D ``dp_replicate x dp_shard`` (hybrid)."""
+        """The data-parallel device mesh: 1-D ``dp_shard``, or 2-D ``dp_replicate x dp_shard`` (hybrid);
+        under tensor parallelism, those dimensions of the job's whole mesh."""
         from torch.distributed.device_mesh import init_device_mesh
+
+        if self.layout.tp > 1:
+            whole = self.job_mesh()
+            names = tuple(name for name in ("dp_replicate", "dp_shard") if name in whole.mesh_dim_names)
+            return whole[names] if len(names) > 1 else whole[names[0]]
 
         dims = self.dims(self.world.size, {"shard_group_size": self.shard_group_size})
         device_type = torch.device(self.world.device).type
@@ -222,6 +237,10 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
         from torch.nn.utils import clip_grads_with_norm_, get_total_norm
 
         parameters = list(parameters)
+        if self.layout.tp > 1:  # parameters on two meshes (split layers: dp x tp; the rest: dp)
+            from distrain.distributed.strategies.tensor_parallel import clip_grad_norm
+
+            return clip_grad_norm(parameters, max_norm)
         grads = [p.grad for p in parameters if p.grad is not None]
         total = get_total_norm(grads)
         if isinstance(total, DTensor):

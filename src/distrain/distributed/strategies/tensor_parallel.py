@@ -1,0 +1,103 @@
+"""Split single layers across the tensor-parallel ranks (DTensor colwise/rowwise, ``parallelize_module``).
+
+The model declares its plan (:meth:`~distrain.models.model.Model.tensor_parallel_plan`: module-name
+patterns to ``colwise`` or ``rowwise``), or the config overrides it (``tensor_parallel_plan``). A
+colwise linear keeps a slice of the output features (its attention heads, its part of the hidden
+layer) and a rowwise linear the matching slice of the input features; its outputs are summed over
+the tensor-parallel ranks, so every rank sees the same activations between the split pairs, and the
+loss and its gradients are those of the whole layer. Parameters outside the plan stay whole on
+every rank, with identical gradients.
+
+Ranks that share a data-parallel coordinate compute the same loss and metrics; only the first
+tensor-parallel rank of the last pipeline stage counts them (see
+:func:`distrain.distributed.collectives.counted`), so each sample counts once.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Literal
+
+import torch
+
+from distrain.config.errors import Problem
+
+Style = Literal["colwise", "rowwise"]
+
+
+def declared_plan(model: torch.nn.Module) -> dict[str, str]:
+    declared = getattr(model, "tensor_parallel_plan", None)
+    return dict(declared()) if callable(declared) else {}
+
+
+def declared_sizes(model: torch.nn.Module) -> dict[str, int]:
+    declared = getattr(model, "tensor_parallel_sizes", None)
+    return dict(declared()) if callable(declared) else {}
+
+
+def plan_problems(model: torch.nn.Module, size: int, configured: dict[str, str] | None,
+                  path: str = "distributed") -> list[Problem]:
+    """What stops ``model`` from being split over ``size`` tensor-parallel ranks: no plan, a pattern
+    that matches nothing, a size (heads, hidden widths, a planned layer's features) ``size`` does not divide."""
+    from distrain.modules.selection import select_modules
+
+    plan = configured if configured is not None else declared_plan(model)
+    where = f"{path}.tensor_parallel_plan" if configured is not None else f"{path}.tensor_parallel_size"
+    if not plan:
+        return [Problem(where, f"model {type(model).__name__} declares no tensor-parallel plan (it cannot be "
+                        "split by layer); give distributed.tensor_parallel_plan or set tensor_parallel_size 1")]
+    found = []
+    for pattern, names in select_modules(model, plan).items():
+        if not names:
+            found.append(Problem(f"{path}.tensor_parallel_plan" if configured is not None else "model",
+                                 f"tensor-parallel pattern {pattern!r} matches no module of the model"))
+        for name in names:
+            module = model.get_submodule(name)
+            if not isinstance(module, torch.nn.Linear):
+                found.append(Problem(where, f"{name} ({pattern!r}) is a {type(module).__name__}; only Linear "
+                                     "layers are split"))
+                break
+            features = module.out_features if plan[pattern] == "colwise" else module.in_features
+            if features % size:
+                found.append(Problem(f"{path}.tensor_parallel_size", f"{size} does not divide the "
+                                     f"{features} {'output' if plan[pattern] == 'colwise' else 'input'} "
+                                     f"features of {name} ({plan[pattern]})"))
+                break
+    for name, value in declared_sizes(model).items():
+        if value % size:
+            found.append(Problem(f"{path}.tensor_parallel_size",
+                                 f"{size} does not divide the model's {name} ({value})"))
+    return found
+
+
+def apply_tensor_parallel(model: torch.nn.Module, mesh: Any, plan: dict[str, str]) -> list[str]:
+    """Split the planned linears of ``model`` (in place) over the 1-D ``mesh``; returns their names."""
+    from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+    from distrain.modules.selection import select_modules
+
+    styles = {"colwise": ColwiseParallel, "rowwise": RowwiseParallel}
+    names = {name: styles[plan[pattern]]() for pattern, matched in select_modules(model, plan).items()
+             for name in matched}
+    parallelize_module(model, mesh, names)
+    return list(names)
+
+
+def clip_grad_norm(parameters: Iterable[torch.nn.Parameter], max_norm: float) -> torch.Tensor:
+    """Clip by the global norm when some gradients are DTensors (split layers) and some plain
+    tensors (whole on every rank): each DTensor's norm is made whole, the plain ones count once."""
+    from torch.distributed.tensor import DTensor
+    from torch.nn.utils import get_total_norm
+
+    parameters = [p for p in parameters if p.grad is not None]
+    plain = [p.grad for p in parameters if not isinstance(p.grad, DTensor)]
+    squares = [get_total_norm(plain) ** 2] if plain else []
+    for p in parameters:
+        if isinstance(p.grad, DTensor):
+            norm = p.grad.norm()
+            squares.append(norm.full_tensor() ** 2 if isinstance(norm, DTensor) else norm ** 2)
+    total = torch.stack(squares).sum().sqrt() if squares else torch.zeros(())
+    coefficient = torch.clamp(max_norm / (total + 1e-6), max=1.0)
+    with torch.no_grad():
+        for p in parameters:
+            p.grad.mul_(coefficient.to(p.grad.dtype).item())
+    return total
