@@ -130,19 +130,27 @@ def test_the_model_is_split_as_declared(mp_runs):
     assert "pipeline stage 0 of 2: feedforward.layers.0, feedforward.layers.1, feedforward.layers.2" in log
 
 
-def test_evaluate_under_tensor_parallel_equals_one_process(mp_runs, tmp_path):
+def test_evaluate_under_tensor_and_pipeline_parallel_equals_one_process(mp_runs, tmp_path):
     archive = str(mp_runs["classifier_tp2"] / "model.tar.gz")
     data = str(mp_runs["root"] / "classifier" / "validation.jsonl")
-    split = json.dumps({"distributed": {"cuda_devices": [-1, -1], "tensor_parallel_size": 2}})
+    layouts = {
+        "tp2": {"cuda_devices": [-1, -1], "tensor_parallel_size": 2},
+        "pp2": {"cuda_devices": [-1, -1], "pipeline_parallel_size": 2,
+                "pipeline": {"schedule": "gpipe", "microbatches": 2}},
+    }
     outputs = {}
-    for name, extra in (("one", []), ("tp2", ["-o", split])):
+    for name, extra in (("one", []), *((name, ["-o", json.dumps({"distributed": layout})])
+                                       for name, layout in layouts.items())):
         outputs[name] = tmp_path / f"{name}.json"
         result = run_cli("evaluate", archive, data, "--output-file", str(outputs[name]), *extra)
-        assert result.returncode == 0, result.stderr[-3000:]
-    one, tp2 = (json.loads(outputs[name].read_text()) for name in ("one", "tp2"))
-    assert set(one) == set(tp2) and "accuracy" in one
-    for key in one:
-        assert tp2[key] == pytest.approx(one[key], abs=1e-6), key
+        assert result.returncode == 0, f"{name}: {result.stderr[-3000:]}"
+    one = json.loads(outputs["one"].read_text())
+    assert "accuracy" in one
+    for name in layouts:
+        split = json.loads(outputs[name].read_text())
+        assert set(split) == set(one), name
+        for key in one:
+            assert split[key] == pytest.approx(one[key], abs=1e-6), (name, key)
 
 
 # ------------------------------------------------------------------------------ resuming elsewhere
