@@ -82,24 +82,23 @@ HYBRID = {"type": "fsdp", "shard_group_size": 2}
 #: (run name, model, variant arguments); references are one process, with and without accumulation.
 #: device_weights + accumulation run on the MLM, whose loss is a mean over a varying token count (the
 #: harder case for weighting); the classifier runs FSDP with activation checkpointing.
+#: (``mlm_one`` and ``classifier_one``, one process each, come from the session's ``one_process_references``)
 RUNS = {
-    "mlm_one": ("mlm", {}),
     "mlm_one_acc3": ("mlm", {"accumulation": 3}),
     "mlm_fsdp": ("mlm", {"workers": 2}),
     "mlm_fsdp_weighted_acc3": ("mlm", {"workers": 2, "accumulation": 3, "device_weights": [3, 1]}),
     "mlm_hybrid_2x2": ("mlm", {"workers": 4, "strategy": HYBRID}),
     "mlm_fsdp_sharded": ("mlm", {"workers": 2, "checkpoint_format": "sharded"}),
-    "classifier_one": ("classifier", {}),
     "classifier_fsdp_checkpointed": ("classifier", {"workers": 2, "checkpointing": True}),
 }
 
 
 @pytest.fixture(scope="session")
-def fsdp_runs(tmp_path_factory) -> dict[str, Path]:
+def fsdp_runs(tmp_path_factory, one_process_references) -> dict[str, Path]:
     """Every run of this module, trained once through the CLI (the same data for all of a model's runs)."""
     root = tmp_path_factory.mktemp("fsdp")
     bases = {"mlm": mlm_config(root / "mlm"), "classifier": classifier_config(root / "classifier")}
-    runs = {"root": root}
+    runs = {"root": root, **one_process_references}
     for name, (model, arguments) in RUNS.items():
         out = root / name
         config = write_config(root / f"{name}.json", variant(bases[model], **arguments))
@@ -252,7 +251,9 @@ def resume_elsewhere(runs: dict[str, Path], source: str, target: dict, tmp_path:
     for checkpoint in sorted((stopped / "checkpoints").glob("epoch_*")):
         if checkpoint.name > MID_EPOCH:
             shutil.rmtree(checkpoint)
-    base = json.loads((runs["root"] / "mlm_base.json").read_text())
+    # a run resumes only on its own data: the shared one-process references have their own copy
+    base_root = runs["references_root"] if source == "mlm_one" else runs["root"]
+    base = json.loads((base_root / "mlm_base.json").read_text())
     config = write_config(tmp_path / "target.json", variant(base, **target))
     result = run_cli("train", str(config), "-s", str(stopped), "--recover", *PLUGIN, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -56,11 +56,10 @@ def variant(base: dict, workers: int = 1, tp: int = 1, pp: int = 1, strategy: di
     return config
 
 
-#: (run name, model, variant arguments); the references are one process
+#: (run name, model, variant arguments); the references are one process (``mlm_one`` and
+#: ``classifier_one`` come from the session's ``one_process_references``, shared with test_fsdp.py)
 RUNS = {
-    "mlm_one": ("mlm", {}),
     "mlm_tp2": ("mlm", {"workers": 2, "tp": 2, "resumable": True}),
-    "classifier_one": ("classifier", {}),
     "classifier_tp2": ("classifier", {"workers": 2, "tp": 2}),
     "mlp_one": ("mlp", {}),
     "mlp_pp2_gpipe": ("mlp", {"workers": 2, "pp": 2, "pipeline": {"schedule": "gpipe", "microbatches": 4}}),
@@ -77,12 +76,12 @@ RUNS = {
 
 
 @pytest.fixture(scope="session")
-def mp_runs(tmp_path_factory) -> dict[str, Path]:
+def mp_runs(tmp_path_factory, one_process_references) -> dict[str, Path]:
     """Every training run of this module, once, through the CLI (the same data for all of a model's runs)."""
     root = tmp_path_factory.mktemp("model_parallel")
     bases = {"mlm": mlm_config(root / "mlm"), "classifier": classifier_config(root / "classifier"),
              "mlp": mlp_config(root / "mlp")}
-    runs = {"root": root}
+    runs = {"root": root, **one_process_references}
     for name, (model, arguments) in RUNS.items():
         out = root / name
         config = write_config(root / f"{name}.json", variant(bases[model], **arguments))
