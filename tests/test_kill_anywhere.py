@@ -22,7 +22,7 @@ from distributed_support import (
     MARKER, archived_weights, assert_nothing_left, cli_environment, kill_job, start, tagged_processes,
 )
 
-SEEDS = (11, 12, 13, 15)  # 3 kills at a checkpoint entry, 1 at a random time
+SEEDS = (11, 12, 13, 15)  # 3 kills as a checkpoint write begins, 1 at a random time
 FINAL = "checkpoints/epoch_0002_batch_00000000/model.safetensors"
 RUN_SECONDS = 240
 TOTAL_SECONDS = 900  # the whole test, every seed included
@@ -95,11 +95,12 @@ def test_kill_9_of_the_whole_job_at_seeded_moments_then_recover_is_bitwise_equal
         marker = uuid.uuid4().hex
         environment = cli_environment(marker)
         if rng.random() < 0.5:
-            # the moment the k-th new entry shows up in checkpoints/: a checkpoint being written
-            # (its .tmp-* folder) or one just renamed into place
-            k = rng.randint(3, 2 * len(written) - 4)
-            moment = f"as the {k}th new checkpoint entry appeared"
-            stop_when = lambda events, k=k: len(events) >= k  # noqa: E731
+            # the moment the k-th checkpoint write begins (its .tmp-* folder shows up); the run writes
+            # through the slow_checkpoint_writes plugin (a 50 ms pause inside every write), so the kill
+            # lands inside that write, not after a write that took a millisecond
+            k = rng.randint(2, len(written) - 2)
+            moment = f"as the {k}th checkpoint write began"
+            stop_when = lambda events, k=k: sum(name.startswith(".tmp-epoch") for _, name in events) >= k  # noqa: E731
             delay = 0.0
         else:
             # a random time after the j-th checkpoint: anywhere in a step, the loop or a write
@@ -107,7 +108,8 @@ def test_kill_9_of_the_whole_job_at_seeded_moments_then_recover_is_bitwise_equal
             delay = rng.uniform(0, interval)
             moment = f"{delay:.3f} s after checkpoint {j}"
             stop_when = lambda events, j=j: len([1 for _, name in events if name.startswith("epoch_")]) >= j  # noqa: E731
-        process = start(["-m", "distrain", "train", str(config), "-s", str(run)], environment, start_new_session=True)
+        process = start(["-m", "distrain", "train", str(config), "-s", str(run), "--include-package",
+                         "slow_checkpoint_writes"], environment, start_new_session=True)
         events = watch(process, run / "checkpoints", stop_when)
         deadline = time.monotonic() + delay
         while time.monotonic() < deadline and process.poll() is None:
@@ -131,6 +133,7 @@ def test_kill_9_of_the_whole_job_at_seeded_moments_then_recover_is_bitwise_equal
         for name in expected_archive:
             assert torch.equal(expected_archive[name], archive[name]), f"archived {name} differs ({context})"
         assert metrics_without_duration(run) == expected_metrics, context
+    print(f"{inside_a_write} of {len(SEEDS)} kills landed inside a checkpoint write")
     assert inside_a_write >= 1, "no kill landed while a checkpoint was being written"
     assert time.monotonic() - started < TOTAL_SECONDS
 
