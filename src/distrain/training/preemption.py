@@ -91,9 +91,16 @@ def agree(
     flag counts for all of them. The trainer starts it before the last backward of a step, so it
     travels while the gradients are being reduced; nothing waits for it until the optimizer step."""
     device = next((v.device for v in (nonfinite, loss_weight) if isinstance(v, torch.Tensor)), torch.device("cpu"))
-    values = torch.stack([torch.as_tensor(value, dtype=torch.float64, device=device)
-                          for value in (nonfinite, float(stop), float(save), loss_weight)])
+    values = torch.stack([_on_device(value, device) for value in (nonfinite, stop, save, loss_weight)])
     if not distributed:
         return PendingAgreement(values)
     values, work = all_reduce_sum_async(values)
     return PendingAgreement(values, work)
+
+
+def _on_device(value: torch.Tensor | bool | float, device: torch.device) -> torch.Tensor:
+    """A float64 scalar on ``device``. A host value is filled in on the device (a kernel launch):
+    copying it from host memory would be a host-device synchronisation on CUDA, once per value per step."""
+    if isinstance(value, torch.Tensor) and value.device == device:
+        return value.to(torch.float64).reshape(())
+    return torch.full((), float(value), dtype=torch.float64, device=device)  # float() of a host value is free
