@@ -46,7 +46,7 @@ class CategoricalAccuracy(Metric):
         scores = predictions.reshape(-1, num_classes)
         gold = gold_labels.reshape(-1).long()
         weights = flat_weights(gold_labels, mask)
-        check_gold_range(gold, weights, num_classes, "categorical_accuracy")
+        check_gold_range(self, gold, weights, num_classes, "categorical_accuracy")
         gold = gold.clamp(0, num_classes - 1)  # masked padding ids must still index
         if self.tie_break:
             tied = scores.eq(scores.max(-1, keepdim=True).values)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
+
+if TYPE_CHECKING:
+    from distrain.metrics.metric import Metric
 
 
 def predicted_classes(predictions: torch.Tensor, gold_labels: torch.Tensor) -> torch.Tensor:
@@ -27,8 +32,16 @@ def flat_weights(gold_labels: torch.Tensor, mask: torch.Tensor | None) -> torch.
     return mask.detach().reshape(-1).to(torch.float64)
 
 
-def check_gold_range(gold: torch.Tensor, weights: torch.Tensor, num_classes: int, metric: str) -> None:
-    """Unmasked gold ids must name a class; masked ones may be padding such as -100."""
+def check_gold_range(metric: Metric, gold: torch.Tensor, weights: torch.Tensor, num_classes: int, name: str) -> None:
+    """Unmasked gold ids must name a class; masked ones may be padding such as -100.
+
+    On the CPU the check is immediate. On an accelerator, reading its answer would cost a host-device
+    synchronisation per batch, so the count of bad ids stays on the device and the error is raised
+    when the metric is next read (:meth:`Metric.defer_check`)."""
+    if gold.device.type != "cpu":
+        outside = ((gold < 0) | (gold >= num_classes)) & (weights > 0)
+        metric.defer_check(outside.sum(), f"{name}: gold label ids must be in [0, {num_classes})")
+        return
     counted = gold[weights > 0]
     if counted.numel() and (int(counted.min()) < 0 or int(counted.max()) >= num_classes):
         raise ValueError(f"{metric}: gold label ids must be in [0, {num_classes}), got {counted.min()}..{counted.max()}")

@@ -75,7 +75,7 @@ class FBeta(Metric):
         keep = weights > 0
         if keep.any():
             num_classes = max(num_classes, int(gold[keep].max()) + 1, int(predicted[keep].max()) + 1)
-        check_gold_range(gold, weights, num_classes, "fbeta")
+        check_gold_range(self, gold, weights, num_classes, "fbeta")
         predicted, gold, weights = predicted[keep], gold[keep], weights[keep]
         hits = predicted.eq(gold)
         self.accumulate(

@@ -63,6 +63,7 @@ class Metric(Registrable):
         self._stats: dict[str, torch.Tensor] = {}
         self._pieces: dict[str, list[torch.Tensor]] = {}
         self.label_names: list[str] | None = None
+        self._deferred: dict[str, torch.Tensor] = {}  # a check's message -> its violations, on the device
 
     def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor, mask: torch.Tensor | None = None) -> None:
         raise NotImplementedError
@@ -87,6 +88,12 @@ class Metric(Registrable):
             if name not in self.gathered:
                 raise KeyError(f"{type(self).__name__}: statistic {name!r} is not declared in `gathered`")
             self._pieces.setdefault(name, []).append(torch.as_tensor(value).detach().reshape(-1).to(torch.float64))
+
+    def defer_check(self, violations: torch.Tensor, message: str) -> None:
+        """Count a check's violations on the device; :meth:`state` (every read and save) raises
+        ``ValueError(message)`` if there were any, without a host synchronisation per update."""
+        held = self._deferred.get(message)
+        self._deferred[message] = violations.detach() if held is None else held + violations.detach()
 
     def set_label_names(self, names: Sequence[str]) -> None:
         """The names of the class indices (from the vocabulary); the model tells its metrics."""
@@ -119,9 +126,13 @@ class Metric(Registrable):
     def reset(self) -> None:
         self._stats = {}
         self._pieces = {}
+        self._deferred = {}
 
     def state(self) -> dict[str, torch.Tensor]:
         """This worker's statistics, on the CPU; gathered ones as one concatenated tensor each."""
+        for message, violations in self._deferred.items():
+            if int(violations):
+                raise ValueError(f"{message}; {int(violations)} were not")
         state = {name: value.detach().cpu().clone() for name, value in self._stats.items()}
         for name, pieces in self._pieces.items():
             state[name] = torch.cat([piece.cpu() for piece in pieces]) if pieces else torch.zeros(0, dtype=torch.float64)

@@ -28,7 +28,7 @@ class Perplexity(Metric):
         log_probs = torch.log_softmax(predictions.reshape(-1, vocab_size).double(), dim=-1)
         gold = gold_labels.reshape(-1).long()
         weights = flat_weights(gold_labels, mask)
-        check_gold_range(gold, weights, vocab_size, "perplexity")
+        check_gold_range(self, gold, weights, vocab_size, "perplexity")
         nll = -log_probs.gather(1, gold.clamp(0, vocab_size - 1).unsqueeze(1)).squeeze(1)
         self.accumulate(nll=(nll * weights).sum(), tokens=weights.sum())
 
