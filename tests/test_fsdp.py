@@ -190,6 +190,19 @@ def test_every_sharding_mistake_is_a_key_path_error_before_data_is_read(tmp_path
     assert not (tmp_path / "cache").exists() and not (tmp_path / "run").exists()  # no data was read
 
 
+def test_options_that_act_on_shards_are_refused_on_one_process():
+    """One process has nothing to shard: FSDP would leave the model unwrapped, so these options
+    would silently do nothing (the model training in full precision, nothing offloaded)."""
+    from distrain.distributed.strategies.fsdp import FullyShardedDataParallelStrategy as FSDP
+
+    options = {"mixed_precision": {"param_dtype": "bfloat16"}, "cpu_offload": True}
+    problems = FSDP.problems(options, world_size=1, path="distributed.strategy", uses_cuda=True)
+    assert [problem.path for problem in problems] == ["distributed.strategy.cpu_offload",
+                                                      "distributed.strategy.mixed_precision"]
+    assert "use trainer.use_amp on one process" in str(problems[1])
+    assert FSDP.problems(options, world_size=2, path="distributed.strategy", uses_cuda=True) == []
+
+
 def test_module_patterns_match_whole_name_parts():
     from distrain.modules.selection import deepest_first, matches
 

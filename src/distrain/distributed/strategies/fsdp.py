@@ -103,6 +103,9 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
         elif arguments.get("cpu_offload") and not uses_cuda:
             found.append(Problem(f"{path}.cpu_offload", "offloads from CUDA devices to the host; this job runs on "
                                  "the CPU only (cuda_devices -1), so there is nothing to offload"))
+        if arguments.get("mixed_precision") and world_size == 1:
+            found.append(Problem(f"{path}.mixed_precision", "casts sharded parameters; one process has nothing to "
+                                 "shard over and would train in full precision (use trainer.use_amp on one process)"))
         return found
 
     @classmethod
