@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_cli, write_jsonl
+from conftest import ROOT, cli_environment, run_cli, write_jsonl
 
 EXAMPLES = {
     # the digits example as shipped, shortened to 2 epochs
@@ -103,3 +103,24 @@ def test_compile_must_be_true_or_false(tmp_path):
     result = run_cli("check", str(ROOT / "configs" / "digits_mlp.jsonnet"), "-o", '{"trainer.compile": "yes"}')
     assert result.returncode == 2
     assert "trainer.compile: expected true or false" in result.stderr
+
+
+def test_metric_updates_leave_the_compiler_unimported_until_something_compiles():
+    """Metric updates are marked never to be compiled; the mark must not import ``torch._dynamo``
+    (about a second) in evaluate/predict/serve, and must act as torch's once it is imported."""
+    code = """
+import sys, torch
+from distrain.metrics.categorical_accuracy import CategoricalAccuracy
+metric = CategoricalAccuracy()
+metric(torch.tensor([[0.1, 0.9], [0.8, 0.2]]), torch.tensor([1, 1]))
+assert "torch._dynamo" not in sys.modules, "a metric update imported the compiler"
+compiled = torch.compile(lambda scores, gold: (metric(scores, gold), scores * 2)[1], backend="eager")
+compiled(torch.tensor([[0.3, 0.7]]), torch.tensor([1]))
+disabled = getattr(CategoricalAccuracy.__dict__["__call__"].__wrapped__, "__dynamo_disable")
+assert getattr(disabled, "_torchdynamo_disable", False), "after torch.compile, updates are not disabled as torch's are"
+print(metric.get_metric())
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env=cli_environment())
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == str(2 / 3)

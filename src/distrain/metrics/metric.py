@@ -21,6 +21,8 @@ from typing import Any, ClassVar, Iterator, Sequence
 
 import torch
 
+from distrain.training.lazy_compiler import defer_disable
+
 from distrain.registry import Registrable
 
 _SYNC = [True]
@@ -56,8 +58,10 @@ class Metric(Registrable):
         if "__call__" in cls.__dict__:
             # Updates run eagerly even inside a compiled forward (trainer.compile): they read
             # values on the host and keep Python state, which would only break the graph.
-            # torch._disable_dynamo defers importing the compiler until the first call.
-            cls.__call__ = torch._disable_dynamo(cls.__dict__["__call__"])
+            # defer_disable keeps the compiler unimported where nothing is compiled.
+            update = cls.__dict__["__call__"]
+            cls.__call__ = torch._disable_dynamo(update)
+            defer_disable(update)
 
     def __init__(self) -> None:
         self._stats: dict[str, torch.Tensor] = {}
