@@ -89,6 +89,10 @@ RUNS = {
     "mlm_fsdp_weighted_acc3": ("mlm", {"workers": 2, "accumulation": 3, "device_weights": [3, 1]}),
     "mlm_hybrid_2x2": ("mlm", {"workers": 4, "strategy": HYBRID}),
     "mlm_fsdp_sharded": ("mlm", {"workers": 2, "checkpoint_format": "sharded"}),
+    # the other sources of the resume matrix: ddp (full, sharded) and hybrid sharded
+    "mlm_ddp": ("mlm", {"workers": 2, "strategy": {"type": "ddp"}}),
+    "mlm_ddp_sharded": ("mlm", {"workers": 2, "strategy": {"type": "ddp"}, "checkpoint_format": "sharded"}),
+    "mlm_hybrid_2x2_sharded": ("mlm", {"workers": 4, "strategy": HYBRID, "checkpoint_format": "sharded"}),
     "classifier_fsdp_checkpointed": ("classifier", {"workers": 2, "checkpointing": True}),
 }
 
@@ -113,6 +117,9 @@ def fsdp_runs(tmp_path_factory, one_process_references) -> dict[str, Path]:
     ("mlm_fsdp", "mlm_one"),
     ("mlm_fsdp_weighted_acc3", "mlm_one_acc3"),
     ("mlm_hybrid_2x2", "mlm_one"),
+    ("mlm_ddp", "mlm_one"),
+    ("mlm_ddp_sharded", "mlm_one"),
+    ("mlm_hybrid_2x2_sharded", "mlm_one"),
     ("classifier_fsdp_checkpointed", "classifier_one"),
 ])
 def test_fsdp_matches_one_process(fsdp_runs, run, reference):
@@ -274,14 +281,30 @@ def resume_elsewhere(runs: dict[str, Path], source: str, target: dict, tmp_path:
     return stopped
 
 
-@pytest.mark.parametrize("source,target", [
-    ("mlm_fsdp", {}),                                                  # fsdp full -> 1 process
-    ("mlm_fsdp_sharded", {}),                                          # fsdp sharded -> 1 process
-    ("mlm_fsdp_sharded", {"workers": 2, "strategy": {"type": "ddp"}}),  # fsdp sharded -> ddp on 2
-    ("mlm_hybrid_2x2", {"workers": 2, "strategy": {"type": "ddp"}, "checkpoint_format": "sharded"}),
-    ("mlm_one", {"workers": 2}),                                       # 1 process full -> fsdp on 2
-], ids=["fsdp-full-to-1", "fsdp-sharded-to-1", "fsdp-sharded-to-ddp2", "hybrid4-full-to-ddp2-sharded",
-        "one-full-to-fsdp2"])
+DDP, FSDP = {"type": "ddp"}, {"type": "fsdp"}
+#: the resume matrix: a run stopped under each of {ddp, fsdp, hybrid} x {full, sharded} resumes under
+#: each other strategy on another world size (hybrid needs 4 ranks, so the 2-rank runs resume under it
+#: on 4 and the hybrid runs under the others on 2), writing the other checkpoint format from then on;
+#: and one process to and from the sharded strategies
+RESUMES = {
+    "ddp2-full-to-fsdp4": ("mlm_ddp", {"workers": 4, "strategy": FSDP, "checkpoint_format": "sharded"}),
+    "ddp2-full-to-hybrid4": ("mlm_ddp", {"workers": 4, "strategy": HYBRID}),
+    "ddp2-sharded-to-fsdp4": ("mlm_ddp_sharded", {"workers": 4, "strategy": FSDP}),
+    "ddp2-sharded-to-hybrid4": ("mlm_ddp_sharded", {"workers": 4, "strategy": HYBRID, "checkpoint_format": "sharded"}),
+    "fsdp2-full-to-ddp4": ("mlm_fsdp", {"workers": 4, "strategy": DDP, "checkpoint_format": "sharded"}),
+    "fsdp2-full-to-hybrid4": ("mlm_fsdp", {"workers": 4, "strategy": HYBRID}),
+    "fsdp2-sharded-to-ddp1": ("mlm_fsdp_sharded", {}),  # ddp on one process: the plain model
+    "fsdp2-sharded-to-hybrid4": ("mlm_fsdp_sharded", {"workers": 4, "strategy": HYBRID, "checkpoint_format": "sharded"}),
+    "hybrid4-full-to-ddp2": ("mlm_hybrid_2x2", {"workers": 2, "strategy": DDP, "checkpoint_format": "sharded"}),
+    "hybrid4-full-to-fsdp2": ("mlm_hybrid_2x2", {"workers": 2, "strategy": FSDP}),
+    "hybrid4-sharded-to-ddp2": ("mlm_hybrid_2x2_sharded", {"workers": 2, "strategy": DDP}),
+    "hybrid4-sharded-to-fsdp2": ("mlm_hybrid_2x2_sharded", {"workers": 2, "strategy": FSDP, "checkpoint_format": "sharded"}),
+    "fsdp2-full-to-one": ("mlm_fsdp", {}),
+    "one-full-to-fsdp2": ("mlm_one", {"workers": 2}),
+}
+
+
+@pytest.mark.parametrize("source,target", RESUMES.values(), ids=RESUMES.keys())
 def test_a_run_stopped_mid_epoch_resumes_under_another_strategy_and_world_size(fsdp_runs, tmp_path, source, target):
     resumed = resume_elsewhere(fsdp_runs, source, target, tmp_path)
     reference = fsdp_runs["mlm_one"]
