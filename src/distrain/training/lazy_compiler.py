@@ -16,13 +16,15 @@ from typing import Any, Callable
 
 #: where torch's ``_disable_dynamo`` caches the disabled function on the function it wraps
 _CACHE = "__dynamo_disable"
+#: the functions :func:`defer_disable` seeded, with their ``recursive`` flag
+_DEFERRED: list[tuple[Callable[..., Any], bool]] = []
 
 
 def defer_disable(function: Callable[..., Any], recursive: bool = True) -> None:
     """Seed the cache that ``torch._disable_dynamo``'s wrapper of ``function`` reads, so its first
     call imports nothing while ``torch._dynamo`` is not loaded. If torch stops reading that
     cache, this does nothing and the first call imports the compiler as before."""
-    if getattr(function, _CACHE, None) is not None:
+    if getattr(function, _CACHE, None) is not None or "torch._dynamo" in sys.modules:
         return
 
     def run(*args: Any, **kwargs: Any) -> Any:
@@ -35,4 +37,15 @@ def defer_disable(function: Callable[..., Any], recursive: bool = True) -> None:
         return disabled(*args, **kwargs)
 
     setattr(function, _CACHE, run)
+    _DEFERRED.append((function, recursive))
+
+
+def disable_deferred() -> None:
+    """Before compiling: give every deferred function torch's own disabled version now, so the
+    compiler meets torch's mark instead of tracing into the deferral (which would still run right,
+    but break the graph and recompile: ``trainer.compile`` runs took half as long again)."""
+    import torch._dynamo
+
+    for function, recursive in _DEFERRED:
+        setattr(function, _CACHE, torch._dynamo.disable(function, recursive, wrapping=False))
 
