@@ -105,19 +105,32 @@ def test_compile_must_be_true_or_false(tmp_path):
     assert "trainer.compile: expected true or false" in result.stderr
 
 
-def test_metric_updates_leave_the_compiler_unimported_until_something_compiles():
-    """Metric updates are marked never to be compiled; the mark must not import ``torch._dynamo``
-    (about a second) in evaluate/predict/serve, and must act as torch's once it is imported."""
+def test_training_steps_and_metric_updates_leave_the_compiler_unimported_until_something_compiles():
+    """Optimizer steps and metric updates touch ``torch._dynamo`` (``graph_break``, functions marked never
+    to be compiled); that must not import it (about a second, see ``lazy_compiler``) where nothing is
+    compiled, and once something compiles the module must be torch's, in place, marks included."""
     code = """
 import sys, torch
+import distrain.training.optimizers
 from distrain.metrics.categorical_accuracy import CategoricalAccuracy
+from distrain.training.lazy_compiler import compiler_loaded
+stand_in = sys.modules["torch._dynamo"]
+model = torch.nn.Linear(2, 2)
+optimizer = torch.optim.AdamW(model.parameters())
+model(torch.ones(3, 2)).sum().backward()
+optimizer.step(); optimizer.zero_grad(); optimizer.load_state_dict(optimizer.state_dict())
 metric = CategoricalAccuracy()
 metric(torch.tensor([[0.1, 0.9], [0.8, 0.2]]), torch.tensor([1, 1]))
-assert "torch._dynamo" not in sys.modules, "a metric update imported the compiler"
+assert not compiler_loaded(), "a training step or a metric update imported the compiler"
 compiled = torch.compile(lambda scores, gold: (metric(scores, gold), scores * 2)[1], backend="eager")
 compiled(torch.tensor([[0.3, 0.7]]), torch.tensor([1]))
+assert compiler_loaded() and sys.modules["torch._dynamo"] is stand_in is torch._dynamo
+assert type(stand_in).__name__ == "module" and hasattr(stand_in, "optimize")
 disabled = getattr(CategoricalAccuracy.__dict__["__call__"].__wrapped__, "__dynamo_disable")
 assert getattr(disabled, "_torchdynamo_disable", False), "after torch.compile, updates are not disabled as torch's are"
+optimizer.add_param_group({"params": [torch.nn.Parameter(torch.ones(1))]})
+disabled = getattr(torch.optim.Optimizer.add_param_group.__wrapped__, "__dynamo_disable")
+assert getattr(disabled, "_torchdynamo_disable", False), "after torch.compile, add_param_group is not disabled"
 print(metric.get_metric())
 """
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
