@@ -4,11 +4,11 @@ parameters + gradients + optimizer state it holds, and its peak resident memory 
 
     python scripts/bench_sharding.py [--layers 6] [--hidden 1024] [--checkpoint-format full]
 
-Measured on CPU/gloo (see the issue-11 report): the state ratio is 0.500; rank 1's peak RSS is
-0.78 of one process at the default 77 M parameters, 0.99 at 227 M (32 x 768) and 1.24 at 227 M
-with sharded checkpoints: after the first step rank 1 is at ~0.7, and the epoch-end checkpoint
-(gathering the optimizer state for a full one; DCP staging the local state for a sharded one)
-raises its peak further. Above the 0.6 target; not yet solved.
+Measured on CPU/gloo (see the issue-11 reports): the state ratio is 0.500; rank 1's peak RSS was
+0.78-0.87 of one process at the default 77 M parameters, and 0.70 once every training process fixed
+glibc's mmap threshold (``distrain.training.host_memory``: freed gathered layers had stayed in the
+heap). Above the 0.6 target: at this size the memory every process has before any model (~400 MB
+with torch, transformers and the data) keeps even a perfect half-state rank above ~0.62.
 
 Under FSDP with delayed initialisation, rank 0 builds (or loads) the model and scatters the shards;
 rank 1 never holds the whole model, so its peak is the figure sharding is for

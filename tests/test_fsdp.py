@@ -361,3 +361,21 @@ def test_optimizer_state_moves_between_index_and_name_keys():
     back = to_indexed(named, optimizer, model)
     assert back["param_groups"] == indexed["param_groups"]
     assert all(torch.equal(back["state"][i]["exp_avg_sq"], indexed["state"][i]["exp_avg_sq"]) for i in indexed["state"])
+
+
+def test_training_processes_fix_the_mmap_threshold_unless_the_user_set_it():
+    """glibc's dynamic mmap threshold kept freed gathered layers in a sharded rank's heap (see
+    ``distrain.training.host_memory``); every training process fixes it, a user's own setting wins."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import cli_environment
+
+    code = "from distrain.training.host_memory import fix_mmap_threshold; print(fix_mmap_threshold())"
+    environment = {k: v for k, v in cli_environment().items() if k != "MALLOC_MMAP_THRESHOLD_"}
+    fixed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment)
+    users = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=environment | {"MALLOC_MMAP_THRESHOLD_": "65536"})
+    assert (fixed.stdout.strip(), users.stdout.strip()) == ("True", "False"), fixed.stderr + users.stderr
+    assert os.uname().sysname == "Linux"  # the CI machine: glibc, where this matters
