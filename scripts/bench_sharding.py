@@ -7,8 +7,10 @@ parameters + gradients + optimizer state it holds, and its peak resident memory 
 Measured on CPU/gloo (see the issue-11 reports): the state ratio is 0.500; rank 1's peak RSS was
 0.78-0.87 of one process at the default 77 M parameters, and 0.70 once every training process fixed
 glibc's mmap threshold (``distrain.training.host_memory``: freed gathered layers had stayed in the
-heap). Above the 0.6 target: at this size the memory every process has before any model (~400 MB
-with torch, transformers and the data) keeps even a perfect half-state rank above ~0.62.
+heap); 0.614 at 152 M (``--layers 12``). Above the 0.6 target: at 77 M the memory every process has
+before any model (~400 MB with torch, transformers and the data) keeps even a perfect half-state
+rank above ~0.62; the rest of rank 1's excess (~140 MiB at both sizes) grows during the steps after
+the first, not in the checkpoint (``before the checkpoint`` in the output).
 
 Under FSDP with delayed initialisation, rank 0 builds (or loads) the model and scatters the shards;
 rank 1 never holds the whole model, so its peak is the figure sharding is for
@@ -59,6 +61,9 @@ class ShardingProbe(Callback):
             "peak_rss_setup": self.setup_peak,
             "peak_rss_first_step": _peak_rss(),
         }
+
+    def on_epoch(self, trainer, epoch, metrics) -> None:
+        self.figures["peak_rss_before_checkpoint"] = _peak_rss()  # every step done, the checkpoint not yet
 
     def on_end(self, trainer, metrics) -> None:
         self.figures["peak_rss"] = _peak_rss()
@@ -134,12 +139,14 @@ def main() -> None:
     print(f"model: {one['parameter_count']:,} parameters, AdamW; 1 process vs 2 FSDP ranks (gloo, CPU)")
     print(f"1 process : state {mib(state(one))} (parameters {mib(one['parameters'])}, gradients "
           f"{mib(one['gradients'])}, optimizer {mib(one['optimizer'])}), peak RSS {mib(one['peak_rss'])}"
-          f" (after set-up {mib(one['peak_rss_setup'])}, after step 1 {mib(one['peak_rss_first_step'])})")
+          f" (after set-up {mib(one['peak_rss_setup'])}, after step 1 {mib(one['peak_rss_first_step'])}, "
+          f"before the checkpoint {mib(one['peak_rss_before_checkpoint'])})")
     for rank, figures in enumerate(two):
         role = "loads the model, scatters shards" if rank == 0 else "never holds the whole model"
         print(f"fsdp rank {rank}: state {mib(state(figures))} ({state(figures) / state(one):.3f} of 1 process), "
               f"peak RSS {mib(figures['peak_rss'])} ({figures['peak_rss'] / one['peak_rss']:.3f} of 1 process; {role}; "
-              f"after set-up {mib(figures['peak_rss_setup'])}, after step 1 {mib(figures['peak_rss_first_step'])})")
+              f"after set-up {mib(figures['peak_rss_setup'])}, after step 1 {mib(figures['peak_rss_first_step'])}, "
+              f"before the checkpoint {mib(figures['peak_rss_before_checkpoint'])})")
     print(f"peak_rss_ratio_loading_rank={two[0]['peak_rss'] / one['peak_rss']:.3f}")
     print(f"peak_rss_ratio_nonloading_rank={two[1]['peak_rss'] / one['peak_rss']:.3f}")
     print(f"memory_ratio_fsdp2={max(state(f) for f in two) / state(one):.3f}")
