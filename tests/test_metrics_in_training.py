@@ -40,3 +40,15 @@ def test_training_and_validation_metrics_on_two_workers_equal_one_worker(tmp_pat
     assert {"validation_auc", "validation_f1_f1", "validation_macro_fscore", "validation_perplexity"} <= set(reported)
     for key in reported:
         assert two[key] == pytest.approx(one[key], abs=1e-6), key
+
+
+def test_a_gold_id_outside_the_classes_is_named_with_its_metric():
+    import torch
+
+    from distrain.metrics.categorical_accuracy import CategoricalAccuracy
+
+    metric = CategoricalAccuracy()
+    with pytest.raises(ValueError, match=r"^categorical_accuracy: gold label ids must be in \[0, 2\), got 0\.\.5$"):
+        metric(torch.tensor([[0.1, 0.9], [0.8, 0.2]]), torch.tensor([0, 5]))
+    metric(torch.tensor([[0.1, 0.9], [0.8, 0.2]]), torch.tensor([1, -100]), mask=torch.tensor([True, False]))
+    assert metric.get_metric() == 1.0  # a masked padding id is not checked

@@ -44,4 +44,4 @@ def check_gold_range(metric: Metric, gold: torch.Tensor, weights: torch.Tensor, 
         return
     counted = gold[weights > 0]
     if counted.numel() and (int(counted.min()) < 0 or int(counted.max()) >= num_classes):
-        raise ValueError(f"{metric}: gold label ids must be in [0, {num_classes}), got {counted.min()}..{counted.max()}")
+        raise ValueError(f"{name}: gold label ids must be in [0, {num_classes}), got {counted.min()}..{counted.max()}")
