@@ -113,7 +113,7 @@ def test_training_steps_and_metric_updates_leave_the_compiler_unimported_until_s
 import sys, torch
 import distrain.training.optimizers
 from distrain.metrics.categorical_accuracy import CategoricalAccuracy
-from distrain.training.lazy_compiler import compiler_loaded
+from distrain.lazy_compiler import compiler_loaded
 stand_in = sys.modules["torch._dynamo"]
 model = torch.nn.Linear(2, 2)
 optimizer = torch.optim.AdamW(model.parameters())

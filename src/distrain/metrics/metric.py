@@ -21,8 +21,7 @@ from typing import Any, ClassVar, Iterator, Sequence
 
 import torch
 
-from distrain.training.lazy_compiler import defer_disable
-
+from distrain.lazy_compiler import defer_disable
 from distrain.registry import Registrable
 
 _SYNC = [True]

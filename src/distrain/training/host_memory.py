@@ -6,7 +6,7 @@ that size come from the heap, whose freed space stays with the process. A sharde
 frees whole layers (and, for a full checkpoint, whole optimizer states) again and again, so its
 resident memory climbs far above what it ever holds at once. ``scripts/bench_sharding.py`` (77 M
 parameters, AdamW, 2 FSDP ranks): the rank that never holds the whole model peaked at 1,399 MiB with
-the dynamic threshold and at 1,104 MiB with a fixed 4 MiB one (1,084 / 964 MiB after its first step).
+the dynamic threshold and at 1,135 MiB with this fixed 4 MiB one (1,084 / 991 MiB after its first step).
 Smaller allocations keep the heap's speed.
 """
 

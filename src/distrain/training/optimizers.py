@@ -24,7 +24,7 @@ from annotated_types import Ge, Lt
 from distrain.config.constraints import NonNegativeFloat, PositiveFloat, Probability, Regex
 from distrain.config.errors import Problem
 from distrain.registry import Registrable
-from distrain.training.lazy_compiler import defer_compiler_import, defer_disabled_methods
+from distrain.lazy_compiler import defer_compiler_import, defer_disabled_methods
 
 # building an optimizer and stepping it need not import torch's compiler (see lazy_compiler)
 defer_compiler_import()

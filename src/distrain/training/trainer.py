@@ -480,7 +480,7 @@ def compiled(module: torch.nn.Module, device: torch.device) -> torch.nn.Module:
         raise ConfigError([Problem("trainer.compile", "torch.compile on CUDA needs the triton package")])
     import torch._inductor.config
 
-    from distrain.training.lazy_compiler import disable_deferred
+    from distrain.lazy_compiler import disable_deferred
 
     disable_deferred()
     torch._inductor.config.fallback_random = True

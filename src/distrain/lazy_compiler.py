@@ -110,11 +110,7 @@ def defer_disable(function: Callable[..., Any], recursive: bool = True) -> None:
     def run(*args: Any, **kwargs: Any) -> Any:
         if not compiler_loaded():
             return function(*args, **kwargs)
-        import torch._dynamo
-
-        disabled = torch._dynamo.disable(function, recursive, wrapping=False)
-        setattr(function, _CACHE, disabled)  # torch's own behaviour from now on
-        return disabled(*args, **kwargs)
+        return _mark_as_torch_does(function, recursive)(*args, **kwargs)  # torch's own behaviour from now on
 
     setattr(function, _CACHE, run)
     _DEFERRED.append((function, recursive))
@@ -124,10 +120,17 @@ def disable_deferred() -> None:
     """Before compiling: give every deferred function torch's own disabled version now, so the
     compiler meets torch's mark instead of tracing into the deferral (which would still run right,
     but break the graph and recompile: ``trainer.compile`` runs took half as long again)."""
+    for function, recursive in _DEFERRED:
+        _mark_as_torch_does(function, recursive)
+
+
+def _mark_as_torch_does(function: Callable[..., Any], recursive: bool) -> Callable[..., Any]:
+    """What ``torch._disable_dynamo`` caches on ``function`` (it loads the real compiler)."""
     import torch._dynamo
 
-    for function, recursive in _DEFERRED:
-        setattr(function, _CACHE, torch._dynamo.disable(function, recursive, wrapping=False))
+    disabled = torch._dynamo.disable(function, recursive, wrapping=False)
+    setattr(function, _CACHE, disabled)
+    return disabled
 
 
 def defer_disabled_methods(cls: type) -> None:
