@@ -2,8 +2,8 @@
 one of 2 CPU workers, started the default way (from the preloaded fork server), forked from the
 parent (``DISTRAIN_START_METHOD=fork``) or spawned (``spawn``).
 
-Each run trains a tiny text classifier for one epoch (its data cached after the first run, as for
-a user's second run); a callback in this module records when each worker finishes its first step.
+Each run trains a tiny text classifier for one epoch (its data cached and its modules' bytecode
+written by a first, untimed run, as for a user's second run); a callback in this module records when each worker finishes its first step.
 The start methods alternate for ``--repeats`` rounds; the median and range of each are printed, and
 last ``launch_to_first_step_s=<median of the default>``.
 
@@ -60,6 +60,9 @@ def run(folder: Path, method: str) -> float:
     (folder / "config.json").write_text(json.dumps(config))
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "scripts")]))
     environment.pop("DISTRAIN_START_METHOD", None)
+    # as on a user's machine, the first run leaves its modules' bytecode for the next ones (a sandbox's
+    # PYTHONDONTWRITEBYTECODE would make every run compile every changed module again)
+    environment.pop("PYTHONDONTWRITEBYTECODE", None)
     if method != "default":
         environment["DISTRAIN_START_METHOD"] = method
     started = time.time()

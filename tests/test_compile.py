@@ -50,7 +50,8 @@ def data(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def runs(data, tmp_path_factory):
-    """``runs(example, workers, compiled)`` -> (rank 0's step losses, final metrics); each trained once."""
+    """``runs(example, workers, compiled)`` -> (rank 0's step losses, final metrics, each rank's record of
+    whether torch's compiler was imported: see ``plugins/compiler_probe.py``); each trained once."""
     done: dict = {}
     scratch = tmp_path_factory.mktemp("compile-runs")
     cache = tmp_path_factory.mktemp("compile-cache")
@@ -67,18 +68,21 @@ def runs(data, tmp_path_factory):
                 "data_loader.batch_size": GLOBAL_BATCH // workers,
                 "trainer.progress_bar": False,
                 "trainer.compile": compiled,
-                "trainer.callbacks": [{"type": "test_step_losses", "folder": str(folder / "losses")}],
+                "trainer.callbacks": [{"type": "test_step_losses", "folder": str(folder / "losses")},
+                                      {"type": "test_compiler_probe", "folder": str(folder / "losses")}],
                 **spec["overrides"],
             }
             if workers > 1:
                 overrides["distributed"] = {"cuda_devices": [-1] * workers}
             result = run_cli("train", str(ROOT / "configs" / spec["config"]), "-s", str(folder / "out"),
                              "-o", json.dumps(overrides), "--include-package", "step_losses",
+                             "--include-package", "compiler_probe",
                              timeout=600, env={"DISTRAIN_CACHE": str(cache)})
             assert result.returncode == 0, result.stderr[-3000:]
             losses = [json.loads(line)["loss"] for line in (folder / "losses" / "rank0.jsonl").read_text().splitlines()]
             metrics = json.loads((folder / "out" / "metrics.json").read_text())
-            done[key] = (losses, metrics)
+            compiler = [json.loads((folder / "losses" / f"rank{rank}.json").read_text()) for rank in range(workers)]
+            done[key] = (losses, metrics, compiler)
         return done[key]
 
     return run
@@ -87,8 +91,8 @@ def runs(data, tmp_path_factory):
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("example", sorted(EXAMPLES))
 def test_compiled_model_trains_like_the_eager_one(runs, example, workers):
-    eager_losses, eager_metrics = runs(example, workers, False)
-    compiled_losses, compiled_metrics = runs(example, workers, True)
+    eager_losses, eager_metrics, _ = runs(example, workers, False)
+    compiled_losses, compiled_metrics, _ = runs(example, workers, True)
     assert len(compiled_losses) == len(eager_losses) >= 20
     worst = max(abs(c - e) / max(abs(e), 1e-12) for c, e in zip(compiled_losses[:20], eager_losses[:20]))
     print(f"{example} on {workers} worker(s): first 20 step losses differ by at most {worst:.2e} (relative); "
@@ -103,6 +107,16 @@ def test_compile_must_be_true_or_false(tmp_path):
     result = run_cli("check", str(ROOT / "configs" / "digits_mlp.jsonnet"), "-o", '{"trainer.compile": "yes"}')
     assert result.returncode == 2
     assert "trainer.compile: expected true or false" in result.stderr
+
+
+def test_ddp_workers_import_the_compiler_only_when_they_compile(runs):
+    """Plain DDP workers train without torch's compiler (a second of imports each, and the fork
+    server's critical path: see ``lazy_compiler``); workers that compile find it preloaded by the
+    fork server (already imported when their callbacks are built, before the model exists)."""
+    _, _, eager = runs("digits", 2, False)
+    _, _, compiled = runs("digits", 2, True)
+    assert [record["loaded"] for record in eager] == [False, False], eager
+    assert [record["loaded_at_build"] for record in compiled] == [True, True], compiled
 
 
 def test_training_steps_and_metric_updates_leave_the_compiler_unimported_until_something_compiles():
@@ -122,6 +136,14 @@ optimizer.step(); optimizer.zero_grad(); optimizer.load_state_dict(optimizer.sta
 metric = CategoricalAccuracy()
 metric(torch.tensor([[0.1, 0.9], [0.8, 0.2]]), torch.tensor([1, 1]))
 assert not compiler_loaded(), "a training step or a metric update imported the compiler"
+from distrain.lazy_compiler import defer_disabled_methods
+torch.distributed.init_process_group("gloo", init_method="tcp://127.0.0.1:" + sys.argv[1], rank=0, world_size=1)
+defer_disabled_methods(torch.nn.parallel.DistributedDataParallel)  # as the DDP strategy does
+wrapped = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2))
+wrapped(torch.ones(3, 2)).sum().backward()
+assert not wrapped._use_python_reducer
+assert not compiler_loaded(), "wrapping a model in DDP or its forward/backward imported the compiler"
+settings = sys.modules["torch._dynamo.config"]
 compiled = torch.compile(lambda scores, gold: (metric(scores, gold), scores * 2)[1], backend="eager")
 compiled(torch.tensor([[0.3, 0.7]]), torch.tensor([1]))
 assert compiler_loaded() and sys.modules["torch._dynamo"] is stand_in is torch._dynamo
@@ -131,9 +153,16 @@ assert getattr(disabled, "_torchdynamo_disable", False), "after torch.compile, u
 optimizer.add_param_group({"params": [torch.nn.Parameter(torch.ones(1))]})
 disabled = getattr(torch.optim.Optimizer.add_param_group.__wrapped__, "__dynamo_disable")
 assert getattr(disabled, "_torchdynamo_disable", False), "after torch.compile, add_param_group is not disabled"
+assert torch._dynamo.config is settings, "the compiler did not keep the settings module DDP read"
+from distrain.lazy_compiler import disable_deferred
+disable_deferred()
+inner = torch.nn.parallel.DistributedDataParallel._inside_ddp_forward.__wrapped__.__wrapped__
+assert getattr(getattr(inner, "__dynamo_disable"), "_torchdynamo_disable", False), "DDP's forward mark is not torch's"
 print(metric.get_metric())
 """
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                            env=cli_environment())
+    from distrain.distributed.launch import free_port
+
+    result = subprocess.run([sys.executable, "-c", code, str(free_port())], capture_output=True, text=True,
+                            timeout=120, env=cli_environment())
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == str(2 / 3)

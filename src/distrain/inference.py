@@ -111,7 +111,12 @@ def require_gold(job: ArchiveJob) -> None:
 def launch(job: ArchiveJob, worker: Callable[..., Any], *args: Any) -> None:
     """Run ``worker(world, job, *args)`` here, or on one spawned process per configured device."""
     from distrain.distributed.launch import Job, run_job
+    from distrain.distributed.worker_server import use_worker_server
+    from distrain.lazy_compiler import compiler_loaded
 
+    if job.distributed is not None:
+        # the workers unpickle the model built here, so they import what building it imported
+        use_worker_server(with_compiler=compiler_loaded())
     run_job(Job(work=_without_prepared, args=(worker, job, *args), distributed=job.distributed))
 
 

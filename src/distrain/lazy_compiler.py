@@ -7,15 +7,16 @@ be compiled (``torch._disable_dynamo``: ``Optimizer.add_param_group``, distrain'
 import it on their first call. Until the module is imported no frame can be compiled, so those
 uses change nothing yet:
 
-- :func:`defer_compiler_import` puts a stand-in for ``torch._dynamo`` in ``sys.modules``: its
-  ``graph_break`` does nothing (as the real one does outside a compiled frame), and so does
-  ``trace_rules.clear_lru_cache`` (nothing is cached yet); any other use (``torch.compile``,
+- :func:`defer_compiler_import` puts a stand-in for ``torch._dynamo`` in ``sys.modules`` that answers
+  what training without compiling asks of it (``graph_break``, ``trace_rules.clear_lru_cache`` and
+  DDP's ``utils.get_optimize_ddp_mode``: see ``_STAND_INS``); any other use (``torch.compile``,
   ``torch._dynamo.config``, a submodule) imports the real module into the same module object, which
   from then on is exactly torch's. Where a process needs the compiler anyway it loads as before:
-  DDP reads its config when it wraps a model, and ``import transformers`` marks functions with
-  ``torch.compiler.disable``; so the saving goes to processes that train other models in one
-  process (a tiny text classifier's ``distrain train``: 3.9 s -> 2.4 s), to ``evaluate``/``predict``
-  of them, and to tune trials. Workers forked from the fork server have the real module preloaded.
+  DTensor (FSDP, tensor parallelism) marks its constructor never to be compiled, and ``import
+  transformers`` marks functions with ``torch.compiler.disable``. The saving goes to DDP workers
+  (2 workers' ``distrain train`` to the first step: 2.4-2.6 s -> about 1.5 s, as the fork server no
+  longer imports it), to training other models in one process (a tiny text classifier's
+  ``distrain train``: 3.9 s -> 2.4 s), to ``evaluate``/``predict`` of them, and to tune trials.
 - :func:`defer_disable` lets a function marked with ``torch._disable_dynamo`` run as it is until the
   compiler is loaded, and from then on exactly as torch would run it; :func:`disable_deferred` gives
   them torch's own disabled versions right before ``trainer.compile`` compiles.
@@ -41,19 +42,65 @@ def _graph_break(msg: str = "") -> None:
     """``torch._dynamo.graph_break`` outside a compiled frame: nothing."""
 
 
-#: ``init_process_group`` clears the compiler's cached trace rules when ``torch._dynamo`` is in
-#: ``sys.modules``; before the real module is loaded nothing is cached, so there is nothing to clear
-_TRACE_RULES = types.SimpleNamespace(clear_lru_cache=lambda: None)
+class _Submodule:
+    """A submodule of ``torch._dynamo`` as far as processes that never compile use it: the names in
+    ``known`` are answered without the compiler; any other name loads it and is read from the real
+    submodule."""
+
+    def __init__(self, name: str, **known: Callable[..., Any]) -> None:
+        self._name, self._known = name, known
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._known:
+            return self._known[name]
+        return getattr(getattr(_load(sys.modules[_NAME]), self._name), name)
+
+
+def _optimize_ddp_mode() -> str:
+    """``torch._dynamo.utils.get_optimize_ddp_mode`` (DDP asks it when it wraps a model) before the
+    compiler is loaded, from torch's own settings module: a small one, loaded alone under its own
+    name (the compiler, when it loads, takes that very module as its ``config``). Nothing can have
+    changed the setting yet, as any use of ``torch._dynamo.config`` loads the compiler first."""
+    optimize_ddp = _settings().optimize_ddp
+    if isinstance(optimize_ddp, bool):
+        return "ddp_optimizer" if optimize_ddp else "no_optimization"
+    return optimize_ddp
+
+
+def _settings() -> types.ModuleType:
+    name = _NAME + ".config"
+    with _LOADING:
+        module = sys.modules.get(name)
+        if module is None:
+            folder = sys.modules[_NAME].__spec__.submodule_search_locations[0]
+            spec = importlib.util.spec_from_file_location(name, f"{folder}/config.py")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                sys.modules.pop(name, None)
+                raise
+    return module
+
+
+#: What processes that never compile read of the compiler, and get without loading it:
+#: ``init_process_group`` clears its cached trace rules (none are cached yet), DDP asks which of its
+#: compiled modes is set (the default), and torch's optimizers break the graph (outside a compiled
+#: frame, nothing).
+_STAND_INS = {
+    "graph_break": _graph_break,
+    "trace_rules": _Submodule("trace_rules", clear_lru_cache=lambda: None),
+    "utils": _Submodule("utils", get_optimize_ddp_mode=_optimize_ddp_mode),
+}
 
 
 class _DeferredCompiler(types.ModuleType):
     """``torch._dynamo`` before anything needs it; the first real use loads it in place."""
 
     def __getattr__(self, name: str) -> Any:
-        if name == "graph_break":
-            return _graph_break
-        if name == "trace_rules":
-            return _TRACE_RULES
+        if name in _STAND_INS:
+            return _STAND_INS[name]
         if name.startswith("__") and name not in ("__path__", "__all__"):
             raise AttributeError(name)
         return getattr(_load(self), name)
@@ -75,6 +122,15 @@ def _load(module: types.ModuleType) -> types.ModuleType:
                 sys.modules.pop(_NAME, None)  # the next import starts over, as after any failed import
                 raise
     return module
+
+
+def load_compiler() -> None:
+    """Import the real ``torch._dynamo`` now (in place of the stand-in, if there is one)."""
+    module = sys.modules.get(_NAME)
+    if module is not None and type(module) is _DeferredCompiler:
+        _load(module)
+    else:
+        importlib.import_module(_NAME)
 
 
 def compiler_loaded() -> bool:
@@ -134,9 +190,22 @@ def _mark_as_torch_does(function: Callable[..., Any], recursive: bool) -> Callab
 
 
 def defer_disabled_methods(cls: type) -> None:
-    """:func:`defer_disable` for every method of ``cls`` wrapped with ``torch._disable_dynamo``."""
+    """:func:`defer_disable` for every method of ``cls`` wrapped with ``torch._disable_dynamo``,
+    under other decorators too (DDP's ``_inside_ddp_forward`` is a context manager)."""
     for method in vars(cls).values():
-        wrapped = getattr(method, "__wrapped__", None)
+        marked = _disabled_by_torch(method)
+        if marked is not None:
+            defer_disable(*marked)
+
+
+def _disabled_by_torch(method: Any) -> tuple[Callable[..., Any], bool] | None:
+    """The function ``torch._disable_dynamo`` wrapped somewhere in ``method``'s chain of wrappers,
+    and its ``recursive`` flag (read from the wrapper's closure)."""
+    while callable(method):
         code = getattr(method, "__code__", None)
-        if wrapped is not None and code is not None and code.co_filename.endswith("_compile.py"):
-            defer_disable(wrapped)
+        if code is not None and code.co_filename.endswith("_compile.py") and method.__closure__:
+            captured = dict(zip(code.co_freevars, (cell.cell_contents for cell in method.__closure__)))
+            if callable(captured.get("fn")):
+                return captured["fn"], bool(captured.get("recursive", True))
+        method = getattr(method, "__wrapped__", None)
+    return None

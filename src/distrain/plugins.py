@@ -3,10 +3,11 @@ and packages that declare the ``distrain.plugins`` entry point."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import pkgutil
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 
 from distrain.errors import BadInput
 
@@ -38,10 +39,17 @@ def import_builtins() -> None:
             importlib.import_module(f"{package_name}.{module.name}")
 
 
+@functools.cache
+def plugin_entry_points() -> tuple[EntryPoint, ...]:
+    """The installed ``distrain.plugins`` entry points, found once per process (finding them reads
+    the metadata of every installed package); workers forked from the fork server inherit them."""
+    return tuple(entry_points(group="distrain.plugins"))
+
+
 def import_plugins(include_packages: list[str] | tuple[str, ...] = ()) -> None:
     """Import built-ins, then every entry point of group ``distrain.plugins``, then ``include_packages``."""
     import_builtins()
-    for entry_point in entry_points(group="distrain.plugins"):
+    for entry_point in plugin_entry_points():
         try:
             entry_point.load()
         except Exception as error:  # noqa: BLE001 - a broken third-party plugin must not stop the run

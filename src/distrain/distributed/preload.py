@@ -1,21 +1,47 @@
 """What the worker fork server imports once, before any worker is forked from it.
 
-Every worker needs torch, torch's compiler front end (``torch._dynamo``: any optimizer's first
-``add_param_group`` imports it, about a second of some 800 modules) and the built-in components.
+Every worker needs torch, torch.distributed, the built-in components and what building them from a
+config imports or looks up on first use (pydantic's validators and plugins, numpy's random
+generators, the installed distrain plugins, the archive writer).
 The fork server imports them while the parent is still reading the data, and each worker forked
 from it starts with all of them loaded.
+
+Torch's compiler front end (``torch._dynamo``, a second of some 800 modules: as long as torch
+itself) is not among them: workers that compile nothing train without it (see
+:mod:`distrain.lazy_compiler`), and a config whose workers will need it preloads it too
+(:mod:`distrain.distributed.preload_compiler`, chosen by :func:`distrain.distributed.worker_server.worker_preload`).
 """
 
-import torch
-import torch._dynamo  # noqa: F401 - imported on first use by every optimizer; see the docstring
-import torch.distributed  # noqa: F401
-import torch.nn.parallel  # noqa: F401
+from typing import Annotated
 
-from distrain.plugins import import_builtins
+import torch
+from annotated_types import Ge
+
+from distrain.lazy_compiler import defer_compiler_import
+
+defer_compiler_import()  # before anything below could import the real one
+
+import numpy.random  # noqa: E402,F401 - the data loaders' shuffling
+import pydantic  # noqa: E402 - every component's arguments are checked with it
+import torch.distributed  # noqa: E402,F401
+import torch.nn.parallel  # noqa: E402,F401
+
+from distrain.plugins import import_builtins, plugin_entry_points  # noqa: E402
 
 import_builtins()
+plugin_entry_points()
 
+import distrain.archive  # noqa: E402,F401 - rank 0 writes it at the end
+import distrain.data.streaming  # noqa: E402,F401
+import distrain.module_pattern_checks  # noqa: E402,F401
 import distrain.worker  # noqa: E402,F401
+
+# the first adapter of a constrained type imports the rest of pydantic and finds its plugins
+pydantic.TypeAdapter(Annotated[int, Ge(0)]).validate_python(0)
+
+# DDP asks torch's compiler settings which mode it is in when it wraps a model; asking here loads
+# that small settings module (not the compiler) once for every worker
+torch._dynamo.utils.get_optimize_ddp_mode()
 
 import gc  # noqa: E402
 

@@ -1,8 +1,8 @@
 """The fork server workers are started from, started early so its imports overlap the parent's work.
 
-A spawned worker spends seconds importing torch, torch's compiler front end and the built-in
-components before its first step. The fork server imports them once (:mod:`distrain.distributed.preload`)
-and forks every worker from itself. ``distrain train`` starts it as soon as the config is evaluated,
+A spawned worker spends seconds importing torch and the built-in components before its first step.
+The fork server imports them once (:mod:`distrain.distributed.preload`, and torch's compiler only for
+workers that will use it: :func:`worker_preload`) and forks every worker from itself. ``distrain train`` starts it as soon as the config is evaluated,
 before the parent's own imports, validation and data reading, so by the time workers are wanted it is
 usually ready. This module imports nothing heavy, so starting the server costs the parent nothing.
 """
@@ -14,12 +14,68 @@ import multiprocessing.forkserver
 import os
 from typing import Any
 
-PRELOAD = ["distrain.distributed.preload"]
+PRELOAD = "distrain.distributed.preload"
+#: preloaded too when the workers will import torch's compiler anyway
+PRELOAD_COMPILER = "distrain.distributed.preload_compiler"
+#: the arguments through which built-in components name a pretrained ``transformers`` model or
+#: tokenizer; ``import transformers`` imports torch's compiler
+PRETRAINED_KEYS = ("model_name", "tokenizer_name")
 
 
-def use_worker_server() -> None:
-    """Make the fork server (started now or later) preload what workers need."""
-    multiprocessing.get_context("forkserver").set_forkserver_preload(PRELOAD)
+def worker_preload(config: dict[str, Any]) -> list[str]:
+    """What the fork server imports for this (unvalidated) config's workers.
+
+    Torch's compiler front end costs a second to import, as long as torch itself, and plain DDP
+    workers never need it (:mod:`distrain.lazy_compiler`); so it is preloaded only for workers that
+    will import it: ones that compile (``trainer.compile``), shard or split the model (any strategy but
+    ``ddp``, tensor or pipeline parallelism: DTensor and pipelining use it), or load a pretrained
+    ``transformers`` model or tokenizer. A wrong guess costs start-up time, never correctness.
+    """
+    return [PRELOAD, PRELOAD_COMPILER] if workers_use_compiler(config) else [PRELOAD]
+
+
+def workers_use_compiler(config: dict[str, Any]) -> bool:
+    trainer = config.get("trainer") if isinstance(config.get("trainer"), dict) else {}
+    distributed = config.get("distributed") if isinstance(config.get("distributed"), dict) else {}
+    strategy = distributed.get("strategy")
+    strategy_type = strategy.get("type", "ddp") if isinstance(strategy, dict) else strategy
+    return bool(
+        trainer.get("compile")
+        or strategy_type not in (None, "ddp")
+        or _more_than_one(distributed.get("tensor_parallel_size"))
+        or _more_than_one(distributed.get("pipeline_parallel_size"))
+        or _names_pretrained(config)
+    )
+
+
+def _more_than_one(size: Any) -> bool:
+    return isinstance(size, int) and size > 1
+
+
+def _names_pretrained(block: Any) -> bool:
+    if isinstance(block, dict):
+        return any(key in PRETRAINED_KEYS or _names_pretrained(value) for key, value in block.items())
+    if isinstance(block, list):
+        return any(_names_pretrained(value) for value in block)
+    return False
+
+
+def use_worker_server(config: dict[str, Any] | None = None, with_compiler: bool | None = None) -> None:
+    """Make the fork server (started now or later) preload what ``config``'s workers need, or, with
+    ``with_compiler``, say outright whether they need torch's compiler; given neither, keep what an
+    earlier call chose (the plain preload if none did)."""
+    global _chosen
+    if config is None and with_compiler is None and _chosen:
+        return
+    if with_compiler is None:
+        preload = worker_preload(config or {})
+    else:
+        preload = [PRELOAD, PRELOAD_COMPILER] if with_compiler else [PRELOAD]
+    multiprocessing.get_context("forkserver").set_forkserver_preload(preload)
+    _chosen = True
+
+
+_chosen = False
 
 
 def start_worker_server(config: dict[str, Any]) -> None:
@@ -33,5 +89,5 @@ def start_worker_server(config: dict[str, Any]) -> None:
         return
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return
-    use_worker_server()
+    use_worker_server(config)
     multiprocessing.forkserver.ensure_running()

@@ -58,6 +58,9 @@ class DistributedDataParallelStrategy(ParallelStrategy):
             return model
         from torch.nn.parallel import DistributedDataParallel
 
+        from distrain.lazy_compiler import defer_disabled_methods
+
+        defer_disabled_methods(DistributedDataParallel)  # its forward need not import torch's compiler
         device = torch.device(self.world.device)
         self.wrapped = DistributedDataParallel(
             model,

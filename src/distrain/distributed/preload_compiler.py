@@ -1,0 +1,11 @@
+"""Preloaded by the worker fork server, after :mod:`distrain.distributed.preload`, for workers that
+will import torch's compiler front end anyway (see :func:`distrain.distributed.worker_server.worker_preload`):
+importing it here, while the parent still validates and reads the data, takes that second off
+every worker's start."""
+
+import gc
+
+from distrain.lazy_compiler import load_compiler
+
+load_compiler()
+gc.freeze()  # as in preload: keeps the workers' garbage collector off these shared pages

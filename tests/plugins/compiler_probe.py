@@ -1,0 +1,28 @@
+"""A callback that records, per rank, whether torch's compiler front end (``torch._dynamo``) had been
+imported by the end of the first optimizer step: the launch tests check that workers which compile
+nothing never import it, and that the fork server preloaded it for those that do."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from distrain.lazy_compiler import compiler_loaded
+from distrain.training.callback import Callback
+
+
+@Callback.register("test_compiler_probe")
+class CompilerProbe(Callback):
+    """Writes ``{"loaded": ..., "loaded_before_start": ...}`` to ``folder/rank{R}.json`` at step 1."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = Path(folder)
+        # the callback is built in the worker, before its model and strategy
+        self.loaded_at_build = compiler_loaded()
+
+    def on_step(self, trainer, step, loss) -> None:
+        if step == 1:
+            record = {"loaded": compiler_loaded(), "loaded_at_build": self.loaded_at_build,
+                      "stand_in": type(sys.modules.get("torch._dynamo")).__name__}
+            (self.folder / f"rank{trainer.world.rank}.json").write_text(json.dumps(record))
