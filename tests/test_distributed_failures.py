@@ -70,3 +70,17 @@ def test_ctrl_c_stops_every_worker(text_data, tmp_path):
         process.kill()
     assert process.returncode != 0, stderr
     assert_nothing_left(environment["DISTRAIN_TEST_RUN_MARKER"])
+
+
+def test_the_first_recorded_failure_is_the_one_reported(tmp_path):
+    """A worker's failure closes its connections, and its peers' collectives fail a moment later: the
+    parent reports the earliest failure a worker recorded, whichever process exited first."""
+    import json
+
+    from distrain.distributed.launch import first_failure
+
+    assert first_failure(str(tmp_path)) is None
+    (tmp_path / "failed_rank0.json").write_text(json.dumps({"rank": 0, "time": 12.5, "traceback": "lost peer"}))
+    (tmp_path / "failed_rank1.json").write_text(json.dumps({"rank": 1, "time": 12.25, "traceback": "the cause"}))
+    (tmp_path / "failed_rank2.json").write_text("{not json")  # a worker killed while writing
+    assert first_failure(str(tmp_path))["rank"] == 1

@@ -376,6 +376,9 @@ def spawn(
             raise reports.get() from None  # the worker's own one-line error, same class and status
         rank = distributed.node_rank * len(distributed.cuda_devices) + error.error_index
         if isinstance(error, mp.ProcessRaisedException):
+            first = first_failure(hang_reports)  # not a peer's lost connection, seen a moment later
+            if first is not None:
+                raise WorkerFailed(f"worker rank {first['rank']} failed:\n{first['traceback'].strip()}") from None
             raise WorkerFailed(f"worker rank {rank} failed:\n{error.msg.strip()}") from None
         raise WorkerFailed(f"worker rank {rank} {_exit_description(error.exit_code)}") from None
     finally:
@@ -417,9 +420,33 @@ def _spawned_entry(local_rank: int, worker, args, distributed: DistributedConfig
     except Exception:
         # also in this worker's own log: on another node, the parent's console may be out of sight
         logger.exception("worker rank %d failed", rank)
+        record_failure(hang_reports, rank)
         raise
     finally:
         shutdown_worker()
+
+
+def record_failure(folder: str, rank: int) -> None:
+    """Note when and how this worker failed, before its exit closes its connections: its peers'
+    collectives then fail too, and the parent must report this failure, not theirs."""
+    import json
+    import time
+    import traceback
+
+    record = {"rank": rank, "time": time.monotonic(), "traceback": traceback.format_exc()}
+    with contextlib.suppress(OSError):
+        (Path(folder) / f"failed_rank{rank}.json").write_text(json.dumps(record))
+
+
+def first_failure(folder: str) -> dict[str, Any] | None:
+    """The earliest failure a worker recorded with :func:`record_failure` (None if none did)."""
+    import json
+
+    failures = []
+    for path in Path(folder).glob("failed_rank*.json"):
+        with contextlib.suppress(OSError, ValueError):
+            failures.append(json.loads(path.read_text()))
+    return min(failures, key=lambda failure: failure["time"], default=None)
 
 
 def start_method(distributed: DistributedConfig, may_fork: bool) -> str:
