@@ -363,9 +363,9 @@ def test_optimizer_state_moves_between_index_and_name_keys():
     assert all(torch.equal(back["state"][i]["exp_avg_sq"], indexed["state"][i]["exp_avg_sq"]) for i in indexed["state"])
 
 
-def test_training_processes_fix_the_mmap_threshold_unless_the_user_set_it():
+def test_sharded_ranks_fix_the_mmap_threshold_unless_the_user_set_it():
     """glibc's dynamic mmap threshold kept freed gathered layers in a sharded rank's heap (see
-    ``distrain.training.host_memory``); every training process fixes it, a user's own setting wins."""
+    ``distrain.training.host_memory``); sharded ranks fix it, a user's own setting wins."""
     import os
     import subprocess
     import sys

@@ -99,9 +99,7 @@ def train_worker(
 ) -> dict[str, Any]:
     """Assemble and train; with ``recover`` resume from the latest checkpoint first. Rank 0 writes the archive."""
     from distrain.archive import write_archive
-    from distrain.training.host_memory import fix_mmap_threshold
 
-    fix_mmap_threshold()  # freed gathered layers go back to the OS (see host_memory)
     assembly = assemble(world, config, serialization_dir, prepared)
     if recover:
         assembly.trainer.resume_from_latest_checkpoint()

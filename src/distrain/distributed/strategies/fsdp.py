@@ -137,6 +137,10 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
         return self.delayed_init and self.world.is_distributed and self.world.device != "meta" and self.layout.tp == 1
 
     def model_init_context(self) -> contextlib.AbstractContextManager:
+        if self.world.is_distributed and self.world.device != "meta":
+            from distrain.training.host_memory import fix_mmap_threshold
+
+            fix_mmap_threshold()  # gathered and freed layers go back to the OS (see host_memory)
         if self._delays_init() and not self.world.is_primary:
             return parameters_on_meta()
         return contextlib.nullcontext()
