@@ -5,7 +5,7 @@ parameters + gradients + optimizer state it holds, and its peak resident memory 
     python scripts/bench_sharding.py [--layers 6] [--hidden 1024] [--checkpoint-format full]
 
 Measured on CPU/gloo (see the issue-11 reports): the state ratio is 0.500; rank 1's peak RSS was
-0.78-0.87 of one process at the default 77 M parameters, and 0.70 once every training process fixed
+0.78-0.87 of one process at the default 77 M parameters, and 0.70 once sharded ranks fixed
 glibc's mmap threshold (``distrain.training.host_memory``: freed gathered layers had stayed in the
 heap); 0.614 at 152 M (``--layers 12``). Above the 0.6 target: at 77 M the memory every process has
 before any model (~400 MB with torch, transformers and the data) keeps even a perfect half-state
