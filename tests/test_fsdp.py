@@ -379,3 +379,43 @@ def test_sharded_ranks_fix_the_mmap_threshold_unless_the_user_set_it():
                            env=environment | {"MALLOC_MMAP_THRESHOLD_": "65536"})
     assert (fixed.stdout.strip(), users.stdout.strip()) == ("True", "False"), fixed.stderr + users.stderr
     assert os.uname().sysname == "Linux"  # the CI machine: glibc, where this matters
+
+
+def test_auto_picks_the_fused_kernel_for_dtensor_shards_and_steps_them_like_plain_tensors():
+    """FSDP's parameters are DTensors: ``implementation: auto`` runs torch's fused kernel on their shards
+    (a per-tensor loop otherwise, an order of magnitude slower on the CPU), and the update equals the
+    fused one on plain tensors; a mix of DTensors and plain tensors (tensor parallelism) gets the loop."""
+    import subprocess
+    import sys
+
+    from conftest import cli_environment
+    from distrain.distributed.launch import free_port
+
+    code = """
+import sys, torch
+import torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.tensor import Shard, distribute_tensor
+from distrain.training.optimizers import kernel_options
+dist.init_process_group("gloo", init_method="tcp://127.0.0.1:" + sys.argv[1], rank=0, world_size=1)
+mesh = init_device_mesh("cpu", (1,))
+torch.manual_seed(0)
+start, grad = torch.randn(6, 4), torch.randn(6, 4)
+plain = torch.nn.Parameter(start.clone())
+sharded = torch.nn.Parameter(distribute_tensor(start.clone(), mesh, [Shard(0)]))
+assert kernel_options("auto", [{"params": [plain]}]) == {"fused": True}
+assert kernel_options("auto", [{"params": [sharded]}]) == {"fused": True}
+assert kernel_options("auto", [{"params": [torch.nn.Parameter(torch.ones(2, dtype=torch.float64), requires_grad=False)]}]) == {"fused": True}
+assert kernel_options("auto", [{"params": [torch.nn.Parameter(torch.ones(2, device="meta"))]}]) == {}
+assert kernel_options("auto", [{"params": [plain]}, {"params": [sharded]}]) == {}  # tensor parallel's mix
+for param, g in ((plain, grad), (sharded, distribute_tensor(grad, mesh, [Shard(0)]))):
+    optimizer = torch.optim.AdamW([param], lr=0.1, **kernel_options("auto", [{"params": [param]}]))
+    for _ in range(3):
+        param.grad = g.clone()
+        optimizer.step()
+assert torch.equal(plain.detach(), sharded.detach().full_tensor())
+print("ok")
+"""
+    result = subprocess.run([sys.executable, "-c", code, str(free_port())], capture_output=True, text=True,
+                            timeout=120, env=cli_environment())
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
