@@ -3,7 +3,8 @@ one of 2 CPU workers, started the default way (from the preloaded fork server), 
 parent (``DISTRAIN_START_METHOD=fork``) or spawned (``spawn``).
 
 Each run trains a tiny text classifier for one epoch (its data cached and its modules' bytecode
-written by a first, untimed run, as for a user's second run); a callback in this module records when each worker finishes its first step.
+written by a first, untimed run, as for a user's second run); a callback in this module records
+when each worker finishes its first step.
 The start methods alternate for ``--repeats`` rounds; the median and range of each are printed, and
 last ``launch_to_first_step_s=<median of the default>``.
 

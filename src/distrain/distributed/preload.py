@@ -9,7 +9,8 @@ from it starts with all of them loaded.
 Torch's compiler front end (``torch._dynamo``, a second of some 800 modules: as long as torch
 itself) is not among them: workers that compile nothing train without it (see
 :mod:`distrain.lazy_compiler`), and a config whose workers will need it preloads it too
-(:mod:`distrain.distributed.preload_compiler`, chosen by :func:`distrain.distributed.worker_server.worker_preload`).
+(:mod:`distrain.distributed.preload_compiler`, chosen by
+:func:`distrain.distributed.worker_server.worker_preload`).
 """
 
 from typing import Annotated
