@@ -8,6 +8,13 @@ once and are measured in alternating rounds, so load drift on a shared machine h
 p99 latency, non-200 answers and the mean batch size (from /metrics) per run, and last
 ``batched_vs_unbatched=<requests/s ratio>``.
 
+Before that last line it prints what batching can give at best on this machine, the model alone in this
+process (no HTTP, no queue): the same reviews predicted one at a time and in length-sorted batches of 32 (so
+next to no padding), in alternating rounds, as ``model_only_sorted_batches_vs_one_by_one=<records/s ratio>``.
+On a CPU the model's cost is mostly arithmetic that batching does not reduce, so the server's ratio can pass
+this one only by what it spends per batch outside the model (thread hand-offs, small next to a request's
+model time).
+
 Without ``--archive`` it trains a short MiniLM run first (200 reviews, 1 epoch: the model's accuracy does not
 matter here, only its cost per request), kept in ``runs/bench_serve_minilm`` for the next time.
 
@@ -204,6 +211,37 @@ def check_equal_to_predict(archive: Path, records: list[dict], folder: Path) -> 
         raise SystemExit("served answers differ from distrain predict")
 
 
+def model_only_ceiling(archive: Path, texts: list[str], batch_size: int = 32, rounds: int = 3) -> float:
+    """Records/s of the archive's model alone on ``texts``: length-sorted batches vs one record at a time."""
+    import numpy as np
+
+    from distrain.serving.batcher import padded_tokens
+    from distrain.serving.predictor import Predictor
+
+    predictor = Predictor.from_archive(str(archive))
+    prepared = [predictor.prepare({"text": text}) for text in texts]
+    by_length = sorted(prepared, key=lambda record: record.length)
+    predictor.predict(by_length[:batch_size])  # warm-up
+
+    def records_per_s(records: list, size: int) -> float:
+        started = time.perf_counter()
+        for first in range(0, len(records), size):
+            predictor.predict(records[first:first + size])
+        return len(records) / (time.perf_counter() - started)
+
+    alone, batched = [], []
+    for _ in range(rounds):
+        alone.append(records_per_s(prepared, 1))
+        batched.append(records_per_s(by_length, batch_size))
+    lengths = [record.length for record in by_length]
+    padded = sum(padded_tokens(lengths[first:first + batch_size]) for first in range(0, len(lengths), batch_size))
+    padding = padded / sum(lengths) - 1
+    print(f"model_only: records={len(prepared)} mean_tokens={np.mean([r.length for r in prepared]):.1f} "
+          f"one_by_one_per_s={statistics.median(alone):.1f} sorted_batches_of_{batch_size}_per_s={statistics.median(batched):.1f} "
+          f"padding_per_token={padding:.3f} (medians of {rounds} alternating rounds)", flush=True)
+    return statistics.median(b / a for a, b in zip(alone, batched))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--archive", type=Path, default=None, help="a model.tar.gz (default: train a short MiniLM one)")
@@ -212,6 +250,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="5 s runs, for a smoke test")
     parser.add_argument("--batched-flags", default="", help='extra flags for the batched server, e.g. "--max-padding 0.1"')
     parser.add_argument("--skip-check", action="store_true", help="skip the comparison with distrain predict")
+    parser.add_argument("--skip-model-only", action="store_true", help="skip the in-process bound on what batching can give")
     args = parser.parse_args()
     seconds = 5.0 if args.quick else args.duration
 
@@ -232,6 +271,9 @@ def main() -> None:
                             seconds, folder)
         alone = measure_pair(archive, {"batched_1_client": args.batched_flags.split(), "unbatched_1_client": ["--max-batch-size", "1"]}, texts,
                              1, seconds, folder)
+    if not args.skip_model_only:
+        ceiling = model_only_ceiling(archive, texts[:256 if args.quick else 512])
+        print(f"model_only_sorted_batches_vs_one_by_one={ceiling:.2f}", flush=True)
     print(f"one_client_p50_difference_ms={alone['batched_1_client']['p50_ms'] - alone['unbatched_1_client']['p50_ms']:.2f}")
     print(f"batched_vs_unbatched={many['batched']['rps'] / many['unbatched']['rps']:.2f}")
 
