@@ -12,10 +12,13 @@ per-round ratios and rank 0's CPU milliseconds per step are printed too, as both
 wall clock when other work shares the cores.
 
 Prints examples/s of each and, as the last line, ``ratio_vs_handwritten_ddp=<distrain 2 workers /
-hand-written 2 processes>``.
+hand-written 2 processes>``. With ``--compile`` each round also runs distrain's 2 workers with
+``"trainer": {"compile": true}`` (its compilation falls in the warm-up steps, a later run reuses torch's
+compile cache) and prints ``compiled_vs_eager_2_workers=`` before that last line.
 
     python scripts/bench_scaling.py            # the reported configuration
     python scripts/bench_scaling.py --quick    # a smoke run
+    python scripts/bench_scaling.py --compile  # also trainer.compile against eager
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ def make_data(path: Path, count: int, seed: int = 0) -> None:
             out.write(json.dumps({"text": " ".join(tokens), "label": str(label)}) + "\n")
 
 
-def config_for(train_path: Path, workers: int, timer_output: Path | None, warmup: int) -> dict:
+def config_for(train_path: Path, workers: int, timer_output: Path | None, warmup: int, compile: bool = False) -> dict:
     config = {
         "dataset_reader": {"type": "text_classification_json"},
         "train_data_path": str(train_path),
@@ -82,7 +85,8 @@ def config_for(train_path: Path, workers: int, timer_output: Path | None, warmup
             "encoder": {"type": "transformer", "num_layers": LAYERS, "num_heads": HEADS, "max_length": LENGTH},
         },
         "data_loader": {"batch_size": BATCH, "shuffle": True},
-        "trainer": {"optimizer": {"type": "adam", "lr": 0.0005}, "num_epochs": 1, "progress_bar": False, "random_seed": 1},
+        "trainer": {"optimizer": {"type": "adam", "lr": 0.0005}, "num_epochs": 1, "progress_bar": False, "random_seed": 1,
+                    "compile": compile},
         "distributed": {"cuda_devices": [-1] * workers},
     }
     if timer_output is not None:
@@ -91,10 +95,11 @@ def config_for(train_path: Path, workers: int, timer_output: Path | None, warmup
 
 
 # -------------------------------------------------------------------------------------- distrain
-def run_distrain(folder: Path, data: Path, workers: int, warmup: int) -> float:
-    timer = folder / f"timer{workers}.json"
-    config = folder / f"distrain{workers}.json"
-    config.write_text(json.dumps(config_for(data, workers, timer, warmup)))
+def run_distrain(folder: Path, data: Path, workers: int, warmup: int, compile: bool = False) -> float:
+    name = f"{workers}{'_compiled' if compile else ''}"
+    timer = folder / f"timer{name}.json"
+    config = folder / f"distrain{name}.json"
+    config.write_text(json.dumps(config_for(data, workers, timer, warmup, compile)))
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "scripts")]))
     # one process on one core: one torch thread, as for each of the 2 workers on 2 cores
     pin = (lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})) if workers == 1 else None
@@ -162,6 +167,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="few steps, one round: a smoke run")
     parser.add_argument("--steps", type=int, default=None, help="optimizer steps per run (default 80; quick 12)")
     parser.add_argument("--repeats", type=int, default=None, help="alternating rounds (default 3; quick 1)")
+    parser.add_argument("--compile", action="store_true", help="also distrain's 2 workers with trainer.compile")
     args = parser.parse_args()
     steps = args.steps or (12 if args.quick else 80)
     repeats = args.repeats or (1 if args.quick else 3)
@@ -170,7 +176,10 @@ def main() -> None:
 
     best = {"distrain_1_worker": 0.0, "distrain_2_workers": 0.0, "handwritten_ddp_2_processes": 0.0}
     cpu = {name: float("inf") for name in best}
-    round_ratios = []
+    if args.compile:
+        best["distrain_2_workers_compiled"] = 0.0
+        cpu["distrain_2_workers_compiled"] = float("inf")
+    round_ratios, compile_ratios = [], []
     with tempfile.TemporaryDirectory(prefix="bench-scaling-") as folder:
         folder = Path(folder)
         one, two = folder / "train1.jsonl", folder / "train2.jsonl"
@@ -182,6 +191,8 @@ def main() -> None:
                 "distrain_2_workers": lambda: run_distrain(folder, two, 2, warmup),
                 "distrain_1_worker": lambda: run_distrain(folder, one, 1, warmup),
             }
+            if args.compile:
+                runs["distrain_2_workers_compiled"] = lambda: run_distrain(folder, two, 2, warmup, compile=True)
             this_round = {}
             for name, run in runs.items():
                 measured = run()
@@ -191,11 +202,16 @@ def main() -> None:
                 print(f"round {round_number + 1}: {name}: {measured['examples_per_s']:.1f} examples/s, "
                       f"rank 0 CPU {measured['cpu_ms_per_step']:.1f} ms/step", flush=True)
             round_ratios.append(this_round["distrain_2_workers"] / this_round["handwritten_ddp_2_processes"])
+            if args.compile:
+                compile_ratios.append(this_round["distrain_2_workers_compiled"] / this_round["distrain_2_workers"])
     print(f"steps={steps} (timed after {warmup} warm-up), batch {BATCH} per process, 1 torch thread per process")
     for name, speed in best.items():
         print(f"{name}_examples_per_s={speed:.1f}  (rank 0 CPU {cpu[name]:.1f} ms/step)")
     print(f"cpu_per_step_distrain_2_vs_handwritten={cpu['distrain_2_workers'] / cpu['handwritten_ddp_2_processes']:.3f}")
     print(f"median_of_round_ratios_vs_handwritten_ddp={sorted(round_ratios)[len(round_ratios) // 2]:.3f}")
+    if args.compile:
+        print(f"median_of_round_ratios_compiled_vs_eager={sorted(compile_ratios)[len(compile_ratios) // 2]:.3f}")
+        print(f"compiled_vs_eager_2_workers={best['distrain_2_workers_compiled'] / best['distrain_2_workers']:.3f}")
     print(f"distrain_scaling_2_vs_1={best['distrain_2_workers'] / best['distrain_1_worker']:.3f}")
     print(f"ratio_vs_handwritten_ddp={best['distrain_2_workers'] / best['handwritten_ddp_2_processes']:.3f}")
 
