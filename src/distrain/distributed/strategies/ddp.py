@@ -43,6 +43,13 @@ class DistributedDataParallelStrategy(ParallelStrategy):
         #: with a split model: the data-parallel ranks each gradient is averaged over after backward
         self.gradient_group = None
 
+    def model_init_context(self) -> contextlib.AbstractContextManager:
+        if self.world.device == "cpu":
+            from distrain.training.host_memory import keep_step_memory
+
+            keep_step_memory()  # every step frees and allocates the same activations (see host_memory)
+        return super().model_init_context()
+
     def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
         model = super().wrap(model)
         if self.splits_model:
