@@ -44,7 +44,8 @@ def test_cpu_training_steps_reuse_their_memory_instead_of_faulting_it_in(tmp_pat
     result = run_cli("train", str(tmp_path / "config.json"), "-s", str(tmp_path / "run"),
                      "--include-package", "page_fault_probe", timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
-    faults = [json.loads((tmp_path / "faults" / f"rank{rank}.json").read_text())["faults_per_step"] for rank in range(workers)]
+    records = [json.loads((tmp_path / "faults" / f"rank{rank}.json").read_text()) for rank in range(workers)]
+    faults = [record["faults_per_step"] for record in records]
     print(f"page faults per step after warm-up, {workers} worker(s): {[round(f) for f in faults]}")
     assert all(f < 500 for f in faults), faults
 

@@ -16,7 +16,8 @@ uses change nothing yet:
   transformers`` marks functions with ``torch.compiler.disable``. The saving goes to DDP workers
   (2 workers' ``distrain train`` to the first step: medians 2.4-2.6 s -> 1.4-1.6 s in
   ``scripts/bench_launch.py``, as the fork server no longer imports it), to training other models
-  in one process (a tiny text classifier's ``distrain train``: 3.9 s -> 2.4 s), to ``evaluate``/``predict`` of them, and to tune trials.
+  in one process (a tiny text classifier's ``distrain train``: 3.9 s -> 2.4 s), to
+  ``evaluate``/``predict`` of them, and to tune trials.
 - :func:`defer_disable` lets a function marked with ``torch._disable_dynamo`` run as it is until the
   compiler is loaded, and from then on exactly as torch would run it; :func:`disable_deferred` gives
   them torch's own disabled versions right before ``trainer.compile`` compiles.

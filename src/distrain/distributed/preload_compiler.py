@@ -1,7 +1,7 @@
 """Preloaded by the worker fork server, after :mod:`distrain.distributed.preload`, for workers that
 will import torch's compiler front end anyway (see
-:func:`distrain.distributed.worker_server.worker_preload`): importing it here, while the parent still validates and reads the data, takes that second off
-every worker's start."""
+:func:`distrain.distributed.worker_server.worker_preload`): importing it here, while the parent still
+validates and reads the data, takes that second off every worker's start."""
 
 import gc
 

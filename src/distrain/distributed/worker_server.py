@@ -4,7 +4,8 @@ A spawned worker spends seconds importing torch and the built-in components befo
 The fork server imports them once (:mod:`distrain.distributed.preload`, and torch's compiler only for
 workers that will use it: :func:`worker_preload`) and forks every worker from itself. ``distrain
 train`` starts it as soon as the config is evaluated, before the parent's own imports, validation and
-data reading, so by the time workers are wanted it is usually ready. This module imports nothing heavy, so starting the server costs the parent nothing.
+data reading, so by the time workers are wanted it is usually ready. This module imports nothing heavy,
+so starting the server costs the parent nothing.
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ def fix_mmap_threshold(size: int = THRESHOLD_BYTES) -> bool:
 def _set_malloc(settings: dict[int, int]) -> bool:
     """``mallopt`` each setting; nothing where the C library is not glibc, or where the user tuned
     malloc themselves."""
-    if not sys.platform.startswith("linux") or user_tuned_malloc():
+    if not sys.platform.startswith("linux") or _user_tuned_malloc():
         return False
     try:
         mallopt = ctypes.CDLL(None).mallopt
@@ -66,5 +66,6 @@ def _set_malloc(settings: dict[int, int]) -> bool:
     return all(mallopt(parameter, value) == 1 for parameter, value in settings.items())
 
 
-def user_tuned_malloc() -> bool:
-    return any(name in os.environ for name in _USER_SETTINGS) or "glibc.malloc." in os.environ.get("GLIBC_TUNABLES", "")
+def _user_tuned_malloc() -> bool:
+    tunables = os.environ.get("GLIBC_TUNABLES", "")
+    return any(name in os.environ for name in _USER_SETTINGS) or "glibc.malloc." in tunables

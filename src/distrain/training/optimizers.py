@@ -10,8 +10,8 @@ whatever group they fall in. BERT-style training exempts biases and LayerNorm we
 ``implementation`` picks torch's kernel: ``auto`` (the default) uses the fused one wherever torch has
 it for every parameter: float tensors on CPU or CUDA, or, all of them, DTensors (FSDP, tensor
 parallelism) with such shards; a mix of both gets torch's default. On the CPU it is an order of
-magnitude faster than torch's default per-tensor loop (Adam on a 1 M-parameter transformer: 1.1 vs 18.6 ms a step,
-measured here), the same update up to float rounding.
+magnitude faster than torch's default per-tensor loop (Adam on a 1 M-parameter transformer: 1.1 vs
+18.6 ms a step, measured here), the same update up to float rounding.
 """
 
 from __future__ import annotations
