@@ -1,21 +1,26 @@
-"""What sharding saves: a >= 50 M-parameter BERT MLM with AdamW trained a few steps through
-``distrain train``, on 1 process and on 2 FSDP ranks (gloo, CPU). Each rank reports the bytes of
-parameters + gradients + optimizer state it holds, and its peak resident memory (``ru_maxrss``).
+"""What sharding saves: a BERT MLM (default 302 M parameters, BERT-large's 24 layers of 1024) with
+AdamW trained a few steps through ``distrain train``, on 1 process and on 2 FSDP ranks (gloo, CPU).
+Each rank reports the bytes of parameters + gradients + optimizer state it holds, and its peak
+resident memory (``ru_maxrss``).
 
-    python scripts/bench_sharding.py [--layers 6] [--hidden 1024] [--checkpoint-format full]
-
-Measured on CPU/gloo (see the issue-11 reports): the state ratio is 0.500; rank 1's peak RSS was
-0.78-0.87 of one process at the default 77 M parameters, and 0.70 once sharded ranks fixed
-glibc's mmap threshold (``distrain.training.host_memory``: freed gathered layers had stayed in the
-heap); 0.614 at 152 M (``--layers 12``). Above the 0.6 target: at 77 M the memory every process has
-before any model (~400 MB with torch, transformers and the data) keeps even a perfect half-state
-rank above ~0.62; the rest of rank 1's excess (~140 MiB at both sizes) grows during the steps after
-the first, not in the checkpoint (``before the checkpoint`` in the output).
+    python scripts/bench_sharding.py [--layers 24] [--hidden 1024] [--checkpoint-format full]
 
 Under FSDP with delayed initialisation, rank 0 builds (or loads) the model and scatters the shards;
 rank 1 never holds the whole model, so its peak is the figure sharding is for
-(``peak_rss_ratio_nonloading_rank``). Last line: ``memory_ratio_fsdp2=<per-rank state bytes on 2
-ranks / on 1 process>`` (the largest rank's).
+(``peak_rss_ratio_nonloading_rank``). Every process also holds what it has before any model: about
+360 MiB here (torch, transformers with what it imports, the data), the same on every rank. That
+floor is why the default model is large: at 77 M parameters (``--layers 6``) it is a third of one
+process's peak, and even a rank holding exactly half the state could not go below ~0.60 of one
+process; the bench prints that floor (``half_state_floor``) beside the measured ratio. Rank 1's peak
+also holds, during backward, one layer's gathered parameters and gradients and the next layer's
+prefetched parameters (about 150 MiB at hidden size 1024).
+
+The one-process reference runs with glibc's own malloc policy (``GLIBC_TUNABLES=glibc.malloc.perturb=0``,
+which is glibc's default, turns distrain's ``keep_step_memory`` off; see
+``distrain.training.host_memory``): that policy keeps a step's freed heap for the next step, which
+raises one process's peak (by ~10% at the default size) and would flatter the ratio.
+
+Last line: ``memory_ratio_fsdp2=<per-rank state bytes on 2 ranks / on 1 process>`` (the largest rank's).
 """
 
 from __future__ import annotations
@@ -111,6 +116,9 @@ def train(config: dict, folder: Path, name: str, workers: int) -> list[dict]:
     environment = dict(os.environ, BENCH_SHARDING_OUT=str(out), HF_HUB_OFFLINE="1",
                        PYTHONPATH=os.pathsep.join([str(ROOT / "scripts"), str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
                        DISTRAIN_CACHE=str(folder / "cache"), OMP_NUM_THREADS="1")
+    if workers == 1:  # glibc's default policy for the reference (see the module docstring)
+        tunables = [os.environ.get("GLIBC_TUNABLES"), "glibc.malloc.perturb=0"]
+        environment["GLIBC_TUNABLES"] = ":".join(filter(None, tunables))
     result = subprocess.run([sys.executable, "-m", "distrain", "train", str(path), "-s", str(folder / name), "--force",
                              "--include-package", "bench_sharding"],
                             capture_output=True, text=True, env=environment, timeout=1800)
@@ -125,7 +133,7 @@ def mib(count: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--layers", type=int, default=6)
+    parser.add_argument("--layers", type=int, default=24)
     parser.add_argument("--hidden", type=int, default=1024)
     parser.add_argument("--checkpoint-format", choices=["full", "sharded"], default="full",
                         help="what the epoch-end checkpoint of both runs writes")
@@ -147,6 +155,9 @@ def main() -> None:
               f"peak RSS {mib(figures['peak_rss'])} ({figures['peak_rss'] / one['peak_rss']:.3f} of 1 process; {role}; "
               f"after set-up {mib(figures['peak_rss_setup'])}, after step 1 {mib(figures['peak_rss_first_step'])}, "
               f"before the checkpoint {mib(figures['peak_rss_before_checkpoint'])})")
+    floor = (one["peak_rss_setup"] - one["parameters"] + state(one) / 2) / one["peak_rss"]
+    print(f"half_state_floor={floor:.3f} (what a rank holding exactly half the state, and nothing gathered, would"
+          " reach: the memory before the model, from one process's set-up, plus half its state)")
     print(f"peak_rss_ratio_loading_rank={two[0]['peak_rss'] / one['peak_rss']:.3f}")
     print(f"peak_rss_ratio_nonloading_rank={two[1]['peak_rss'] / one['peak_rss']:.3f}")
     print(f"memory_ratio_fsdp2={max(state(f) for f in two) / state(one):.3f}")
