@@ -34,14 +34,17 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config, args.overrides, parse_ext_vars(args.ext_var))
     start_worker_server(config)  # its imports overlap ours, validation and data reading
 
-    from distrain.data.prepare import prepare_for_workers
-    from distrain.distributed.launch import Job, run_job
-    from distrain.experiment import validate_experiment
-    from distrain.training.preemption import Preempted
-    from distrain.training.run_dir import prepare_serialization_dir
-    from distrain.worker import train_worker
+    from distrain import import_gc
 
-    config, resolved = validate_experiment(config, args.include_package)
+    with import_gc.importing():  # torch and the components: many objects, next to no garbage
+        from distrain.data.prepare import prepare_for_workers
+        from distrain.distributed.launch import Job, run_job
+        from distrain.experiment import validate_experiment
+        from distrain.training.preemption import Preempted
+        from distrain.training.run_dir import prepare_serialization_dir
+        from distrain.worker import train_worker
+
+        config, resolved = validate_experiment(config, args.include_package)
     serialization_dir = Path(args.serialization_dir)
     job = Job(
         work=train_worker,

@@ -15,10 +15,14 @@ itself) is not among them: workers that compile nothing train without it (see
 
 from typing import Annotated
 
-import torch
-from annotated_types import Ge
+from distrain import import_gc
 
-from distrain.lazy_compiler import defer_compiler_import
+import_gc.pause()  # no collections while importing (see distrain.import_gc)
+
+import torch  # noqa: E402
+from annotated_types import Ge  # noqa: E402
+
+from distrain.lazy_compiler import defer_compiler_import  # noqa: E402
 
 defer_compiler_import()  # before anything below could import the real one
 
@@ -44,9 +48,7 @@ pydantic.TypeAdapter(Annotated[int, Ge(0)]).validate_python(0)
 # that small settings module (not the compiler) once for every worker
 torch._dynamo.utils.get_optimize_ddp_mode()
 
-import gc  # noqa: E402
-
 # What was imported above is shared copy-on-write by every worker forked from here. Frozen objects
 # are skipped by the workers' garbage collector, which would otherwise walk them and so copy their
 # pages into each worker (measured: ~95 MiB more private memory per worker without this).
-gc.freeze()
+import_gc.freeze_and_resume()
