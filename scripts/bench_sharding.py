@@ -8,8 +8,8 @@ resident memory (``ru_maxrss``).
 Under FSDP with delayed initialisation, rank 0 builds (or loads) the model and scatters the shards;
 rank 1 never holds the whole model, so its peak is the figure sharding is for
 (``peak_rss_ratio_nonloading_rank``). Every process also holds what it has before any model: about
-360 MiB here (torch, transformers with what it imports, the data), the same on every rank. That
-floor is why the default model is large: at 77 M parameters (``--layers 6``) it is a third of one
+360-400 MiB here (torch, transformers with what it imports, the data), the same on every rank. That
+floor is why the default model is large: at 77 M parameters (``--layers 6``) it is a quarter of one
 process's peak, and even a rank holding exactly half the state could not go below ~0.60 of one
 process; the bench prints that floor (``half_state_floor``) beside the measured ratio. Rank 1's peak
 also holds, during backward, one layer's gathered parameters and gradients and the next layer's
