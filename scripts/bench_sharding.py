@@ -15,10 +15,11 @@ process; the bench prints that floor (``half_state_floor``) beside the measured 
 also holds, during backward, one layer's gathered parameters and gradients and the next layer's
 prefetched parameters (about 150 MiB at hidden size 1024).
 
-The one-process reference runs with glibc's own malloc policy (``GLIBC_TUNABLES=glibc.malloc.perturb=0``,
-which is glibc's default, turns distrain's ``keep_step_memory`` off; see
-``distrain.training.host_memory``): that policy keeps a step's freed heap for the next step, which
-raises one process's peak (by ~10% at the default size) and would flatter the ratio.
+The one-process reference runs with glibc's own malloc policy
+(``GLIBC_TUNABLES=glibc.malloc.perturb=0``, which is glibc's default, turns distrain's
+``keep_step_memory`` off; see ``distrain.training.host_memory``): that policy keeps a step's freed
+heap for the next step, which raises one process's peak (by ~10% at the default size) and would
+flatter the ratio.
 
 Last line: ``memory_ratio_fsdp2=<per-rank state bytes on 2 ranks / on 1 process>`` (the largest rank's).
 """

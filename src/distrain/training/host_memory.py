@@ -9,12 +9,12 @@ again, page by page, in the next. Which way is right depends on the strategy:
 
 - :func:`keep_step_memory`, for replicated (DDP) and single-process training on the CPU: a step's
   activations stay in the heap for the next step (mmap threshold at its 32 MiB maximum, trim threshold
-  1 GiB). On a small model the process's peak is unchanged (it reaches the step's high-water mark
+  1 GiB). ``scripts/bench_scaling.py``'s workers took ~5,000 page faults per step with the moving
+  thresholds (the hand-written loop, by the luck of its allocation order, ~1,500), and ~40 with
+  these. On a small model the process's peak is unchanged (it reaches the step's high-water mark
   every step anyway); what changes is that it stays there. A large model pays for the kept heap in
   peak RSS: ``scripts/bench_sharding.py``'s 302 M parameters with AdamW on one process peaked at
-  5,674 MiB, against 5,156 MiB with glibc's own policy. ``scripts/bench_scaling.py``'s workers took ~5,000 page faults
-  per step with the moving thresholds (the hand-written loop, by the luck of its allocation order,
-  ~1,500), and ~40 with these.
+  5,674 MiB, against 5,156 MiB with glibc's own policy.
 - :func:`fix_mmap_threshold`, for sharded ranks: they gather and free whole layers (and, for a full
   checkpoint, whole optimizer states) again and again, and with the moving threshold those landed in
   the heap and stayed, so resident memory climbed far above what a rank ever holds at once.
