@@ -18,11 +18,11 @@ again, page by page, in the next. Which way is right depends on the strategy:
 - :func:`fix_mmap_threshold`, for sharded ranks: they gather and free whole layers (and, for a full
   checkpoint, whole optimizer states) again and again, and with the moving threshold those landed in
   the heap and stayed, so resident memory climbed far above what a rank ever holds at once.
-  ``scripts/bench_sharding.py`` (77 M parameters, AdamW, 2 FSDP ranks): the rank that never holds the
-  whole model peaked at 1,399 MiB with the moving threshold and at 1,135 MiB with a fixed 4 MiB one
-  (1,084 / 991 MiB after its first step). A DDP worker with that fixed threshold maps its 4 MiB
-  activations afresh every step: the hand-written DDP loop of ``scripts/bench_scaling.py`` trained 8%
-  slower with it (509 -> 468 examples/s, 3 alternating rounds).
+  ``scripts/bench_sharding.py --layers 6`` (77 M parameters, AdamW, 2 FSDP ranks): the rank that
+  never holds the whole model peaked at 1,399 MiB with the moving threshold and at 1,135 MiB with a
+  fixed 4 MiB one (1,084 / 991 MiB after its first step). A DDP worker with that fixed threshold maps
+  its 4 MiB activations afresh every step: the hand-written DDP loop of ``scripts/bench_scaling.py``
+  trained 8% slower with it (509 -> 468 examples/s, 3 alternating rounds).
 
 A user's own malloc settings (``MALLOC_*_`` variables or ``glibc.malloc`` tunables) always win.
 """
