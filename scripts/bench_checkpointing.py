@@ -24,9 +24,9 @@ def records(count: int, seed: int) -> list[dict]:
 def timed_run(folder: Path, train: Path, embedding_dim: int, save_every: int | None, repeats: int = 3) -> float:
     """The fastest of ``repeats`` trainings (the training loop only: data is read beforehand)."""
     from distrain.data.loader import DataLoader
-    from distrain.data.prepare import prepare_data
-    from distrain.experiment import resolve_experiment
-    from distrain.worker import set_seed
+    from distrain.experiment.prepare import DataPlan, prepare_data
+    from distrain.experiment.plan import resolve_experiment
+    from distrain.experiment.assemble import set_seed
 
     config = {
         "dataset_reader": {"type": "text_classification_json"},
@@ -36,7 +36,7 @@ def timed_run(folder: Path, train: Path, embedding_dim: int, save_every: int | N
         "trainer": {"num_epochs": 1, "progress_bar": False, "save_every_num_batches": save_every},
     }
     experiment = resolve_experiment(config).build()
-    prepared = prepare_data(experiment)
+    prepared = prepare_data(DataPlan.of(experiment))
     best = float("inf")
     for attempt in range(repeats):
         set_seed(13)

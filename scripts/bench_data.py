@@ -84,9 +84,9 @@ def worker(world, prepared, config, started: float, out_dir: str) -> None:
 def scenario(data: str, out_dir: str, started: float) -> None:
     """One run, in this (fresh) process: prepare in the parent, spawn 2 workers."""
     from distrain.distributed.config import DistributedConfig
-    from distrain.distributed.launch import spawn
-    from distrain.data.prepare import prepare_data
-    from distrain.experiment import resolve_experiment
+    from distrain.runtime.spawn import spawn
+    from distrain.experiment.prepare import DataPlan, prepare_data
+    from distrain.experiment.plan import resolve_experiment
     from distrain.plugins import import_plugins
 
     import_plugins()
@@ -96,7 +96,7 @@ def scenario(data: str, out_dir: str, started: float) -> None:
         "model": {"type": "basic_classifier", "embedding_dim": 8, "encoder": {"type": "boe"}},
         "data_loader": {"batch_size": 256},
     }
-    prepared = prepare_data(resolve_experiment(config).build(), config)
+    prepared = prepare_data(DataPlan.of(resolve_experiment(config).build(), config))
     prepared_s = time.time() - started
     parent = {"prepared_s": prepared_s, "parent_peak_rss_mib": peak_rss_mib()}
     spawn(worker, (prepared, config, started, out_dir), DistributedConfig(cuda_devices=[-1, -1]), None)

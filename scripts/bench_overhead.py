@@ -57,16 +57,16 @@ def config_for(train_path: Path, batch_size: int, epochs: int) -> dict:
 
 
 def build(config: dict):
-    from distrain.data.prepare import prepare_data
-    from distrain.experiment import resolve_experiment
-    from distrain.worker import set_seed
+    from distrain.experiment.prepare import DataPlan, prepare_data
+    from distrain.experiment.plan import resolve_experiment
+    from distrain.experiment.assemble import set_seed
     from distrain.plugins import import_builtins
 
     import_builtins()
     resolved = resolve_experiment(config)
     experiment = resolved.build()
     set_seed(resolved.random_seed)
-    prepared = prepare_data(experiment)
+    prepared = prepare_data(DataPlan.of(experiment))
     return resolved, experiment, prepared
 
 
@@ -74,8 +74,8 @@ def run_distrain(config: dict, prepared, out_dir: Path) -> float:
     """Seconds spent in ``trainer.train()`` (the loop, metrics, checkpoints and metric files)."""
     from distrain.data.loader import DataLoader
     from distrain.distributed.world import World
-    from distrain.experiment import resolve_experiment
-    from distrain.worker import set_seed
+    from distrain.experiment.plan import resolve_experiment
+    from distrain.experiment.assemble import set_seed
 
     resolved = resolve_experiment(config)
     experiment = resolved.build()
@@ -93,8 +93,8 @@ def run_distrain(config: dict, prepared, out_dir: Path) -> float:
 
 def run_handwritten(config: dict, prepared, batch_size: int, epochs: int) -> float:
     """The same model trained by a plain loop over pre-tensorised data."""
-    from distrain.experiment import resolve_experiment
-    from distrain.worker import set_seed
+    from distrain.experiment.plan import resolve_experiment
+    from distrain.experiment.assemble import set_seed
 
     resolved = resolve_experiment(config)
     experiment = resolved.build()

@@ -18,7 +18,7 @@ launched the way its own documentation says:
 Threads: every process of every framework runs ``cores // processes`` torch threads (2 cores: 2
 threads on 1 worker, 1 thread each on 2), set the same way for all: ``OMP_NUM_THREADS`` in the
 environment of each launch, and ``torch.set_num_threads`` in the peers' scripts (distrain sets the
-same figure itself, ``distributed.launch.cpu_threads_per_worker``). torch's default of all cores
+same figure itself, ``runtime.worker_process.cpu_threads_per_worker``). torch's default of all cores
 in every process over-subscribes the machine and is 3-6x slower. Each worker reports the thread
 count it trained with, and the script checks they agree.
 
@@ -115,15 +115,10 @@ def _distrain_data_api():
     from distrain.plugins import import_plugins
 
     import_plugins()
-    try:
-        from distrain.data.prepare import prepare_data
-    except ImportError:
-        from distrain.experiment import prepare_data
-    try:
-        from distrain.experiment import resolve_experiment
-    except ImportError:  # pragma: no cover - the schema moved
-        from distrain.config.schema import resolve_experiment
-    return resolve_experiment, prepare_data
+    from distrain.experiment.plan import resolve_experiment
+    from distrain.experiment.prepare import DataPlan, prepare_data
+
+    return resolve_experiment, lambda experiment: prepare_data(DataPlan.of(experiment))
 
 
 def tensorise(data: Path, output: Path) -> None:

@@ -120,15 +120,15 @@ def handwritten_worker(rank: int, world_size: int, port: int, data: str, steps: 
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
 
-    from distrain.data.prepare import prepare_data
-    from distrain.experiment import resolve_experiment
+    from distrain.experiment.prepare import DataPlan, prepare_data
+    from distrain.experiment.plan import resolve_experiment
     from distrain.plugins import import_plugins
 
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world_size)
     import_plugins()
     experiment = resolve_experiment(config_for(Path(data), world_size, None, warmup)).build()
-    prepared = prepare_data(experiment)
+    prepared = prepare_data(DataPlan.of(experiment))
     torch.manual_seed(1)
     model = DistributedDataParallel(experiment.model.construct(vocab=prepared.vocab))
     everything = prepared.train.batch(np.arange(len(prepared.train)))
@@ -153,7 +153,7 @@ def handwritten_worker(rank: int, world_size: int, port: int, data: str, steps: 
 def run_handwritten(folder: Path, data: Path, steps: int, warmup: int) -> float:
     import torch.multiprocessing as mp
 
-    from distrain.distributed.launch import free_port
+    from distrain.runtime.worker_process import free_port
 
     result = folder / "handwritten.json"
     mp.start_processes(handwritten_worker, args=(2, free_port(), str(data), steps, warmup, str(result)),

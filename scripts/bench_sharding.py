@@ -17,7 +17,7 @@ prefetched parameters (about 150 MiB at hidden size 1024).
 
 The one-process reference runs with glibc's own malloc policy
 (``GLIBC_TUNABLES=glibc.malloc.perturb=0``, which is glibc's default, turns distrain's
-``keep_step_memory`` off; see ``distrain.training.host_memory``): that policy keeps a step's freed
+``keep_step_memory`` off; see ``distrain.compat.host_memory``): that policy keeps a step's freed
 heap for the next step, which raises one process's peak (by ~10% at the default size) and would
 flatter the ratio.
 

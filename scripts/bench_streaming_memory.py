@@ -31,9 +31,9 @@ def generate(path: Path, lines: int) -> None:
 
 
 def measure(data: str, max_in_memory: int) -> dict:
-    from distrain.data.prepare import prepare_data
-    from distrain.experiment import resolve_experiment
-    from distrain.worker import make_loader
+    from distrain.experiment.prepare import DataPlan, prepare_data
+    from distrain.experiment.plan import resolve_experiment
+    from distrain.experiment.assemble import make_loader
     from distrain.plugins import import_plugins
 
     import_plugins()
@@ -46,7 +46,7 @@ def measure(data: str, max_in_memory: int) -> dict:
     }
     started = time.time()
     experiment = resolve_experiment(config).build()
-    prepared = prepare_data(experiment)
+    prepared = prepare_data(DataPlan.of(experiment))
     after_prepare = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     loader = make_loader(prepared.train, experiment.dataset_reader, prepared.vocab, experiment.data_loader, _single(), 0)
     seen = sum(batch.size for batch in loader)

@@ -93,13 +93,13 @@ MUTATIONS = [
     ),
     Mutation(
         "slurm-nodelist-padding-lost", "SLURM node lists lose their zero padding (node[01-04] -> node1..node4)",
-        "distributed/environments/slurm.py",
+        "runtime/environments/slurm.py",
         "str(number).zfill(width)", "str(number)",
         ("tests/test_slurm_environment.py::test_node_lists_expand_in_order_keeping_zero_padding",),
     ),
     Mutation(
         "slurm-port-fixed", "every SLURM job meets on the same port instead of one derived from its job id",
-        "distributed/environments/slurm.py",
+        "runtime/environments/slurm.py",
         "return 15000 + job_id % 20000", "return 29500",
         ("tests/test_slurm_environment.py::test_the_port_is_derived_from_the_job_id",),
     ),

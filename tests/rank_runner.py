@@ -13,6 +13,6 @@ def run_on_ranks(function: Callable[..., Any], world_size: int, *args: Any, time
     Results travel back through files the function writes; a raising rank fails the call.
     """
     from distrain.distributed.config import DistributedConfig
-    from distrain.distributed.launch import spawn
+    from distrain.runtime.spawn import spawn
 
     spawn(function, args, DistributedConfig(cuda_devices=[-1] * world_size, timeout=timeout), None)

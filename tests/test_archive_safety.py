@@ -13,7 +13,7 @@ import torch
 from conftest import run_cli, sentiment_records, text_config, write_config, write_jsonl
 
 from distrain import load_archive
-from distrain.archive import ArchiveError
+from distrain.experiment.archive import ArchiveError
 
 
 @pytest.fixture(scope="module")

@@ -111,7 +111,7 @@ def test_compile_must_be_true_or_false(tmp_path):
 
 def test_ddp_workers_import_the_compiler_only_when_they_compile(runs):
     """Plain DDP workers train without torch's compiler (a second of imports each, and the fork
-    server's critical path: see ``lazy_compiler``); workers that compile find it preloaded by the
+    server's critical path: see ``compat/deferred_compiler.py``); workers that compile find it preloaded by the
     fork server (already imported when their callbacks are built, before the model exists)."""
     _, _, eager = runs("digits", 2, False)
     _, _, compiled = runs("digits", 2, True)
@@ -121,13 +121,13 @@ def test_ddp_workers_import_the_compiler_only_when_they_compile(runs):
 
 def test_training_steps_and_metric_updates_leave_the_compiler_unimported_until_something_compiles():
     """Optimizer steps and metric updates touch ``torch._dynamo`` (``graph_break``, functions marked never
-    to be compiled); that must not import it (about a second, see ``lazy_compiler``) where nothing is
+    to be compiled); that must not import it (about a second, see ``compat/deferred_compiler.py``) where nothing is
     compiled, and once something compiles the module must be torch's, in place, marks included."""
     code = """
 import sys, torch
-import distrain.training.optimizers
+import distrain.optim.optimizers
 from distrain.metrics.categorical_accuracy import CategoricalAccuracy
-from distrain.lazy_compiler import compiler_loaded
+from distrain.compat.deferred_compiler import compiler_loaded
 stand_in = sys.modules["torch._dynamo"]
 model = torch.nn.Linear(2, 2)
 optimizer = torch.optim.AdamW(model.parameters())
@@ -136,7 +136,7 @@ optimizer.step(); optimizer.zero_grad(); optimizer.load_state_dict(optimizer.sta
 metric = CategoricalAccuracy()
 metric(torch.tensor([[0.1, 0.9], [0.8, 0.2]]), torch.tensor([1, 1]))
 assert not compiler_loaded(), "a training step or a metric update imported the compiler"
-from distrain.lazy_compiler import defer_disabled_methods
+from distrain.compat.deferred_compiler import defer_disabled_methods
 torch.distributed.init_process_group("gloo", init_method="tcp://127.0.0.1:" + sys.argv[1], rank=0, world_size=1)
 defer_disabled_methods(torch.nn.parallel.DistributedDataParallel)  # as the DDP strategy does
 wrapped = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2))
@@ -154,13 +154,13 @@ optimizer.add_param_group({"params": [torch.nn.Parameter(torch.ones(1))]})
 disabled = getattr(torch.optim.Optimizer.add_param_group.__wrapped__, "__dynamo_disable")
 assert getattr(disabled, "_torchdynamo_disable", False), "after torch.compile, add_param_group is not disabled"
 assert torch._dynamo.config is settings, "the compiler did not keep the settings module DDP read"
-from distrain.lazy_compiler import disable_deferred
+from distrain.compat.deferred_compiler import disable_deferred
 disable_deferred()
 inner = torch.nn.parallel.DistributedDataParallel._inside_ddp_forward.__wrapped__.__wrapped__
 assert getattr(getattr(inner, "__dynamo_disable"), "_torchdynamo_disable", False), "DDP's forward mark is not torch's"
 print(metric.get_metric())
 """
-    from distrain.distributed.launch import free_port
+    from distrain.runtime.worker_process import free_port
 
     result = subprocess.run([sys.executable, "-c", code, str(free_port())], capture_output=True, text=True,
                             timeout=120, env=cli_environment())

@@ -77,7 +77,7 @@ def test_the_first_recorded_failure_is_the_one_reported(tmp_path):
     parent reports the earliest failure a worker recorded, whichever process exited first."""
     import json
 
-    from distrain.distributed.launch import first_failure
+    from distrain.runtime.spawn import first_failure
 
     assert first_failure(str(tmp_path)) is None
     (tmp_path / "failed_rank0.json").write_text(json.dumps({"rank": 0, "time": 12.5, "traceback": "lost peer"}))

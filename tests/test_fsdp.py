@@ -365,14 +365,14 @@ def test_optimizer_state_moves_between_index_and_name_keys():
 
 def test_sharded_ranks_fix_the_mmap_threshold_unless_the_user_set_it():
     """glibc's dynamic mmap threshold kept freed gathered layers in a sharded rank's heap (see
-    ``distrain.training.host_memory``); sharded ranks fix it, a user's own setting wins."""
+    ``distrain.compat.host_memory``); sharded ranks fix it, a user's own setting wins."""
     import os
     import subprocess
     import sys
 
     from conftest import cli_environment
 
-    code = "from distrain.training.host_memory import fix_mmap_threshold; print(fix_mmap_threshold())"
+    code = "from distrain.compat.host_memory import fix_mmap_threshold; print(fix_mmap_threshold())"
     environment = {k: v for k, v in cli_environment().items() if k != "MALLOC_MMAP_THRESHOLD_"}
     fixed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment)
     users = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -389,14 +389,14 @@ def test_auto_picks_the_fused_kernel_for_dtensor_shards_and_steps_them_like_plai
     import sys
 
     from conftest import cli_environment
-    from distrain.distributed.launch import free_port
+    from distrain.runtime.worker_process import free_port
 
     code = """
 import sys, torch
 import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor import Shard, distribute_tensor
-from distrain.training.optimizers import kernel_options
+from distrain.optim.optimizers import kernel_options
 dist.init_process_group("gloo", init_method="tcp://127.0.0.1:" + sys.argv[1], rank=0, world_size=1)
 mesh = init_device_mesh("cpu", (1,))
 torch.manual_seed(0)

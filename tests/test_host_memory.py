@@ -1,4 +1,4 @@
-"""Host memory between training steps (``distrain.training.host_memory``): replicated and
+"""Host memory between training steps (``distrain.compat.host_memory``): replicated and
 single-process CPU workers keep a step's freed activations for the next step instead of handing them
 back to the OS and faulting them in again page by page; a user's own malloc settings win."""
 
@@ -51,7 +51,7 @@ def test_cpu_training_steps_reuse_their_memory_instead_of_faulting_it_in(tmp_pat
 
 
 def test_a_users_own_malloc_settings_win():
-    code = "from distrain.training.host_memory import keep_step_memory; print(keep_step_memory())"
+    code = "from distrain.compat.host_memory import keep_step_memory; print(keep_step_memory())"
     environment = {k: v for k, v in cli_environment().items() if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
 
     def kept(**extra: str) -> str:

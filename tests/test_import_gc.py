@@ -1,4 +1,4 @@
-"""The garbage collector is kept out of start-up imports (``distrain.import_gc``), and only out of
+"""The garbage collector is kept out of start-up imports (``distrain.compat.import_gc``), and only out of
 them: training, in the parent or in workers forked from the fork server, collects garbage as usual,
 and skips the imported objects, which were frozen."""
 
@@ -10,7 +10,7 @@ import json
 import pytest
 
 from conftest import run_cli, text_config, write_config
-from distrain import import_gc
+from distrain.compat import import_gc
 
 
 def test_imports_run_without_collections_and_what_they_made_is_frozen_afterwards():

@@ -231,7 +231,7 @@ def test_model_parallel_mistakes_are_key_path_errors_before_data_is_read(tmp_pat
 def test_pipeline_stages_and_microbatches_are_cut_evenly_or_at_the_split_points():
     import torch
 
-    from distrain.distributed.strategies.pipeline import microbatch_count, pipeline_problems, stage_units
+    from distrain.distributed.pipeline import microbatch_count, pipeline_problems, stage_units
 
     assert stage_units(["a", "b", "c", "d", "e"], 2) == [["a", "b", "c"], ["d", "e"]]
     assert stage_units(["a", "b", "c"], 3) == [["a"], ["b"], ["c"]]

@@ -14,7 +14,7 @@ from conftest import ROOT, run_cli, write_config
 
 @pytest.fixture(scope="module")
 def validator():
-    from distrain.config.json_schema import experiment_schema
+    from distrain.experiment.plan import experiment_schema
     from distrain.plugins import import_plugins
 
     import_plugins([])
@@ -81,7 +81,7 @@ def changed(config: dict, key: str, value) -> dict:
 
 def test_the_good_config_passes_both(validator, tmp_path):
     assert not list(validator.iter_errors(GOOD))
-    from distrain.experiment import resolve_experiment
+    from distrain.experiment.plan import resolve_experiment
 
     resolve_experiment(copy.deepcopy(GOOD))  # no ConfigError
 

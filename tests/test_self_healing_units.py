@@ -9,8 +9,9 @@ import json
 import pytest
 
 from distrain.commands.cache import choose, parse_duration, parse_size
-from distrain.distributed.launch import WorkerFailed, restart_cause
-from distrain.distributed.watchdog import hang_message
+from distrain.runtime.launch import restart_cause
+from distrain.runtime.spawn import WorkerFailed
+from distrain.runtime.watchdog import hang_message
 from distrain.errors import UsageError
 from distrain.training.disk import OutputNotWritable, disk_cause
 from distrain.training.preemption import Preempted

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from distrain.distributed.environments import slurm
+from distrain.runtime.environments import slurm
 
 
 @pytest.mark.parametrize("nodelist,hosts", [

@@ -18,8 +18,8 @@ from transformer_fixtures import write_corpus, write_tiny_bert
 from distrain import MaskingScheme, mask_tokens
 from distrain.modules.masking import sample_seed
 from distrain.plugins import import_builtins
-from distrain.training.optimizers import Optimizer
-from distrain.training.schedulers import LearningRateScheduler
+from distrain.optim.optimizers import Optimizer
+from distrain.optim.schedulers import LearningRateScheduler
 
 import_builtins()
 
@@ -224,7 +224,7 @@ def test_missing_pretrained_model_is_a_one_line_error_naming_it(tmp_path):
 @pytest.mark.parametrize("name", ["nobody-here/no-such-model", "package://no_such_pkg/model"])
 def test_uncached_hub_names_and_unknown_packages_fail_validation_offline(tmp_path, name, monkeypatch):
     from distrain.config.errors import ConfigError
-    from distrain.experiment import resolve_experiment
+    from distrain.experiment.plan import resolve_experiment
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ConfigError) as error:
@@ -265,8 +265,8 @@ def test_pretrained_token_ids_are_read_in_one_pass_into_the_same_dataset_as_two(
     once, and the indexed splits equal those of the counting read."""
     import numpy as np
 
-    from distrain.data import prepare
-    from distrain.experiment import resolve_experiment
+    from distrain.experiment import prepare
+    from distrain.experiment.plan import resolve_experiment
 
     def read(one_pass: bool) -> tuple[dict, int]:
         experiment = resolve_experiment(_mlm_config(tmp_path, batch_size=4, workers=1)).build()
@@ -276,7 +276,7 @@ def test_pretrained_token_ids_are_read_in_one_pass_into_the_same_dataset_as_two(
             monkeypatch.setattr(reader, "read", lambda path, _read=original: reads.append(path) or _read(path))
         if not one_pass:
             monkeypatch.setattr(prepare, "_read_in_one_pass", lambda *args: None)
-        _vocab, splits = prepare.read_data(experiment)
+        _vocab, splits = prepare.read_data(prepare.DataPlan.of(experiment))
         monkeypatch.undo()
         columns = {name: split.batch(np.arange(len(split))) for name, split in splits.items()}
         return columns, len(reads)

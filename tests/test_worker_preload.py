@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from distrain.distributed.worker_server import PRELOAD, PRELOAD_COMPILER, worker_preload
+from distrain.runtime.worker_server import PRELOAD, PRELOAD_COMPILER, worker_preload
 
 PLAIN = {
     "dataset_reader": {"type": "text_classification_json"},

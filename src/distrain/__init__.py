@@ -8,11 +8,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from distrain.version import __version__
 
 _PUBLIC = {
     "Registrable": "distrain.registry",
-    "Lazy": "distrain.lazy",
+    "Lazy": "distrain.config.lazy",
     "ConfigError": "distrain.config.errors",
     "load_config": "distrain.config.loading",
     "Field": "distrain.data.fields",
@@ -31,8 +31,8 @@ _PUBLIC = {
     "Seq2VecEncoder": "distrain.modules.seq2vec",
     "FeedForward": "distrain.modules.feedforward",
     "Metric": "distrain.metrics.metric",
-    "Optimizer": "distrain.training.optimizers",
-    "LearningRateScheduler": "distrain.training.schedulers",
+    "Optimizer": "distrain.optim.optimizers",
+    "LearningRateScheduler": "distrain.optim.schedulers",
     "Callback": "distrain.training.callback",
     "Trainer": "distrain.training.trainer",
     "World": "distrain.distributed.world",
@@ -41,8 +41,8 @@ _PUBLIC = {
     "DistrainError": "distrain.errors",
     "BadInput": "distrain.errors",
     "RunFailed": "distrain.errors",
-    "load_archive": "distrain.archive",
-    "Archive": "distrain.archive",
+    "load_archive": "distrain.experiment.archive",
+    "Archive": "distrain.experiment.archive",
     "PretrainedName": "distrain.pretrained",
     "MaskingScheme": "distrain.modules.masking",
     "mask_tokens": "distrain.modules.masking",
@@ -65,7 +65,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from distrain.archive import Archive, load_archive
+    from distrain.experiment.archive import Archive, load_archive
     from distrain.config.errors import ConfigError
     from distrain.config.loading import load_config
     from distrain.data.fields import Field, LabelField, MetadataField, SequenceLabelField, TensorField, TextField, TokenIdsField
@@ -76,15 +76,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from distrain.distributed.strategy import ParallelStrategy
     from distrain.distributed.world import World
     from distrain.errors import BadInput, DistrainError, RunFailed
-    from distrain.lazy import Lazy
+    from distrain.config.lazy import Lazy
     from distrain.metrics.metric import Metric
     from distrain.models.model import Model
     from distrain.modules.feedforward import FeedForward
     from distrain.modules.seq2vec import Seq2VecEncoder
     from distrain.registry import Registrable
     from distrain.training.callback import Callback
-    from distrain.training.optimizers import Optimizer
-    from distrain.training.schedulers import LearningRateScheduler
+    from distrain.optim.optimizers import Optimizer
+    from distrain.optim.schedulers import LearningRateScheduler
     from distrain.training.trainer import Trainer
     from distrain.modules.masking import MaskingScheme, mask_tokens
     from distrain.pretrained import PretrainedName

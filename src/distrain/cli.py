@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:
-        from distrain import __version__
+        from distrain.version import __version__
 
         print(f"distrain {__version__}")
         return

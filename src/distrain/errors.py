@@ -8,6 +8,8 @@ check. Anything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 BAD_INPUT = 2
 RUN_FAILED = 1
 
@@ -40,6 +42,33 @@ class RunFailed(DistrainError):
     """The run could not go on (a worker failed, a non-finite loss, a stop signal): exit status 1."""
 
     exit_status = RUN_FAILED
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class ConfigError(BadInput):
+    """Every problem found in a config, reported together."""
+
+    def __init__(self, problems: list[Problem] | str, source: str | None = None) -> None:
+        if isinstance(problems, str):
+            problems = [Problem("", problems)]
+        self.problems = problems
+        self.source = source
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        lines = [str(problem) for problem in self.problems]
+        if len(lines) == 1:
+            return lines[0]
+        header = f"{len(lines)} problems in the config" + (f" {self.source}" if self.source else "") + ":"
+        return "\n".join([header] + [f"  {line}" for line in lines])
 
 
 class UsageError(BadInput):

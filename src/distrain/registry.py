@@ -11,8 +11,7 @@ import difflib
 import importlib
 from typing import Any, Callable, ClassVar, Mapping, TypeVar
 
-from distrain.config.errors import Problem
-from distrain.errors import BadInput
+from distrain.errors import BadInput, Problem
 
 T = TypeVar("T", bound=type)
 
@@ -73,7 +72,7 @@ class Registrable:
         :mod:`distrain.config.constraints`); override this, once per component, for rules that
         relate arguments to each other. ``arguments`` holds every configurable argument: its
         configured value, else its default; an argument that configures another component arrives as
-        a :class:`~distrain.lazy.Lazy` recipe (its ``cls`` and ``argument(name)``), never built.
+        a :class:`~distrain.config.lazy.Lazy` recipe (its ``cls`` and ``argument(name)``), never built.
         It is called only when each argument is valid on its own. Return one :class:`Problem` per
         broken rule, its ``path`` relative to this block (an argument name, or ``""`` for the block);
         the caller prefixes the block's key path.

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from distrain.lazy_compiler import compiler_loaded
+from distrain.compat.deferred_compiler import compiler_loaded
 from distrain.training.callback import Callback
 
 

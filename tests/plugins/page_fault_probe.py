@@ -1,5 +1,5 @@
 """A callback that counts this worker's page faults (minor ones: memory the process maps afresh) per
-optimizer step after a warm-up, for the host-memory tests (``distrain.training.host_memory``)."""
+optimizer step after a warm-up, for the host-memory tests (``distrain.compat.host_memory``)."""
 
 from __future__ import annotations
 

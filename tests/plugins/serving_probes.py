@@ -12,7 +12,7 @@ from distrain.data.fields import MetadataField
 from distrain.data.readers.text_classification_json import TextClassificationJsonReader
 from distrain.data.reader import DatasetReader
 from distrain.data.vocabulary import Vocabulary
-from distrain.lazy import Lazy
+from distrain.config.lazy import Lazy
 from distrain.models.basic_classifier import BasicClassifier
 from distrain.models.model import Model
 from distrain.modules.seq2vec import Seq2VecEncoder

@@ -47,7 +47,7 @@ def load_config_from_args(args: argparse.Namespace) -> dict:
 def load_experiment_from_args(args: argparse.Namespace, config: dict | None = None):
     """``(config, resolved)`` from the config flags (or the already evaluated ``config``): plugins
     imported, the whole tree validated."""
-    from distrain.experiment import validate_experiment
+    from distrain.experiment.plan import validate_experiment
 
     return validate_experiment(config if config is not None else load_config_from_args(args), args.include_package)
 
@@ -56,7 +56,7 @@ def load_archive_job_from_args(args: argparse.Namespace):
     """Plugins, overrides, archive and data of ``evaluate``/``predict``, all checked before any worker starts."""
     from pathlib import Path
 
-    from distrain.archive import ArchiveError
+    from distrain.experiment.archive import ArchiveError
     from distrain.config.loading import parse_overrides
     from distrain.data.reader import DataError
     from distrain.errors import UsageError
@@ -69,8 +69,24 @@ def load_archive_job_from_args(args: argparse.Namespace):
         raise DataError(f"data file not found: {args.data}")
     overrides = parse_overrides(args.overrides)
 
-    from distrain.inference import load_job
+    from distrain.experiment.inference import load_job
     from distrain.plugins import import_plugins
 
     import_plugins(args.include_package)
     return load_job(args.archive, args.data, overrides, args.batch_size)
+
+
+def run_archive_job(job, worker, *args) -> None:
+    """Run ``worker(world, job, *args)`` here, or on one spawned process per configured device."""
+    from distrain.compat.deferred_compiler import compiler_loaded
+    from distrain.runtime.launch import Job, run_job
+    from distrain.runtime.worker_server import use_worker_server
+
+    if job.distributed is not None:
+        # the workers unpickle the model built here, so they import what building it imported
+        use_worker_server(with_compiler=compiler_loaded())
+    run_job(Job(work=_without_prepared, args=(worker, job, *args), distributed=job.distributed))
+
+
+def _without_prepared(world, prepared: None, worker, *args) -> None:
+    worker(world, *args)

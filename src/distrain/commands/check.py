@@ -2,7 +2,7 @@
 
 With a ``distributed`` block, rank 0 of the configured world is assembled on a fake process group
 (no other process runs), so the strategy, loaders and effective batch are those of the real job.
-``--world-size N [--nodes M]`` is a dry run at any scale (see :mod:`distrain.dry_run`): the mesh,
+``--world-size N [--nodes M]`` is a dry run at any scale (see :mod:`distrain.experiment.dry_run`): the mesh,
 every rank's share of the global batch, steps per epoch and per-rank state bytes of an N-process job.
 """
 
@@ -23,19 +23,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import tempfile
 
-    from distrain.data.prepare import prepare_data
-    from distrain.distributed.launch import dry_run_world
-    from distrain.dry_run import human_bytes, state_bytes
+    from distrain.experiment.assemble import assemble
+    from distrain.experiment.dry_run import dry_run_world, human_bytes, state_bytes
+    from distrain.experiment.prepare import DataPlan, prepare_data
 
     if args.world_size is not None:  # validated at that size, not at the configured one
         return run_dry(args)
     config, resolved = load_experiment_from_args(args)
     experiment = resolved.build()
-    prepared = prepare_data(experiment, config)
+    prepared = prepare_data(DataPlan.of(experiment, config))
     with tempfile.TemporaryDirectory() as scratch, dry_run_world(resolved.distributed) as world:
-        from distrain.worker import assemble
-
-        assembly = assemble(world, config, scratch, prepared)
+        assembly = assemble(world, resolved, scratch, prepared)
         state = state_bytes(assembly.model, assembly.trainer.optimizer)  # while the process group lives
     model, trainer = assembly.model, assembly.trainer
     batch, per_worker, workers, accumulation = assembly.effective_batch(world)
@@ -52,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"  trainer          {type(trainer).__name__}, optimizer {type(trainer.optimizer).__name__}")
     print(f"  strategy         {type(assembly.strategy).__name__}")
     print(f"  device mesh      {distributed.dims(world.size).describe() if distributed else '1 process'}")
-    for line in assembly.strategy.describe_split():
+    for line in assembly.strategy.split.describe():
         print(f"  {line}")
     print(f"  rank 0 holds     parameters {human_bytes(state.parameters)}, gradients {human_bytes(state.gradients)}, "
           f"optimizer state {human_bytes(state.optimizer)}")
@@ -64,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_dry(args: argparse.Namespace) -> int:
     from distrain.commands.arguments import load_config_from_args
-    from distrain.dry_run import dry_run, render
+    from distrain.experiment.dry_run import dry_run, render
     from distrain.plugins import import_plugins
 
     config = load_config_from_args(args)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from distrain.commands.arguments import add_archive_data_arguments, load_archive_job_from_args
+from distrain.commands.arguments import add_archive_data_arguments, load_archive_job_from_args, run_archive_job
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -14,7 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     job = load_archive_job_from_args(args)
-    from distrain.inference import evaluate_worker, launch, require_gold
+    from distrain.experiment.inference import evaluate_worker, require_gold
 
     import time
 
@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
 
     require_gold(job)
     started = time.monotonic()
-    launch(job, evaluate_worker, args.output_file)
+    run_archive_job(job, evaluate_worker, args.output_file)
     seconds = time.monotonic() - started
     with open(args.output_file, encoding="utf-8") as written:
         metrics = json.load(written)

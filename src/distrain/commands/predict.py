@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from distrain.commands.arguments import add_archive_data_arguments, load_archive_job_from_args
+from distrain.commands.arguments import add_archive_data_arguments, load_archive_job_from_args, run_archive_job
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,8 +18,8 @@ def run(args: argparse.Namespace) -> int:
 
         raise UsageError("distributed.pipeline_parallel_size: predict does not run a pipelined model (its stages "
                          "return a loss, not outputs); use tensor_parallel_size, data parallel workers or one process")
-    from distrain.inference import launch, predict_worker
+    from distrain.experiment.inference import predict_worker
 
-    launch(job, predict_worker, args.output_file)
+    run_archive_job(job, predict_worker, args.output_file)
     print(f"wrote {len(job.dataset)} predictions to {args.output_file}")
     return 0

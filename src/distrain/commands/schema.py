@@ -17,7 +17,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from distrain.config.json_schema import experiment_schema
+    from distrain.experiment.plan import experiment_schema
     from distrain.plugins import import_plugins
 
     import_plugins(args.include_package)

@@ -67,7 +67,7 @@ def options_from_args(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from distrain.archive import ArchiveError
+    from distrain.experiment.archive import ArchiveError
     from distrain.config.loading import parse_overrides
 
     options = options_from_args(args)

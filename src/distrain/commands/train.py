@@ -28,31 +28,31 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from distrain.config.loading import load_config, parse_ext_vars
-    from distrain.distributed.worker_server import start_worker_server
+    from distrain.runtime.worker_server import start_worker_server
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     config = load_config(args.config, args.overrides, parse_ext_vars(args.ext_var))
     start_worker_server(config)  # its imports overlap ours, validation and data reading
 
-    from distrain import import_gc
+    from distrain.compat import import_gc
 
     with import_gc.importing():  # torch and the components: many objects, next to no garbage
-        from distrain.data.prepare import prepare_for_workers
-        from distrain.distributed.launch import Job, run_job
-        from distrain.experiment import validate_experiment
+        from distrain.experiment.assemble import train_worker
+        from distrain.experiment.plan import validate_experiment
+        from distrain.experiment.prepare import prepare_for_workers
+        from distrain.runtime.launch import Job, run_job
         from distrain.training.preemption import Preempted
         from distrain.training.run_dir import prepare_serialization_dir
-        from distrain.worker import train_worker
 
-        config, resolved = validate_experiment(config, args.include_package)
+        config, resolved = validate_experiment(config, args.include_package)  # the only resolution
     serialization_dir = Path(args.serialization_dir)
     job = Job(
         work=train_worker,
-        args=(config, serialization_dir, args.recover),
+        args=(resolved, serialization_dir, args.recover),
         distributed=resolved.distributed,
         serialization_dir=serialization_dir,
         include_packages=tuple(args.include_package),
-        prepare=functools.partial(prepare_for_workers, config),
+        prepare=functools.partial(prepare_for_workers, resolved),
         setup_output=functools.partial(prepare_serialization_dir, serialization_dir, args.force, config, args.recover),
         restart=resume_after_restart,
     )
@@ -71,9 +71,9 @@ def resume_after_restart(job):
 
     from distrain.training.checkpointing import Checkpointer
 
-    config, serialization_dir, _ = job.args
+    resolved, serialization_dir, _ = job.args
     has_checkpoint = Checkpointer(serialization_dir / "checkpoints").latest() is not None
-    return dataclasses.replace(job, args=(config, serialization_dir, has_checkpoint))
+    return dataclasses.replace(job, args=(resolved, serialization_dir, has_checkpoint))
 
 
 def resume_command(args: argparse.Namespace) -> str:

@@ -19,7 +19,7 @@ import typing
 from typing import Any
 
 from distrain.config.schema import _MAPPINGS, _SEQUENCES, _UNION_TYPES, _contains_configurable, parameters_of
-from distrain.lazy import Lazy
+from distrain.config.lazy import Lazy
 from distrain.registry import Registrable
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -155,19 +155,18 @@ class SchemaBuilder:
         return name
 
 
-def experiment_schema() -> dict[str, Any]:
-    """The JSON Schema of a training config, with every component registered right now."""
-    from distrain.experiment import Experiment
-
+def config_schema(top_level: type) -> dict[str, Any]:
+    """The JSON Schema of a config whose top-level keys are ``top_level``'s signature, with every
+    component registered right now."""
     builder = SchemaBuilder()
-    root = builder.properties(Experiment)
+    root = builder.properties(top_level)
     # resolve_experiment supplies an empty trainer block when the config has none
     root["required"] = [key for key in root.get("required", []) if key != "trainer"]
     return {
         "$schema": DRAFT,
         "$id": "https://distrain.invalid/experiment.schema.json",
         "title": "distrain experiment",
-        "description": first_line(Experiment),
+        "description": first_line(top_level),
         **root,
         "$defs": dict(sorted(builder.defs.items())),
     }

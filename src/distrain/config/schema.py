@@ -20,7 +20,7 @@ from typing import Any, Union
 import pydantic
 
 from distrain.config.errors import ConfigError, Problem, join_path
-from distrain.lazy import Lazy
+from distrain.config.lazy import Lazy
 from distrain.registry import Registrable, RegistryError, suggest
 
 

@@ -100,7 +100,7 @@ def code_files(objects: Iterable[Any], depth: int = 3) -> dict[str, str]:
 
 def fingerprint(config: dict[str, Any], paths: Iterable[str | Path], code: Iterable[Any] = ()) -> str:
     """A stable key for the dataset that ``config`` reading ``paths`` produces (``code``: the readers)."""
-    from distrain import __version__
+    from distrain.version import __version__
 
     key = {
         "version": __version__,

@@ -10,8 +10,9 @@ import numpy as np
 from distrain.config.constraints import NonNegativeInt, PositiveInt
 from distrain.config.errors import Problem
 from distrain.data.dataset import IndexedDataset
-from distrain.data.sampler import GlobalBatchSampler, split_counts
-from distrain.distributed.watchdog import beat
+from distrain.data.sampler import GlobalBatchSampler
+from distrain.distributed.balance import split_counts
+from distrain.runtime.watchdog import beat
 from distrain.distributed.world import SINGLE, World
 
 

@@ -10,21 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 
-def split_counts(total: int, shares: tuple[float, ...]) -> list[int]:
-    """Split ``total`` samples proportionally to ``shares`` (largest remainder; ties go to lower ranks).
-
-    Plain Python: it runs once per batch on a handful of numbers, where numpy's call overhead dominates.
-    """
-    weight = float(sum(shares))
-    exact = [total * share / weight for share in shares]
-    counts = [int(value) for value in exact]
-    remainder = total - sum(counts)
-    if remainder:
-        order = sorted(range(len(shares)), key=lambda rank: (counts[rank] - exact[rank], rank))
-        for rank in order[:remainder]:
-            counts[rank] += 1
-    return counts
-
 
 class GlobalBatchSampler:
     """Deterministic global batches of sample indices for each epoch.

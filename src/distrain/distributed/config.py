@@ -13,7 +13,8 @@ from distrain.distributed.compression import GradientCompression
 from distrain.distributed.parallel_dims import ParallelDims
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.sync import SyncMode
-from distrain.lazy import Lazy
+from distrain.distributed.world import World
+from distrain.config.lazy import Lazy
 
 
 @dataclass
@@ -205,3 +206,16 @@ class DistributedConfig:
             found.append(Problem(f"{path}.sync", f"{mode} averages whole parameters, which strategy {name} does "
                                                  "not hold on every worker; use strategy ddp or sync every_step"))
         return found
+
+
+def make_world(
+    rank: int, size: int, local_rank: int, local_size: int, device_id: int, distributed: DistributedConfig | None
+) -> World:
+    """This process's place in the job; its data-parallel coordinate comes from the parallel degrees."""
+    dims = distributed.dims(size) if distributed is not None else ParallelDims.data_parallel(size)
+    weights = distributed.fixed_weights() if distributed is not None else None
+    return World(
+        rank=rank, size=size, local_rank=local_rank, local_size=local_size,
+        device=f"cuda:{device_id}" if device_id >= 0 else "cpu", weights=weights,
+        dp_rank=dims.dp_rank(rank), dp_size=dims.dp_size,
+    )

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class World:
-    """Built only by :mod:`distrain.distributed.launch`.
+    """Built only by :mod:`distrain.runtime.launch`.
 
     ``size`` counts processes; ``dp_size``/``dp_rank`` say which slice of every global batch this
     process receives (equal to ``size``/``rank`` when every process is a data-parallel rank).

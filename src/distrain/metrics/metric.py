@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Iterator, Sequence
 
 import torch
 
-from distrain.lazy_compiler import defer_disable
+from distrain.compat.deferred_compiler import defer_disable
 from distrain.registry import Registrable
 
 _SYNC = [True]

@@ -13,7 +13,7 @@ from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 from distrain.metrics.metric import Metric
 from distrain.models.classification import ClassifierOutputs
 from distrain.models.model import Model
-from distrain.lazy import Lazy
+from distrain.config.lazy import Lazy
 from distrain.modules.feedforward import FeedForward
 from distrain.modules.seq2vec import Seq2VecEncoder
 

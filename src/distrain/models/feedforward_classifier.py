@@ -12,7 +12,7 @@ from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 from distrain.metrics.metric import Metric
 from distrain.models.classification import ClassifierOutputs
 from distrain.models.model import Model
-from distrain.lazy import Lazy
+from distrain.config.lazy import Lazy
 from distrain.modules.feedforward import FeedForward
 
 

@@ -8,7 +8,7 @@ import torch
 from annotated_types import MinLen
 
 from distrain.config.constraints import PositiveInt
-from distrain.lazy import Lazy
+from distrain.config.lazy import Lazy
 from distrain.registry import Registrable
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 
 from distrain.config.constraints import PositiveInt, Probability
-from distrain.lazy import Lazy
+from distrain.config.lazy import Lazy
 from distrain.modules.seq2vec import Seq2VecEncoder
 
 

@@ -4,7 +4,7 @@
 ``distrain predict``'s input file, parsed) with the archive's reader and indexes it with the
 model's vocabulary, so a bad record is refused before it can join a batch. :meth:`Predictor.predict`
 runs on the model thread and answers a list of prepared records with what ``distrain predict``
-would write for each (:func:`distrain.evaluation.predict_inputs`).
+would write for each (:func:`distrain.training.evaluation.predict_inputs`).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class Predictor:
     @classmethod
     def from_archive(cls, archive_path: str, overrides: dict[str, Any] | None = None, device: str = "cpu") -> Predictor:
         """The archive's model with the reader ``distrain predict`` uses (``validation_dataset_reader``, else ``dataset_reader``)."""
-        from distrain.inference import load_for_inference
+        from distrain.experiment.inference import load_for_inference
 
         archive, experiment = load_for_inference(archive_path, overrides or {})
         return cls(archive.model, experiment.validation_dataset_reader, archive.vocab, archive.config, device)
@@ -100,7 +100,7 @@ class Predictor:
         import numpy as np
 
         from distrain.data.dataset import IndexedDataset
-        from distrain.evaluation import predict_inputs
+        from distrain.training.evaluation import predict_inputs
 
         results: list[Any] = [None] * len(records)
         groups: dict[tuple[str, ...], list[int]] = {}

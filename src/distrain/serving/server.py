@@ -16,7 +16,6 @@ import signal
 import socket
 import sys
 import threading
-from pathlib import Path
 from typing import Any, Callable
 
 from distrain.serving.app import ServeOptions, ServingState, build_app
@@ -39,11 +38,9 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def write_port_file(path: str, port: int) -> None:
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    temporary.write_text(f"{port}\n")
-    os.replace(temporary, target)  # a reader never sees a half-written port
+    from distrain.training.disk import write_text_atomically
+
+    write_text_atomically(path, f"{port}\n")  # a reader never sees a half-written port
 
 
 def run_server(

@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from distrain.distributed.world import World
 from distrain.registry import Registrable
 
-if TYPE_CHECKING:
-    from distrain.training.trainer import Trainer
+
+class Trainer(Protocol):
+    """What a callback sees of the running trainer (the trainer imports this module, not the reverse)."""
+
+    world: World
+    serialization_dir: Path
+    #: optimizer steps taken so far
+    step: int
+    optimizer: Any
+    callbacks: list[Callback]
+    #: the early-stopping tracker (its best epoch and patience)
+    tracker: Any
+    #: the summary of the last finished epoch
+    last_metrics: dict[str, Any]
+    #: set by a callback's ``on_epoch`` to end training after this epoch
+    stop_reason: str | None
 
 
 class Callback(Registrable):

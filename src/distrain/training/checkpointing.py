@@ -24,7 +24,7 @@ from typing import Any
 import torch
 
 from distrain.errors import BadInput
-from distrain.training.disk import torch_save, write_text_atomically, writing
+from distrain.training.disk import fsync, replacing, torch_save, write_text_atomically, writing
 
 _CHECKPOINT = re.compile(r"epoch_(\d+)_batch_(\d+)$")
 BEST_WEIGHTS = "best.safetensors"
@@ -60,17 +60,8 @@ def save_state_file(state: dict[str, torch.Tensor], path: Path) -> None:
         if key not in seen:
             seen.add(key)
             unique[name] = tensor.detach().to("cpu").contiguous()
-    with writing(path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}-")
-        os.close(handle)
-        try:
-            save_file(unique, temporary, metadata={"format": "pt"})
-            _fsync(Path(temporary))
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+    with replacing(path) as temporary:
+        save_file(unique, str(temporary), metadata={"format": "pt"})
 
 
 def load_state_file(path: Path, model: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -150,12 +141,12 @@ class Checkpointer:
                 if final.exists():
                     self._discard(final)
                 os.replace(temporary, final)
-                _fsync(self.directory)
+                fsync(self.directory)
             except BaseException:
                 shutil.rmtree(temporary, ignore_errors=True)
                 raise
         if is_best:
-            _write_atomically(self.directory / BEST_POINTER, final.name)
+            write_text_atomically(self.directory / BEST_POINTER, final.name)
         self._prune()
         return final
 
@@ -212,25 +203,6 @@ class Checkpointer:
     def _remove_leftovers(self) -> None:
         for stale in self.directory.glob(".tmp-*"):
             shutil.rmtree(stale, ignore_errors=True) if stale.is_dir() else stale.unlink(missing_ok=True)
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    write_text_atomically(path, text)
-
-
-def _fsync(path: Path) -> None:
-    """Flush a file (or a folder's entries) to disk, so a rename never exposes unwritten data."""
-    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if path.is_dir() else 0)
-    try:
-        descriptor = os.open(path, flags)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
 
 
 def _one_line(error: BaseException) -> str:

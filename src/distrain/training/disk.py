@@ -11,9 +11,10 @@ from __future__ import annotations
 import errno
 import os
 import re
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from distrain.errors import RunFailed
 
@@ -106,17 +107,49 @@ def torch_save(state, path: Path) -> None:
         handle.close()
 
 
-def write_text_atomically(path: Path, text: str) -> None:
-    """Write ``path`` whole or not at all (a full disk leaves the previous version in place)."""
+@contextmanager
+def replacing(path: Path | str) -> Iterator[Path]:
+    """A temporary name beside ``path`` to write the new file to: when the block ends without an error
+    it is flushed to disk and renamed over ``path`` (readers see the old file or the new one, never
+    part of one); otherwise it is removed. A refused write is :class:`OutputNotWritable`.
+    The one way distrain writes a file atomically."""
     path = Path(path)
-    temporary = path.with_name(f".tmp-{path.name}")
     with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".tmp-{path.name}-")
+        os.close(handle)
+        temporary = Path(name)
         try:
-            with open(temporary, "w") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
+            yield temporary
+            fsync(temporary)
             os.replace(temporary, path)
         except BaseException:
             temporary.unlink(missing_ok=True)
             raise
+
+
+def write_text_atomically(path: Path | str, text: str) -> None:
+    """Write ``path`` whole or not at all (a full disk leaves the previous version in place)."""
+    with replacing(path) as temporary:
+        temporary.write_text(text)
+
+
+def write_lines_atomically(path: Path | str, lines: Iterable[str]) -> None:
+    """Write ``lines`` (as they are produced) to ``path``, whole or not at all."""
+    with replacing(path) as temporary, open(temporary, "w", encoding="utf-8") as out:
+        out.writelines(lines)
+
+
+def fsync(path: Path) -> None:
+    """Flush a file (or a folder's entries) to disk, so a rename never exposes unwritten data."""
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if path.is_dir() else 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)

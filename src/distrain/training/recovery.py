@@ -16,24 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
-from distrain.distributed.collectives import all_gather_object
+from distrain.distributed.collectives import counted, reports
 from distrain.training import random_state
-from distrain.training.checkpointing import CheckpointError, load_state_file, load_training_state
-from distrain.training.sharded_checkpoint import is_sharded, load_sharded
-
-if TYPE_CHECKING:
-    from distrain.training.trainer import GradientDescentTrainer
-
-logger = logging.getLogger(__name__)
-
-FORMAT = 2
 
 
 @dataclass
@@ -83,8 +72,6 @@ class RankParts:
     def state_dict(self) -> dict[str, Any]:
         """Sums only where they count (a rank that does not report, under model parallelism, saves
         zeros), so they add up to the run's figures under any other layout."""
-        from distrain.distributed.collectives import counted, reports
-
         return {
             "parts": {name: part.state_dict() for name, part in self.parts.items()},
             "rng": random_state.capture(),
@@ -121,24 +108,8 @@ class CallbackStates:
                 callback.load_state_dict(saved)
 
 
-# -------------------------------------------------------------------------------------- saving
-def training_state(trainer: GradientDescentTrainer) -> dict[str, Any]:
-    """The whole resumable state. A collective: every worker calls it; rank 0's result is saved."""
-    return {
-        "format": FORMAT,
-        "position": {"epoch": trainer.position.epoch, "batches": trainer.position.batches},
-        "step": trainer.step,
-        "world_size": trainer.world.size,
-        "order": order_fingerprint(trainer, trainer.position.epoch),
-        "vocabulary": vocabulary_fingerprint(trainer.model),
-        "parts": {name: part.state_dict() for name, part in trainer.stateful_parts().items()},
-        "ranks": all_gather_object(trainer.rank_parts().state_dict()),
-    }
-
-
-def order_fingerprint(trainer: GradientDescentTrainer, epoch: int) -> str:
+def order_fingerprint(sampler: Any, epoch: int) -> str:
     """A hash of the epoch's global batches: equal iff resuming continues the same sample order."""
-    sampler = getattr(trainer.train_loader, "sampler", None)
     if sampler is None or not hasattr(sampler, "batches"):
         return ""
     digest = hashlib.sha256()
@@ -156,41 +127,16 @@ def vocabulary_fingerprint(model: torch.nn.Module) -> str:
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
 
-# ------------------------------------------------------------------------------------ restoring
-def restore(trainer: GradientDescentTrainer, checkpoint: Path) -> None:
-    """Put ``trainer`` (on every worker) back into the state saved in ``checkpoint``: the weights
-    through its strategy, then each stateful part loads its own state."""
-    state = load_training_state(checkpoint)
-    if state.get("format") != FORMAT:
-        raise CheckpointError(f"{checkpoint}: checkpoint format {state.get('format')} is not supported")
-    position = state["position"]
-    _check_fits(trainer, state, checkpoint, position["epoch"])
-    if is_sharded(checkpoint):  # model and optimizer, resharded to this run's layout
-        load_sharded(trainer, checkpoint)
-    else:
-        trainer.strategy.load_model_state_dict(load_state_file(checkpoint / "model.safetensors", trainer.model))
-    try:
-        saved_parts = state["parts"]
-        for name, part in trainer.stateful_parts().items():
-            if name in saved_parts:
-                part.load_state_dict(saved_parts[name])
-        trainer.rank_parts().load_from_ranks(state["ranks"], trainer.world.rank, trainer.world.size)
-    except (KeyError, ValueError, RuntimeError) as error:
-        raise CheckpointError(f"{checkpoint}: training state does not fit this run ({error})") from None
-    logger.info("resumed from %s: epoch %d, %d batch(es) of it done, step %d",
-                checkpoint.name, position["epoch"] + 1, position["batches"], trainer.step)
-
-
-def _check_fits(trainer: GradientDescentTrainer, state: dict[str, Any], checkpoint: Path, epoch: int) -> None:
-    vocabulary = vocabulary_fingerprint(trainer.model)
+def fits_problem(state: dict[str, Any], model: torch.nn.Module, sampler: Any, epoch: int) -> str | None:
+    """Why a checkpoint's training ``state`` cannot resume this run (other data, order or seed), or None."""
+    vocabulary = vocabulary_fingerprint(model)
     if state["vocabulary"] and vocabulary and state["vocabulary"] != vocabulary:
-        raise CheckpointError(f"{checkpoint}: the vocabulary differs from the checkpoint's (the data changed?)")
-    order = order_fingerprint(trainer, epoch)
+        return "the vocabulary differs from the checkpoint's (the data changed?)"
+    order = order_fingerprint(sampler, epoch)
     if state["order"] and order and state["order"] != order:
-        raise CheckpointError(
-            f"{checkpoint}: the global sample order of epoch {epoch + 1} differs from the checkpoint's "
-            "(training data, seed or global batch size changed); resuming would repeat or skip samples"
-        )
+        return (f"the global sample order of epoch {epoch + 1} differs from the checkpoint's "
+                "(training data, seed or global batch size changed); resuming would repeat or skip samples")
+    return None
 
 
 def _local_state(ranks: list[dict[str, Any]], rank: int, world_size: int) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import logging
 import math
 import time
 from pathlib import Path
-from typing import Any, Iterator, Literal
+from typing import Any, Iterator
 
 import torch
 
@@ -31,22 +31,23 @@ from distrain.distributed.collectives import all_reduce_sum, barrier, counted
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import SINGLE, World
 from distrain.errors import RunFailed
-from distrain.lazy import Lazy
+from distrain.config.lazy import Lazy
 from distrain.metrics.metric import local_only
 from distrain.models.model import Model
 from distrain.registry import Registrable
 from distrain.training.callback import Callback
-from distrain.training.activations import ActivationCheckpointing, apply_activation_checkpointing, offloaded, offloading_problems
+from distrain.training.activations import ActivationCheckpointing, offloaded, offloading_problems
 from distrain.training.amp import AmpDtype, MixedPrecision
-from distrain.training.checkpointing import CheckpointError, Checkpointer, load_state_file
+from distrain.training.checkpoint_manager import DEFAULT_FORMAT, CheckpointFormat, CheckpointManager
+from distrain.training.checkpointing import CheckpointError
 from distrain.training.disk import write_text_atomically
 from distrain.training.loss_weighting import StepWeights
 from distrain.training.metric_tracker import MetricTracker, ValidationMetric
-from distrain.training.optimizers import Optimizer
+from distrain.training.parallelize import parallelize
+from distrain.optim.optimizers import Optimizer
 from distrain.training.preemption import Preempted, StepDecision, StopRequest, agree
-from distrain.training.recovery import CallbackStates, EpochProgress, RankParts, restore, training_state
-from distrain.training.schedulers import LearningRateScheduler
-from distrain.training.sharded_checkpoint import ShardedOptimizerMarker, is_sharded, load_sharded, save_sharded
+from distrain.training.recovery import CallbackStates, EpochProgress, RankParts
+from distrain.optim.schedulers import LearningRateScheduler
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +104,7 @@ class GradientDescentTrainer(Trainer):
         compile: bool = False,
         activation_checkpointing: ActivationCheckpointing | None = None,
         activation_offloading: bool = False,
-        checkpoint_format: Literal["full", "sharded"] = "full",
+        checkpoint_format: CheckpointFormat = DEFAULT_FORMAT,
     ) -> None:
         self.model = model
         self.train_loader = train_loader
@@ -117,7 +118,6 @@ class GradientDescentTrainer(Trainer):
         self.callbacks = callbacks or []
         self.progress_bar = progress_bar and world.is_primary
         self.tracker = MetricTracker(validation_metric, patience)
-        self.checkpointer = Checkpointer(self.serialization_dir / "checkpoints", keep_checkpoints)
         self.device = torch.device(world.device)
         if world.is_primary:
             self.serialization_dir.mkdir(parents=True, exist_ok=True)
@@ -127,12 +127,8 @@ class GradientDescentTrainer(Trainer):
         if activation_offloading and offloading_problems(self.device):
             raise ConfigError(offloading_problems(self.device))
         self.activation_offloading = activation_offloading
-        if activation_checkpointing is not None:
-            apply_activation_checkpointing(self.model, activation_checkpointing.modules)
         self.strategy = strategy or ParallelStrategy.by_name(ParallelStrategy.default_implementation)(world=world)
-        self.parallel_model = self.strategy.wrap(self.model)
-        if compile:
-            self.parallel_model = compiled(self.parallel_model, self.device)
+        self.parallel_model = parallelize(self.model, self.strategy, activation_checkpointing, compile, self.device)
         named = list(self.model.named_parameters())
         self.optimizer = (optimizer or _default_optimizer()).construct(model_parameters=named)
         self.steps_per_epoch = math.ceil(len(train_loader) / self.accumulation)
@@ -144,11 +140,12 @@ class GradientDescentTrainer(Trainer):
             else None
         )
         self.step = 0
-        # what a checkpoint restores: data position, loss sums so far, the last epoch's summary
-        self.save_every_num_batches = save_every_num_batches
-        #: "full": gathered safetensors weights; "sharded": every worker writes its shards (see sharded_checkpoint)
-        self.checkpoint_format = checkpoint_format
-        self.save_every_num_seconds = save_every_num_seconds
+        self.checkpoints = CheckpointManager(
+            self.serialization_dir / "checkpoints", world, self.strategy, self.model, self.optimizer,
+            parts=self.stateful_parts, rank_parts=self.rank_parts, sampler=getattr(train_loader, "sampler", None),
+            checkpoint_format=checkpoint_format, keep=keep_checkpoints,
+            every_num_batches=save_every_num_batches, every_num_seconds=save_every_num_seconds,
+        )
         self.skip_nonfinite_steps = skip_nonfinite_steps
         self.position = EpochProgress(0)
         self.last_metrics: dict[str, Any] = {}
@@ -188,19 +185,15 @@ class GradientDescentTrainer(Trainer):
             self.position = self.position.next_epoch()
             for callback in self.callbacks:
                 callback.on_epoch(self, epoch, self.last_metrics)
-            saved = self._save(epoch, self.last_metrics, is_best)
+            self._write_epoch_metrics(epoch, self.last_metrics)
+            saved = self.checkpoints.save(self.position, self.step, is_best)
             self._stop_if_asked(agree(False, self.stop_requested, False, 0.0, self.world.is_distributed).wait().stop, saved)
             if self.tracker.should_stop():
                 logger.info("stopping early: no improvement in %d epochs", self.tracker.patience)
             if self.stop_reason is not None:
                 logger.info("stopping: %s", self.stop_reason)
         if self.validation_loader is not None:
-            barrier()  # rank 0 may still be writing the last epoch's best weights
-            best = self.checkpointer.best()
-            if best is not None and is_sharded(best):
-                load_sharded(self, best, optimizer=False)
-            elif self.checkpointer.best_weights.exists():
-                self.strategy.load_model_state_dict(load_state_file(self.checkpointer.best_weights, self.model))
+            self.checkpoints.load_best_model()
         for callback in self.callbacks:
             callback.on_end(self, self.last_metrics)
         return self.last_metrics
@@ -213,10 +206,10 @@ class GradientDescentTrainer(Trainer):
             self.position = EpochProgress(epoch)
         done = self.position.to(self.device)
         display = self._progress(epoch)
-        last_saved, saved_at = time.monotonic(), done.batches
+        self.checkpoints.start_epoch(done.batches)
         remaining = itertools.islice(iter(self.train_loader), done.batches, None)
         for micro_batches in _grouped(remaining, self.accumulation):
-            due = self._save_due(done.batches + len(micro_batches) - saved_at, time.monotonic() - last_saved)
+            due = self.checkpoints.due(done.batches + len(micro_batches))
             losses, decision = self._forward_backward(micro_batches, save_due=due)
             if decision.nonfinite:
                 self._skip_nonfinite_step(epoch, done.batches)
@@ -228,8 +221,7 @@ class GradientDescentTrainer(Trainer):
             for callback in self.callbacks:
                 callback.on_step(self, self.step, shown_loss)
             if decision.save or decision.stop:
-                saved = self._save_checkpoint()
-                saved_at, last_saved = done.batches, time.monotonic()
+                saved = self.checkpoints.save(self.position, self.step)
                 self._stop_if_asked(decision.stop, saved)
         self.strategy.end_epoch()
         if display is not None:
@@ -287,7 +279,7 @@ class GradientDescentTrainer(Trainer):
 
     def evaluate(self, loader: DataLoader) -> dict[str, float]:
         """Loss and metrics over ``loader``, each instance counted once across all workers."""
-        from distrain.evaluation import evaluate
+        from distrain.training.evaluation import evaluate
 
         return evaluate(self.model, loader, self.device, autocast=self.amp.autocast,
                         forward_placeholders=self.strategy.forward_is_collective)
@@ -308,37 +300,18 @@ class GradientDescentTrainer(Trainer):
         metrics.update(best)
         return metrics
 
-    def _save(self, epoch: int, metrics: dict[str, Any], is_best: bool) -> Path | None:
-        """End of epoch: metrics files, best weights and a checkpoint (all workers call this)."""
-        if self.checkpoint_format == "sharded":
-            if self.world.is_primary:
-                for name in (f"metrics_epoch_{epoch}.json", "metrics.json"):
-                    write_text_atomically(self.serialization_dir / name, json.dumps(metrics, indent=2))
-            return save_sharded(self, is_best)
-        state, weights = self.training_state(), self.strategy.model_state_dict()
-        if not self.world.is_primary:
-            return None
-        write_text_atomically(self.serialization_dir / f"metrics_epoch_{epoch}.json", json.dumps(metrics, indent=2))
-        write_text_atomically(self.serialization_dir / "metrics.json", json.dumps(metrics, indent=2))
-        if is_best:
-            self.checkpointer.save_best(weights)
-        return self.checkpointer.save(self.position.epoch, self.position.batches, weights, state, is_best)
-
-    def _save_checkpoint(self) -> Path | None:
-        """Mid-epoch checkpoint at the current data position (all workers call this)."""
-        if self.checkpoint_format == "sharded":
-            return save_sharded(self)
-        state, weights = self.training_state(), self.strategy.model_state_dict()
-        if not self.world.is_primary:
-            return None
-        return self.checkpointer.save(self.position.epoch, self.position.batches, weights, state)
+    def _write_epoch_metrics(self, epoch: int, metrics: dict[str, Any]) -> None:
+        """``metrics_epoch_N.json`` and ``metrics.json``, written by the primary worker."""
+        if self.world.is_primary:
+            for name in (f"metrics_epoch_{epoch}.json", "metrics.json"):
+                write_text_atomically(self.serialization_dir / name, json.dumps(metrics, indent=2))
 
     def stateful_parts(self) -> dict[str, Any]:
         """What a checkpoint holds besides the weights, by name; each part saves and loads itself.
         ``trainer`` is this loop's own progress (the data position, steps, the last epoch's summary)."""
         parts: dict[str, Any] = {
             "trainer": self,
-            "optimizer": _OptimizerState(self.strategy, self.optimizer, self.checkpoint_format == "sharded"),
+            "optimizer": self.optimizer,
             "tracker": self.tracker,
             "amp": self.amp,
             "callbacks": CallbackStates(self.callbacks),
@@ -366,21 +339,8 @@ class GradientDescentTrainer(Trainer):
         self.last_metrics = json.loads(state["metrics"])
         self.elapsed_before = float(state["elapsed"])
 
-    def training_state(self) -> dict[str, Any]:
-        """Everything a resumed run needs (a collective: rank 0 gathers every worker's part)."""
-        return training_state(self)
-
     def resume_from_latest_checkpoint(self) -> None:
-        checkpoints = self.checkpointer.checkpoints()
-        if not checkpoints:
-            raise CheckpointError(f"{self.checkpointer.directory}: no checkpoint to recover from")
-        try:
-            restore(self, checkpoints[-1])
-        except CheckpointError as error:
-            if len(checkpoints) < 2:
-                raise
-            hint = f"; to resume from the checkpoint before it, delete {checkpoints[-1]}"
-            raise CheckpointError(f"{error}{hint}") from None
+        self.checkpoints.restore_latest()
 
     def elapsed(self) -> float:
         """Training seconds so far, including those before the run was resumed."""
@@ -391,11 +351,6 @@ class GradientDescentTrainer(Trainer):
     def stop_requested(self) -> bool:
         return self.stop_request.signal_name is not None
 
-    def _save_due(self, batches_since_save: int, seconds_since_save: float) -> bool:
-        by_batches = self.save_every_num_batches is not None and batches_since_save >= self.save_every_num_batches
-        by_time = self.save_every_num_seconds is not None and seconds_since_save >= self.save_every_num_seconds
-        return by_batches or by_time
-
     def _stop_if_asked(self, stop: bool, checkpoint: Path | None) -> None:
         if not stop:
             return
@@ -404,14 +359,14 @@ class GradientDescentTrainer(Trainer):
         raise Preempted(
             f"training stopped by {reason} after step {self.step} (epoch {self.position.epoch + 1}, "
             f"{self.position.batches} batch(es) into it); checkpoint written to "
-            f"{checkpoint or self.checkpointer.latest() or self.checkpointer.directory}",
+            f"{checkpoint or self.checkpoints.latest() or self.checkpoints.directory}",
             str(checkpoint) if checkpoint else None,
         )
 
     def _skip_nonfinite_step(self, epoch: int, batches: int) -> None:
         where = f"step {self.step + 1} (epoch {epoch + 1}, batch {batches + 1})"
         if not self.skip_nonfinite_steps:
-            latest = self.checkpointer.latest()
+            latest = self.checkpoints.latest()
             kept = f"the last good checkpoint is {latest}" if latest else "no checkpoint was written yet"
             raise TrainingError(
                 f"loss is not finite at {where}; {kept}. "
@@ -462,48 +417,6 @@ class _ProgressDisplay:
 
     def close(self) -> None:
         self.bar.close()
-
-
-def compiled(module: torch.nn.Module, device: torch.device) -> torch.nn.Module:
-    """``torch.compile`` of the wrapped model (metric updates stay eager, see ``Metric``); a clear
-    error where the compiler cannot work here. Random ops (dropout) draw from eager's generator
-    (inductor's ``fallback_random``), so a compiled run makes the eager run's updates and resumes exactly."""
-    import importlib.util
-    import shutil
-
-    from distrain.config.errors import ConfigError, Problem
-
-    if device.type == "cpu" and not any(shutil.which(name) for name in ("g++", "clang++", "c++")):
-        raise ConfigError([Problem("trainer.compile", "torch.compile on the CPU needs a C++ compiler "
-                                   "(g++ or clang++) on the PATH; install one or leave compile off")])
-    if device.type == "cuda" and importlib.util.find_spec("triton") is None:
-        raise ConfigError([Problem("trainer.compile", "torch.compile on CUDA needs the triton package")])
-    import torch._inductor.config
-
-    from distrain.lazy_compiler import disable_deferred
-
-    disable_deferred()
-    torch._inductor.config.fallback_random = True
-    logger.info("compiling the model with torch.compile (the first steps include compilation)")
-    return torch.compile(module)
-
-
-class _OptimizerState:
-    """The optimizer as a stateful part, its state taken and given through the strategy."""
-
-    def __init__(self, strategy: ParallelStrategy, optimizer: torch.optim.Optimizer, sharded: bool = False) -> None:
-        self.strategy = strategy
-        self.optimizer = optimizer
-        self.sharded = sharded
-
-    def state_dict(self) -> dict[str, Any]:
-        if self.sharded:  # written by every worker into the checkpoint's sharded folder
-            return dict(ShardedOptimizerMarker.STATE)
-        return self.strategy.optimizer_state_dict(self.optimizer)
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        if not ShardedOptimizerMarker.matches(state):  # else: restored with the sharded model state
-            self.strategy.load_optimizer_state_dict(self.optimizer, state)
 
 
 def _default_optimizer() -> Lazy[Optimizer]:

@@ -1,7 +1,7 @@
 """Check that every corner of a search space gives a valid config, before any trial trains.
 
 The check is the one ``distrain train`` does (:func:`distrain.config.loading.load_config` for
-overrides and ext vars, :func:`distrain.experiment.resolve_experiment` for the schema); this module
+overrides and ext vars, :func:`distrain.experiment.plan.resolve_experiment` for the schema); this module
 only says which search key and value made a problem.
 """
 
@@ -32,7 +32,7 @@ def validate_space(
 ) -> int:
     """Raise :class:`SearchSpaceError` naming the search key(s) and value(s) of the first corner point that
     gives an invalid config; return how many points were checked."""
-    from distrain.experiment import resolve_experiment
+    from distrain.experiment.plan import resolve_experiment
     from distrain.plugins import import_builtins
 
     import_builtins()  # the registry is the schema; plugins (--include-package) are the caller's to import

@@ -45,7 +45,7 @@ class DistributedDataParallelStrategy(ParallelStrategy):
 
     def model_init_context(self) -> contextlib.AbstractContextManager:
         if self.world.device == "cpu":
-            from distrain.training.host_memory import keep_step_memory
+            from distrain.compat.host_memory import keep_step_memory
 
             keep_step_memory()  # every step frees and allocates the same activations (see host_memory)
         return super().model_init_context()
@@ -65,7 +65,7 @@ class DistributedDataParallelStrategy(ParallelStrategy):
             return model
         from torch.nn.parallel import DistributedDataParallel
 
-        from distrain.lazy_compiler import defer_disabled_methods
+        from distrain.compat.deferred_compiler import defer_disabled_methods
 
         defer_disabled_methods(DistributedDataParallel)  # its forward need not import torch's compiler
         device = torch.device(self.world.device)
@@ -84,7 +84,6 @@ class DistributedDataParallelStrategy(ParallelStrategy):
     def _wrap_split(self, model: torch.nn.Module) -> torch.nn.Module:
         """A model split by tensor or pipeline parallelism holds parts of parameters (DTensors), which
         DDP's buckets do not take: the data-parallel ranks average each gradient after backward."""
-        self.split_model(model)
         self.wrapped = model
         if self.layout.dp_size > 1:
             self.gradient_group = self.job_mesh()["dp_replicate"].get_group()

@@ -138,7 +138,7 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
 
     def model_init_context(self) -> contextlib.AbstractContextManager:
         if self.world.is_distributed and self.world.device != "meta":
-            from distrain.training.host_memory import fix_mmap_threshold
+            from distrain.compat.host_memory import fix_mmap_threshold
 
             fix_mmap_threshold()  # gathered and freed layers go back to the OS (see host_memory)
         if self._delays_init() and not self.world.is_primary:
@@ -159,8 +159,6 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
 
             raise ConfigError([Problem("distributed.strategy", "fsdp with pipeline parallelism is not supported; "
                                        "use strategy ddp (each stage's gradients averaged over the replicas)")])
-        if self.layout.tp > 1:
-            self.split_model(model)  # the planned layers become DTensors on the tensor-parallel mesh first
         delayed = self._delays_init()
         initial = model.state_dict() if delayed and self.world.is_primary else {}
         from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, fully_shard
@@ -245,7 +243,7 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
 
         parameters = list(parameters)
         if self.layout.tp > 1:  # parameters on two meshes (split layers: dp x tp; the rest: dp)
-            from distrain.distributed.strategies.tensor_parallel import clip_grad_norm
+            from distrain.distributed.tensor_parallel import clip_grad_norm
 
             return clip_grad_norm(parameters, max_norm)
         grads = [p.grad for p in parameters if p.grad is not None]

@@ -17,8 +17,8 @@ from annotated_types import Ge
 from distrain.distributed.sync import SyncMode
 from distrain.distributed.syncs.local_sgd import LocalSGD
 from distrain.distributed.world import SINGLE, World
-from distrain.lazy import Lazy
-from distrain.training.optimizers import Optimizer
+from distrain.config.lazy import Lazy
+from distrain.optim.optimizers import Optimizer
 
 
 @SyncMode.register("diloco")

@@ -27,7 +27,7 @@ class _StandInVocabulary(Vocabulary):
 
 
 def module_problems(plan: Any) -> list[Problem]:
-    """Problems of the experiment ``plan`` (a resolved :class:`~distrain.experiment.Experiment`)."""
+    """Problems of the experiment ``plan`` (a resolved :class:`~distrain.experiment.plan.Experiment`)."""
     trainer = plan.arguments["trainer"]
     distributed_node = plan.arguments.get("distributed")
     distributed = distributed_node.build() if distributed_node is not None else None
@@ -45,12 +45,12 @@ def module_problems(plan: Any) -> list[Problem]:
     if unit_problems is not None:
         checks.append(lambda model: unit_problems(strategy.arguments, model, "distributed.strategy"))
     if distributed is not None and distributed.tensor_parallel_size > 1:
-        from distrain.distributed.strategies.tensor_parallel import plan_problems
+        from distrain.distributed.tensor_parallel import plan_problems
 
         checks.append(lambda model: plan_problems(model, distributed.tensor_parallel_size,
                                                   distributed.tensor_plan_override()))
     if distributed is not None and distributed.pipeline_parallel_size > 1:
-        from distrain.distributed.strategies.pipeline import pipeline_problems
+        from distrain.distributed.pipeline import pipeline_problems
 
         split_points = distributed.pipeline.split_points if distributed.pipeline is not None else None
         checks.append(lambda model: pipeline_problems(model, distributed.pipeline_parallel_size, split_points))
@@ -67,7 +67,7 @@ def module_problems(plan: Any) -> list[Problem]:
 
 def _microbatch_problems(plan: Any, microbatches: int) -> list[Problem]:
     """Each data-parallel rank's batch must cut into equal micro-batches (a smaller last batch of an
-    epoch runs as fewer of them, see :mod:`distrain.distributed.strategies.pipeline`)."""
+    epoch runs as fewer of them, see :mod:`distrain.distributed.pipeline`)."""
     loader = plan.arguments.get("data_loader")
     batch = _argument(loader, "batch_size") if loader is not None and hasattr(loader, "arguments") else None
     if isinstance(batch, int) and batch % microbatches:

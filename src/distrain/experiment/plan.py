@@ -1,13 +1,12 @@
 """An experiment config: its top-level keys (the :class:`Experiment` signature is their schema) and
 their validation. :func:`load_experiment` goes from a file, overrides and plugins to a validated plan;
-nothing here reads data or builds a model (see :mod:`distrain.data.prepare` and :mod:`distrain.worker`).
+nothing here reads data or builds a model (see :mod:`distrain.experiment.prepare` and :mod:`distrain.experiment.assemble`).
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from distrain.config.errors import ConfigError, Problem
@@ -16,7 +15,8 @@ from distrain.data.loader import DataLoaderConfig
 from distrain.data.reader import DatasetReader
 from distrain.data.vocabulary import VocabularyConfig
 from distrain.distributed.config import DistributedConfig
-from distrain.lazy import Lazy
+from distrain.experiment.checks import module_problems
+from distrain.config.lazy import Lazy
 from distrain.models.model import Model
 from distrain.training.trainer import Trainer
 
@@ -58,6 +58,9 @@ class Experiment:
 
 @dataclass
 class ResolvedExperiment:
+    """A validated config: the evaluated ``config`` and the ``plan`` that builds it. Resolved once (in
+    the parent of spawned workers) and handed to the workers as it is: they build, never re-validate."""
+
     plan: Build
     config: dict[str, Any]
 
@@ -85,12 +88,25 @@ def resolve_experiment(config: dict[str, Any]) -> ResolvedExperiment:
         distributed = resolved.distributed
         if distributed is not None:
             problems += distributed.problems()
-        from distrain.module_pattern_checks import module_problems
-
         problems += module_problems(plan)
     if problems:
         raise ConfigError(problems)
+    logger.info("config validated: %d components", _components(plan))
     return resolved
+
+
+def _components(node: Any) -> int:
+    """How many registered blocks (``Build`` nodes) a resolved tree holds."""
+    children = getattr(node, "arguments", None) or getattr(node, "items", None) or {}
+    children = children.values() if isinstance(children, dict) else children
+    return isinstance(node, Build) + sum(_components(child) for child in children)
+
+
+def experiment_schema() -> dict[str, Any]:
+    """The JSON Schema of a training config, with every component registered right now."""
+    from distrain.config.json_schema import config_schema
+
+    return config_schema(Experiment)
 
 
 def load_experiment(

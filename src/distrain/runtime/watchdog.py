@@ -70,9 +70,10 @@ def _watch(rank: int, timeout: float, log_path: Path | None, report_dir: str | N
         else:
             faulthandler.dump_traceback(sys.stderr, all_threads=True)
         if report_dir is not None:
+            from distrain.training.disk import write_text_atomically  # only when a hang is reported
+
             report = Path(report_dir) / f"rank{rank}.json"
-            report.with_suffix(".tmp").write_text(json.dumps({"rank": rank, "seconds": silent, **where}))
-            os.replace(report.with_suffix(".tmp"), report)
+            write_text_atomically(report, json.dumps({"rank": rank, "seconds": silent, **where}))
         fired = _last_beat
         if _stop.wait(SETTLE) or _last_beat != fired:
             # progress after all (or the worker is finishing): withdraw the report, keep watching

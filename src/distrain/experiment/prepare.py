@@ -2,21 +2,35 @@
 
 The parent of spawned workers calls :func:`prepare_data` before starting them, so workers only map
 the result; under torchrun each rank calls it with its world and rank 0 builds the cache entry.
+It takes a :class:`DataPlan` (the readers, paths, loaders and vocabulary settings of an experiment),
+not the experiment: nothing here builds a model or looks at the trainer.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
+import shutil
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from distrain.config.errors import ConfigError, Problem
-from distrain.data.reader import DatasetReader
+from distrain.data.cache import DatasetCache, cache_root, fingerprint
+from distrain.data.dataset import IndexedDataset
+from distrain.data.dataset_writer import IndexedDatasetWriter
+from distrain.data.fields import Field
+from distrain.data.loader import DataLoaderConfig
+from distrain.data.reader import DataError, DatasetReader, ReaderShard
+from distrain.data.streaming import StreamingSource
+from distrain.data.vocabulary import Vocabulary, VocabularyConfig, is_padded
+from distrain.distributed.collectives import broadcast_object
 from distrain.distributed.world import World
-from distrain.experiment import Experiment, resolve_experiment
+from distrain.experiment.plan import Experiment, ResolvedExperiment
 
 logger = logging.getLogger(__name__)
 
@@ -31,31 +45,79 @@ class PreparedData:
     validation: Any | None
 
 
-def prepare_for_workers(config: dict[str, Any], world: World | None) -> PreparedData:
-    """:func:`prepare_data` for a validated config (what a training job reads before its workers run)."""
-    return prepare_data(resolve_experiment(config).build(), config, world)
+@dataclass
+class Split:
+    """One split of the data: where it is read from, by which reader, and the loader it will feed."""
+
+    name: str
+    reader: DatasetReader
+    path: str | None
+    loader: DataLoaderConfig
+
+    @property
+    def lazy(self) -> bool:
+        """Streamed by its loader (counted here, read during training) instead of indexed."""
+        return bool(getattr(self.loader, "lazy", False))
 
 
-def prepare_data(experiment: Experiment, config: dict[str, Any] | None = None, world: World | None = None) -> PreparedData:
-    """Read and index the data once, through the shared cache when enabled.
+@dataclass
+class DataPlan:
+    """What reading the data needs from an experiment: its splits, vocabulary settings and cache key."""
 
-    ``config`` is the evaluated config (its data keys are part of the cache key; None: no cache).
+    train: Split
+    validation: Split
+    vocabulary: VocabularyConfig
+    #: processes that read and count each split (the loader's ``num_workers``)
+    read_workers: int = 0
+    #: the data keys of the evaluated config, part of the cache key; None: no cache
+    cache_config: dict[str, Any] | None = None
+    #: data-parallel workers a streamed split is shared by (when no world is given)
+    dp_size: int = 1
+
+    @classmethod
+    def of(cls, experiment: Experiment, config: dict[str, Any] | None = None) -> DataPlan:
+        """The plan of a built experiment; ``config`` (its evaluated config) enables the shared cache."""
+        cache_config = None
+        if config is not None and experiment.dataset_cache:
+            cache_config = {name: config.get(name) for name in (
+                "dataset_reader", "validation_dataset_reader", "train_data_path", "validation_data_path",
+                "vocabulary")}
+        return cls(
+            train=Split("train", experiment.dataset_reader, experiment.train_data_path, experiment.data_loader),
+            validation=Split("validation", experiment.validation_dataset_reader, experiment.validation_data_path,
+                             experiment.validation_data_loader),
+            vocabulary=experiment.vocabulary,
+            read_workers=experiment.data_loader.num_workers,
+            cache_config=cache_config,
+            dp_size=experiment.distributed.dims().dp_size if experiment.distributed is not None else 1,
+        )
+
+    @property
+    def splits(self) -> tuple[Split, Split]:
+        return self.train, self.validation
+
+
+def prepare_for_workers(resolved: ResolvedExperiment, world: World | None) -> PreparedData:
+    """:func:`prepare_data` for a validated plan (what a training job reads before its workers run)."""
+    return prepare_data(DataPlan.of(resolved.build(), resolved.config), world)
+
+
+def prepare_data(plan: DataPlan, world: World | None = None) -> PreparedData:
+    """Read and index the data once, through the shared cache when the plan has a cache key.
+
     With a cache entry for this data the files are not read again. Under torchrun (``world``
     distributed, no parent) rank 0 builds the entry while the others wait, then all map it.
     """
-    _check_streamed_shares(experiment, world)
-    cache, key = _cache_and_key(experiment, config)
+    _check_streamed_shares(plan, world)
+    cache, key = _cache_and_key(plan)
     if cache is None:
-        vocab, splits = read_data(experiment)
+        vocab, splits = read_data(plan)
         return PreparedData(vocab, splits["train"], splits.get("validation"))
     if world is not None and world.is_distributed:
-        from distrain.data.reader import DataError
-        from distrain.distributed.collectives import broadcast_object
-
         problem: Exception | None = None
         if world.is_primary:
             try:
-                _open_entry(experiment, cache, key)
+                _open_entry(plan, cache, key)
             except Exception as error:  # noqa: BLE001 - told to the waiting ranks, then re-raised
                 problem = error
         # Doubles as the barrier: the other ranks wait here until rank 0 has built the entry or failed.
@@ -64,16 +126,16 @@ def prepare_data(experiment: Experiment, config: dict[str, Any] | None = None, w
             raise problem
         if failure is not None:
             raise DataError(f"rank 0 could not prepare the data: {failure}")
-    entry = _open_entry(experiment, cache, key)
+    entry = _open_entry(plan, cache, key)
     vocab, splits = cache.load(entry)
-    splits = {name: _streaming_source_or(splits.get(name), name, experiment, entry) for name in ("train", "validation")}
+    splits = {split.name: _streaming_source_or(splits.get(split.name), split, entry) for split in plan.splits}
     return PreparedData(vocab, splits["train"], splits.get("validation"))
 
 
-def _open_entry(experiment: Experiment, cache: Any, key: str) -> Any:
+def _open_entry(plan: DataPlan, cache: Any, key: str) -> Any:
     """The verified entry for ``key``: reused, or built once (concurrent runs wait for the builder)."""
     started = time.monotonic()
-    entry, built = cache.open(key, lambda directory: _build_entry(experiment, directory))
+    entry, built = cache.open(key, lambda directory: _build_entry(plan, directory))
     if built:
         logger.info("read the data in %.1f s and cached it in %s", time.monotonic() - started, entry)
     else:
@@ -81,31 +143,24 @@ def _open_entry(experiment: Experiment, cache: Any, key: str) -> Any:
     return entry
 
 
-def _cache_and_key(experiment: Experiment, config: dict[str, Any] | None):
-    from distrain.data.cache import DatasetCache, cache_root, fingerprint
-
+def _cache_and_key(plan: DataPlan):
     root = cache_root()
-    if root is None or not experiment.dataset_cache or config is None:
+    if root is None or plan.cache_config is None:
         return None, None
-    data_config = {name: config.get(name) for name in (
-        "dataset_reader", "validation_dataset_reader", "train_data_path", "validation_data_path", "vocabulary")}
-    data_config["lazy"] = [_is_lazy(experiment.data_loader), _is_lazy(experiment.validation_data_loader)]
-    data_config["read_workers"] = experiment.data_loader.num_workers
-    paths = [p for p in (experiment.train_data_path, experiment.validation_data_path) if p]
-    readers = [experiment.dataset_reader, experiment.validation_dataset_reader]
+    data_config = dict(plan.cache_config)
+    data_config["lazy"] = [split.lazy for split in plan.splits]
+    data_config["read_workers"] = plan.read_workers
+    paths = [split.path for split in plan.splits if split.path]
+    readers = [split.reader for split in plan.splits]
     return DatasetCache(root), fingerprint(data_config, paths, code=readers)
 
 
-def _is_lazy(loader: Any) -> bool:
-    return bool(getattr(loader, "lazy", False))
-
-
-def _build_entry(experiment: Experiment, directory: Any) -> dict[str, Any]:
+def _build_entry(plan: DataPlan, directory: Any) -> dict[str, Any]:
     """Write the entry's files into ``directory``; return its meta."""
-    _vocab, splits = read_data(experiment, directory)
+    _vocab, splits = read_data(plan, directory)
     return {
-        "train_data_path": experiment.train_data_path,
-        "validation_data_path": experiment.validation_data_path,
+        "train_data_path": plan.train.path,
+        "validation_data_path": plan.validation.path,
         "splits": {name: (len(split) if split is not None and not _is_streamed(split) else None)
                    for name, split in splits.items()},
         "streaming_counts": {name: split.num_instances for name, split in splits.items() if _is_streamed(split)},
@@ -113,23 +168,18 @@ def _build_entry(experiment: Experiment, directory: Any) -> dict[str, Any]:
 
 
 def _is_streamed(split: Any) -> bool:
-    from distrain.data.streaming import StreamingSource
-
     return isinstance(split, StreamingSource)
 
 
-def _streaming_source_or(split: Any, name: str, experiment: Experiment, entry: Any) -> Any:
+def _streaming_source_or(loaded: Any, split: Split, entry: Any) -> Any:
     """A lazy split is cached as its vocabulary and count only; rebuild its source from the meta."""
-    from distrain.data.streaming import StreamingSource
-
     counts = json.loads((entry / "meta.json").read_text()).get("streaming_counts", {})
-    if name in counts:
-        path = experiment.train_data_path if name == "train" else experiment.validation_data_path
-        return StreamingSource(str(path), counts[name])
-    return split
+    if split.name in counts:
+        return StreamingSource(str(split.path), counts[split.name])
+    return loaded
 
 
-def read_data(experiment: Experiment, directory: Any = None) -> tuple[Any, dict[str, Any]]:
+def read_data(plan: DataPlan, directory: Any = None) -> tuple[Any, dict[str, Any]]:
     """Read every split and build the vocabulary. Token namespaces come from the training data; label
     namespaces also from validation data, so an unseen validation label does not crash indexing.
     A split whose loader is ``lazy`` is only counted here (memory stays flat) and streamed later.
@@ -139,46 +189,37 @@ def read_data(experiment: Experiment, directory: Any = None) -> tuple[Any, dict[
     field adds to the vocabulary (a pretrained tokenizer's ids), the data is read once. With
     ``directory`` the vocabulary and splits are written there and returned memory-mapped; without
     it they are built in a temporary folder and loaded into memory."""
-    import tempfile
-    from pathlib import Path
-
-    from distrain.data.dataset import IndexedDataset
-    from distrain.data.streaming import StreamingSource
-    from distrain.data.vocabulary import Vocabulary, is_padded
-
-    one_pass = _read_in_one_pass(experiment, directory)
+    one_pass = _read_in_one_pass(plan, directory)
     if one_pass is not None:
         return one_pass
     counters: dict[str, Counter] = {}
-    workers = experiment.data_loader.num_workers
-    train_count = _count_split(experiment.dataset_reader, experiment.train_data_path, counters, workers)
+    workers = plan.read_workers
+    train_count = _count_split(plan.train.reader, plan.train.path, counters, workers)
     if not train_count:
-        raise ConfigError([Problem("train_data_path", f"no instances read from {experiment.train_data_path}")])
+        raise ConfigError([Problem("train_data_path", f"no instances read from {plan.train.path}")])
     validation_count = 0
-    if experiment.validation_data_path:
+    if plan.validation.path:
         validation_counters: dict[str, Counter] = {}
-        validation_count = _count_split(
-            experiment.validation_dataset_reader, experiment.validation_data_path, validation_counters, workers)
+        validation_count = _count_split(plan.validation.reader, plan.validation.path, validation_counters, workers)
         for namespace, counter in validation_counters.items():
             if not is_padded(namespace):
                 counters.setdefault(namespace, Counter()).update(counter)
-    vocab = Vocabulary.from_counters(counters, experiment.vocabulary)
+    vocab = Vocabulary.from_counters(counters, plan.vocabulary)
     del counters
-    splits = [("train", experiment.dataset_reader, experiment.train_data_path, experiment.data_loader, train_count),
-              ("validation", experiment.validation_dataset_reader, experiment.validation_data_path,
-               experiment.validation_data_loader, validation_count)]
+    counts = {"train": train_count, "validation": validation_count}
     with tempfile.TemporaryDirectory(prefix="distrain-index-") as scratch:
         folder = Path(directory) if directory is not None else Path(scratch)
         vocab.save(folder / "vocabulary")
         result: dict[str, Any] = {}
-        for name, reader, path, loader, count in splits:
+        for split in plan.splits:
+            count = counts[split.name]
             if not count:
-                result[name] = None
-            elif _is_lazy(loader):
-                result[name] = StreamingSource(str(path), count)
+                result[split.name] = None
+            elif split.lazy:
+                result[split.name] = StreamingSource(str(split.path), count)
             else:
-                _index_split(reader, path, vocab, folder / name, workers)
-                result[name] = IndexedDataset.load(folder / name, mmap=directory is not None)
+                _index_split(split.reader, split.path, vocab, folder / split.name, workers)
+                result[split.name] = IndexedDataset.load(folder / split.name, mmap=directory is not None)
     logger.info("read %d training and %d validation instances; %s", train_count, validation_count, vocab)
     return vocab, result
 
@@ -188,43 +229,32 @@ class _VocabularyNeeded(Exception):
 
 
 def _adds_to_vocabulary(field: Any) -> bool:
-    from distrain.data.fields import Field
-
     return type(field).count_vocab_items is not Field.count_vocab_items
 
 
-def _read_in_one_pass(experiment: Experiment, directory: Any = None) -> tuple[Any, dict[str, Any]] | None:
+def _read_in_one_pass(plan: DataPlan, directory: Any = None) -> tuple[Any, dict[str, Any]] | None:
     """Index every split in a single read when no instance adds to the vocabulary (e.g. a pretrained
     tokenizer's ids), skipping the counting pass; None when the data needs it (a field that counts
     vocabulary items, met at any instance, or a streamed split, which is only counted)."""
-    import tempfile
-    from pathlib import Path
-
-    from distrain.data.dataset import IndexedDataset
-    from distrain.data.vocabulary import Vocabulary
-
-    splits = [("train", experiment.dataset_reader, experiment.train_data_path, experiment.data_loader),
-              ("validation", experiment.validation_dataset_reader, experiment.validation_data_path,
-               experiment.validation_data_loader)]
-    if any(path and _is_lazy(loader) for _, _, path, loader in splits):
+    if any(split.path and split.lazy for split in plan.splits):
         return None
-    workers = experiment.data_loader.num_workers
-    vocab = Vocabulary.from_counters({}, experiment.vocabulary)
+    workers = plan.read_workers
+    vocab = Vocabulary.from_counters({}, plan.vocabulary)
     counts: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="distrain-index-") as scratch:
         folder = Path(directory) if directory is not None else Path(scratch)
         result: dict[str, Any] = {}
-        for name, reader, path, _loader in splits:
+        for split in plan.splits:
+            name = split.name
             try:
-                counts[name] = _index_split(reader, path, vocab, folder / name, workers, vocabulary_free=True) if path else 0
+                counts[name] = (_index_split(split.reader, split.path, vocab, folder / name, workers,
+                                             vocabulary_free=True) if split.path else 0)
             except _VocabularyNeeded:
-                import shutil
-
-                for written, *_ in splits:  # the counting read rewrites them from scratch
-                    shutil.rmtree(folder / written, ignore_errors=True)
+                for written in plan.splits:  # the counting read rewrites them from scratch
+                    shutil.rmtree(folder / written.name, ignore_errors=True)
                 return None
             if name == "train" and not counts[name]:
-                raise ConfigError([Problem("train_data_path", f"no instances read from {experiment.train_data_path}")])
+                raise ConfigError([Problem("train_data_path", f"no instances read from {plan.train.path}")])
             result[name] = IndexedDataset.load(folder / name, mmap=directory is not None) if counts[name] else None
         vocab.save(folder / "vocabulary")
     logger.info("read %d training and %d validation instances in one pass (no field adds to the vocabulary); %s",
@@ -232,25 +262,18 @@ def _read_in_one_pass(experiment: Experiment, directory: Any = None) -> tuple[An
     return vocab, result
 
 
-def _check_streamed_shares(experiment: Experiment, world: World | None = None) -> None:
+def _check_streamed_shares(plan: DataPlan, world: World | None = None) -> None:
     """A lazy split is read by world size x loader processes readers: fail now if it cannot be split."""
-    if world is not None:
-        world_size = world.dp_size
-    else:
-        world_size = experiment.distributed.dims().dp_size if experiment.distributed is not None else 1
-    splits = [(experiment.dataset_reader, experiment.train_data_path, experiment.data_loader),
-              (experiment.validation_dataset_reader, experiment.validation_data_path, experiment.validation_data_loader)]
-    for reader, path, loader in splits:
-        if path and _is_lazy(loader):
-            reader.check_shares(path, world_size * max(1, loader.num_workers))
+    world_size = world.dp_size if world is not None else plan.dp_size
+    for split in plan.splits:
+        if split.path and split.lazy:
+            split.reader.check_shares(split.path, world_size * max(1, split.loader.num_workers))
 
 
 def _count_split(reader: DatasetReader, path: str, counters: dict[str, Counter], workers: int = 0) -> int:
     """Count vocabulary items and instances, keeping no instance (with ``workers`` > 1, in that many
     processes, each counting its share)."""
     if workers > 1:
-        import multiprocessing
-
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         with multiprocessing.get_context(method).Pool(workers) as pool:
             shares = pool.starmap(_count_share, [(reader, path, w, workers) for w in range(workers)])
@@ -267,8 +290,6 @@ def _count_split(reader: DatasetReader, path: str, counters: dict[str, Counter],
 
 
 def _count_share(reader: DatasetReader, path: str, worker: int, workers: int) -> tuple[dict[str, Counter], int]:
-    from distrain.data.reader import ReaderShard
-
     reader.set_shard(ReaderShard(worker=worker, num_workers=workers))
     counters: dict[str, Counter] = {}
     return counters, _count_split(reader, path, counters)
@@ -280,8 +301,6 @@ def _index_split(reader: DatasetReader, path: str, vocab: Any, directory: Any, w
     that many readers are concatenated in worker order: every record once, in an order that depends
     on ``num_workers`` but never on the world size (the cache key includes it). ``vocabulary_free``:
     raise :class:`_VocabularyNeeded` (leaving nothing behind) at the first field that counts items."""
-    from distrain.data.dataset_writer import IndexedDatasetWriter
-
     writer = IndexedDatasetWriter(directory, vocab)
     try:
         for instance in _instances(reader, path, workers):
@@ -298,8 +317,6 @@ def _instances(reader: DatasetReader, path: str, workers: int):
     if workers <= 1:
         yield from reader.read(path)
         return
-    from distrain.data.reader import ReaderShard
-
     whole = reader.shard
     try:
         for worker in range(workers):

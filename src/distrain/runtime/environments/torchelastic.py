@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from distrain.distributed.environments.environment import LaunchedProcess
+from distrain.runtime.environments.environment import LaunchedProcess
 
 REQUIRED = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")
 

@@ -25,9 +25,9 @@ from annotated_types import Ge, Lt
 from distrain.config.constraints import NonNegativeFloat, PositiveFloat, Probability, Regex
 from distrain.config.errors import Problem
 from distrain.registry import Registrable
-from distrain.lazy_compiler import defer_compiler_import, defer_disabled_methods
+from distrain.compat.deferred_compiler import defer_compiler_import, defer_disabled_methods
 
-# building an optimizer and stepping it need not import torch's compiler (see lazy_compiler)
+# building an optimizer and stepping it need not import torch's compiler (see compat/deferred_compiler.py)
 defer_compiler_import()
 defer_disabled_methods(torch.optim.Optimizer)
 

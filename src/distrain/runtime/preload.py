@@ -8,21 +8,21 @@ from it starts with all of them loaded.
 
 Torch's compiler front end (``torch._dynamo``, a second of some 800 modules: as long as torch
 itself) is not among them: workers that compile nothing train without it (see
-:mod:`distrain.lazy_compiler`), and a config whose workers will need it preloads it too
-(:mod:`distrain.distributed.preload_compiler`, chosen by
-:func:`distrain.distributed.worker_server.worker_preload`).
+:mod:`distrain.compat.deferred_compiler`), and a config whose workers will need it preloads it too
+(:mod:`distrain.runtime.preload_compiler`, chosen by
+:func:`distrain.runtime.worker_server.worker_preload`).
 """
 
 from typing import Annotated
 
-from distrain import import_gc
+from distrain.compat import import_gc
 
-import_gc.pause()  # no collections while importing (see distrain.import_gc)
+import_gc.pause()  # no collections while importing (see distrain.compat.import_gc)
 
 import torch  # noqa: E402
 from annotated_types import Ge  # noqa: E402
 
-from distrain.lazy_compiler import defer_compiler_import  # noqa: E402
+from distrain.compat.deferred_compiler import defer_compiler_import  # noqa: E402
 
 defer_compiler_import()  # before anything below could import the real one
 
@@ -36,10 +36,7 @@ from distrain.plugins import import_builtins, plugin_entry_points  # noqa: E402
 import_builtins()
 plugin_entry_points()
 
-import distrain.archive  # noqa: E402,F401 - rank 0 writes it at the end
-import distrain.data.streaming  # noqa: E402,F401
-import distrain.module_pattern_checks  # noqa: E402,F401
-import distrain.worker  # noqa: E402,F401
+import distrain.experiment.assemble  # noqa: E402,F401 - what a worker runs, and all it imports
 
 # the first adapter of a constrained type imports the rest of pydantic and finds its plugins
 pydantic.TypeAdapter(Annotated[int, Ge(0)]).validate_python(0)

@@ -1,7 +1,7 @@
 """The fork server workers are started from, started early so its imports overlap the parent's work.
 
 A spawned worker spends seconds importing torch and the built-in components before its first step.
-The fork server imports them once (:mod:`distrain.distributed.preload`, and torch's compiler only for
+The fork server imports them once (:mod:`distrain.runtime.preload`, and torch's compiler only for
 workers that will use it: :func:`worker_preload`) and forks every worker from itself. ``distrain
 train`` starts it as soon as the config is evaluated, before the parent's own imports, validation and
 data reading, so by the time workers are wanted it is usually ready. This module imports nothing heavy,
@@ -15,9 +15,9 @@ import multiprocessing.forkserver
 import os
 from typing import Any
 
-PRELOAD = "distrain.distributed.preload"
+PRELOAD = "distrain.runtime.preload"
 #: preloaded too when the workers will import torch's compiler anyway
-PRELOAD_COMPILER = "distrain.distributed.preload_compiler"
+PRELOAD_COMPILER = "distrain.runtime.preload_compiler"
 #: the arguments through which built-in components name a pretrained ``transformers`` model or
 #: tokenizer; ``import transformers`` imports torch's compiler
 PRETRAINED_KEYS = ("model_name", "tokenizer_name")
@@ -27,7 +27,7 @@ def worker_preload(config: dict[str, Any]) -> list[str]:
     """What the fork server imports for this (unvalidated) config's workers.
 
     Torch's compiler front end costs a second to import, as long as torch itself, and plain DDP
-    workers never need it (:mod:`distrain.lazy_compiler`); so it is preloaded only for workers that
+    workers never need it (:mod:`distrain.compat.deferred_compiler`); so it is preloaded only for workers that
     will import it: ones that compile (``trainer.compile``), shard or split the model (any strategy but
     ``ddp``, tensor or pipeline parallelism: DTensor and pipelining use it), or load a pretrained
     ``transformers`` model or tokenizer. A wrong guess costs start-up time, never correctness.
@@ -82,7 +82,7 @@ _chosen = False
 def start_worker_server(config: dict[str, Any]) -> None:
     """Start the fork server now if this config will spawn workers from it (a ``distributed`` block,
     no external launcher, the default start method)."""
-    from distrain.distributed.environments import detect
+    from distrain.runtime.environments import detect
 
     if not config.get("distributed") or detect() is not None:
         return

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from distrain.distributed.environments.environment import LaunchedProcess
+from distrain.runtime.environments.environment import LaunchedProcess
 
 
 def detect(env: Mapping[str, str]) -> LaunchedProcess | None:

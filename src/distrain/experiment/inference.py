@@ -1,26 +1,32 @@
 """Run an archived model over a data file (``distrain evaluate`` / ``predict``), on one process or many.
 
 The archive's config says how to read the data (its validation reader); a ``distributed`` block given
-with ``-o`` starts one worker per device, each scoring its slice (see :mod:`distrain.evaluation`).
+with ``-o`` starts one worker per device, each scoring its slice (see :mod:`distrain.training.evaluation`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import torch
 
+from distrain.config.errors import ConfigError, Problem
+from distrain.config.loading import apply_overrides
+from distrain.config.schema import resolve_object
+from distrain.data.dataset import IndexedDataset
 from distrain.data.loader import DataLoader, DataLoaderConfig
+from distrain.data.reader import DataError
 from distrain.distributed.config import DistributedConfig
 from distrain.distributed.world import World
-from distrain.evaluation import evaluate, predict
+from distrain.experiment.archive import load_archive
+from distrain.experiment.plan import resolve_experiment
 from distrain.models.model import Model
+from distrain.plugins import import_builtins
+from distrain.training.disk import write_lines_atomically, write_text_atomically
+from distrain.training.evaluation import evaluate, predict
 
 
 @dataclass
@@ -40,10 +46,6 @@ def load_job(
     """Load the archive (``overrides`` applied to its config) and read ``data_path`` with its
     ``validation_dataset_reader`` (else ``dataset_reader``). Only a ``distributed`` block given in
     ``overrides`` launches workers: the one stored from training named that machine's devices."""
-    from distrain.config.errors import ConfigError, Problem
-    from distrain.config.loading import apply_overrides
-    from distrain.config.schema import resolve_object
-
     archive, experiment = load_for_inference(archive_path, overrides)
     distributed = None
     requested = apply_overrides({}, overrides).get("distributed")
@@ -67,10 +69,6 @@ def load_for_inference(archive_path: str, overrides: dict[str, Any]) -> tuple[An
     """The archive (model in eval mode, ``overrides`` applied, its ``distributed`` block dropped: it
     named the training machine's devices) and its built experiment, whose
     ``validation_dataset_reader`` reads inputs as ``distrain predict`` and ``distrain serve`` do."""
-    from distrain.archive import load_archive
-    from distrain.experiment import resolve_experiment
-    from distrain.plugins import import_builtins
-
     import_builtins()
     model_overrides = {key: value for key, value in overrides.items() if key.split(".")[0] != "distributed"}
     archive = load_archive(archive_path, {"distributed": None, **model_overrides})
@@ -79,9 +77,6 @@ def load_for_inference(archive_path: str, overrides: dict[str, Any]) -> tuple[An
 
 def read_dataset(reader: Any, data_path: str, vocab: Any) -> Any:
     """Read and index a data file with the model's vocabulary; bad records name ``file:line``."""
-    from distrain.data.dataset import IndexedDataset
-    from distrain.data.reader import DataError
-
     instances = list(reader.read(data_path))
     if not instances:
         raise DataError(f"{data_path}: no instances to read")
@@ -102,26 +97,8 @@ def _has_gold(model: Model, dataset: Any) -> bool:
 
 
 def require_gold(job: ArchiveJob) -> None:
-    from distrain.data.reader import DataError
-
     if not _has_gold(job.model, job.dataset):
         raise DataError(f"{job.data_path}: no gold labels to score against (the model computed no loss)")
-
-
-def launch(job: ArchiveJob, worker: Callable[..., Any], *args: Any) -> None:
-    """Run ``worker(world, job, *args)`` here, or on one spawned process per configured device."""
-    from distrain.distributed.launch import Job, run_job
-    from distrain.distributed.worker_server import use_worker_server
-    from distrain.lazy_compiler import compiler_loaded
-
-    if job.distributed is not None:
-        # the workers unpickle the model built here, so they import what building it imported
-        use_worker_server(with_compiler=compiler_loaded())
-    run_job(Job(work=_without_prepared, args=(worker, job, *args), distributed=job.distributed))
-
-
-def _without_prepared(world: World, prepared: None, worker: Callable[..., Any], *args: Any) -> None:
-    worker(world, *args)
 
 
 def _place(world: World, job: ArchiveJob) -> None:
@@ -131,32 +108,18 @@ def _place(world: World, job: ArchiveJob) -> None:
     if job.distributed is not None and job.distributed.model_split > 1:
         strategy = job.distributed.build_strategy(world)
         strategy.model = job.model
-        strategy.split_model(job.model)
+        strategy.split.apply(job.model)
 
 
 def evaluate_worker(world: World, job: ArchiveJob, output_file: str) -> None:
     _place(world, job)
     metrics = evaluate(job.model, DataLoader(job.dataset, job.loader, world), world.device)
     if world.is_primary:
-        write_atomically(output_file, [json.dumps(metrics, indent=2) + "\n"])
+        write_text_atomically(output_file, json.dumps(metrics, indent=2) + "\n")
 
 
 def predict_worker(world: World, job: ArchiveJob, output_file: str) -> None:
     _place(world, job)
     records = predict(job.model, DataLoader(job.dataset, job.loader, world), world.device)
     if world.is_primary:
-        write_atomically(output_file, (json.dumps(record) + "\n" for record in records))
-
-
-def write_atomically(path: str | Path, chunks: Iterable[str]) -> None:
-    """Write to a temporary file beside ``path``, then rename: never a half-written output."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.writelines(chunks)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        write_lines_atomically(output_file, (json.dumps(record) + "\n" for record in records))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from distrain.distributed.environments import slurm, torchelastic
-from distrain.distributed.environments.environment import LaunchedProcess
+from distrain.runtime.environments import slurm, torchelastic
+from distrain.runtime.environments.environment import LaunchedProcess
 
 
 def detect() -> LaunchedProcess | None:

@@ -7,7 +7,6 @@ safetensors file, so an archive from elsewhere cannot run code or write where it
 from __future__ import annotations
 
 import json
-import os
 import platform
 import tarfile
 import tempfile
@@ -30,23 +29,21 @@ class ArchiveError(BadInput):
 
 def write_archive(serialization_dir: Path, weights: dict[str, Any], vocab: Any, config: dict[str, Any]) -> Path:
     """Write ``serialization_dir/model.tar.gz`` atomically from a full model state (``weights``)."""
-    from distrain import __version__
+    from distrain.version import __version__
     from distrain.training.checkpointing import save_state_file
-    from distrain.training.disk import writing
+    from distrain.training.disk import replacing
 
     serialization_dir = Path(serialization_dir)
     target = serialization_dir / ARCHIVE_NAME
-    with writing(target), tempfile.TemporaryDirectory(dir=serialization_dir, prefix=".tmp-archive-") as staging:
+    with replacing(target) as packed, tempfile.TemporaryDirectory(dir=serialization_dir, prefix=".tmp-archive-") as staging:
         staging = Path(staging)
         (staging / "config.json").write_text(json.dumps(config, indent=2))
         vocab.save(staging / "vocabulary")
         save_state_file(weights, staging / WEIGHTS_NAME)
         (staging / "meta.json").write_text(json.dumps(_versions(__version__), indent=2))
-        packed = staging / "packed.tar.gz"
         with tarfile.open(packed, "w:gz") as tar:
             for name in ("config.json", "vocabulary", WEIGHTS_NAME, "meta.json"):
                 tar.add(staging / name, arcname=name)
-        os.replace(packed, target)
     return target
 
 
@@ -131,7 +128,7 @@ def load_archive(path: str | Path, overrides: dict[str, Any] | None = None) -> A
 
     from distrain.config.loading import apply_overrides
     from distrain.data.vocabulary import Vocabulary
-    from distrain.experiment import resolve_experiment
+    from distrain.experiment.plan import resolve_experiment
     from distrain.plugins import import_builtins
 
     import_builtins()  # the archived config names built-in components by their registered names

@@ -1,7 +1,8 @@
-"""What every worker runs: model, loaders, strategy and trainer assembled from a validated config.
+"""What every worker runs: model, loaders, strategy and trainer assembled from a validated plan.
 
 :func:`assemble` is shared by training and ``distrain check`` (which assembles rank 0 of N on a
-fake process group), so what ``check`` reports is what a real worker builds.
+fake process group), so what ``check`` reports is what a real worker builds. It builds from the plan
+the parent resolved (:class:`~distrain.experiment.plan.ResolvedExperiment`); nothing is validated again.
 """
 
 from __future__ import annotations
@@ -12,13 +13,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from distrain.data.prepare import PreparedData, prepare_data
+from distrain.data.loader import DataLoader
 from distrain.data.reader import DatasetReader
+from distrain.data.streaming import StreamingLoader, StreamingSource
+from distrain.distributed.config import DistributedConfig
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import World
-from distrain.experiment import Experiment, resolve_experiment
+from distrain.experiment.archive import write_archive
+from distrain.experiment.plan import Experiment, ResolvedExperiment
+from distrain.experiment.prepare import DataPlan, PreparedData, prepare_data
 from distrain.models.model import Model
+from distrain.training.curves import write_run_curves
 from distrain.training.state_bytes import held_state_bytes
+from distrain.training.summary import print_training_summary
 from distrain.training.trainer import Trainer
 
 logger = logging.getLogger(__name__)
@@ -53,26 +60,20 @@ def set_seed(seed: int) -> None:
 
 def make_loader(split: Any, reader: DatasetReader, vocab: Any, config: Any, world: World, seed: int):
     """A global-batch loader over an indexed split, or a streaming loader over a lazy one."""
-    from distrain.data.loader import DataLoader
-    from distrain.data.streaming import StreamingLoader, StreamingSource
-
     if isinstance(split, StreamingSource):
         return StreamingLoader(split, reader, vocab, config, world, seed)
     return DataLoader(split, config, world, seed)
 
 
 def assemble(
-    world: World, config: dict[str, Any], serialization_dir: str | Path, prepared: PreparedData | None = None
+    world: World, resolved: ResolvedExperiment, serialization_dir: str | Path, prepared: PreparedData | None = None
 ) -> Assembly:
     """Build this worker's model, strategy, loaders and trainer (reading the data unless ``prepared``)."""
-    from distrain.distributed.config import DistributedConfig
-
-    resolved = resolve_experiment(config)
     experiment = resolved.build()
     seed = resolved.random_seed
     set_seed(seed)
     if prepared is None:
-        prepared = prepare_data(experiment, config, world)
+        prepared = prepare_data(DataPlan.of(experiment, resolved.config), world)
     strategy = (experiment.distributed or DistributedConfig(cuda_devices=[-1])).build_strategy(world)
     with strategy.model_init_context():  # e.g. the meta device: FSDP materialises only this rank's shards
         model = experiment.model.construct(vocab=prepared.vocab)
@@ -93,14 +94,12 @@ def assemble(
 def train_worker(
     world: World,
     prepared: PreparedData | None,
-    config: dict[str, Any],
+    resolved: ResolvedExperiment,
     serialization_dir: str | Path,
     recover: bool = False,
 ) -> dict[str, Any]:
     """Assemble and train; with ``recover`` resume from the latest checkpoint first. Rank 0 writes the archive."""
-    from distrain.archive import write_archive
-
-    assembly = assemble(world, config, serialization_dir, prepared)
+    assembly = assemble(world, resolved, serialization_dir, prepared)
     if recover:
         assembly.trainer.resume_from_latest_checkpoint()
     if world.is_primary:
@@ -112,10 +111,7 @@ def train_worker(
     logger.info("rank %d holds %s after training", world.rank, held.describe())
     weights = assembly.strategy.model_state_dict()  # every rank takes part (sharded strategies gather)
     if world.is_primary:
-        from distrain.training.curves import write_run_curves
-        from distrain.training.summary import print_training_summary
-
-        archive = write_archive(Path(serialization_dir), weights, assembly.prepared.vocab, config)
+        archive = write_archive(Path(serialization_dir), weights, assembly.prepared.vocab, resolved.config)
         for callback in assembly.trainer.callbacks:
             callback.on_archive(assembly.trainer, archive)
         write_run_curves(Path(serialization_dir))

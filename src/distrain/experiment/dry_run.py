@@ -4,7 +4,7 @@
 validates it (degrees that do not divide N and ``device_weights`` of the wrong length are config
 problems with their key path), checks the data against the job (fewer shard files than readers,
 fewer training records than data-parallel ranks), then assembles rank 0's worker exactly as a real
-one is assembled (:func:`distrain.worker.assemble`) on torch's fake process group, with the model on
+one is assembled (:func:`distrain.experiment.assemble.assemble`) on torch's fake process group, with the model on
 the meta device so no parameter memory is allocated whatever the model's size.
 
 From that worker it reads the global batches (the loader's own sampler and slicing), every rank's
@@ -20,10 +20,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from distrain.config.errors import ConfigError, Problem
 from distrain.errors import UsageError
+from distrain.distributed.config import DistributedConfig, make_world
+from distrain.distributed.world import World
+from distrain.experiment.assemble import assemble
 from distrain.training.state_bytes import StateBytes, held_parameters, held_state_bytes
 
 #: placeholder rendezvous port for a multi-node dry run (nothing listens; the config needs one)
@@ -225,9 +228,8 @@ def dry_run(config: dict[str, Any], world_size: int, nodes: int = 1) -> tuple[Dr
     the assembly (for the caller's own lines). Raises :class:`ConfigError` for every scale problem."""
     import tempfile
 
-    from distrain.data.prepare import prepare_data
-    from distrain.distributed.launch import dry_run_world
-    from distrain.experiment import resolve_experiment
+    from distrain.experiment.plan import resolve_experiment
+    from distrain.experiment.prepare import DataPlan, prepare_data
 
     config = resized_config(config, world_size, nodes)
     resolved = resolve_experiment(config)
@@ -235,16 +237,14 @@ def dry_run(config: dict[str, Any], world_size: int, nodes: int = 1) -> tuple[Dr
     dims = distributed.dims()
     experiment = resolved.build()
     check_streamed_shards(experiment, dims.dp_size)
-    prepared = prepare_data(experiment, config)
+    prepared = prepare_data(DataPlan.of(experiment, config))
     check_records(len(prepared.train), dims.dp_size)
     with tempfile.TemporaryDirectory() as scratch, dry_run_world(distributed) as world:
-        from distrain.worker import assemble
-
         # rank 0's place in the job, its device the meta device: the strategy's wrap moves the model
         # there (a no-op), where a real worker would move it to its CPU or CUDA device
         world = dataclasses.replace(world, device="meta")
         with meta_device():
-            assembly = assemble(world, config, scratch, prepared)
+            assembly = assemble(world, resolved, scratch, prepared)
         # outside the meta context: optimizers keep their step count as a CPU scalar they read back
         state = state_bytes(assembly.model, assembly.trainer.optimizer)
     strategy = type(assembly.strategy).__name__
@@ -256,6 +256,27 @@ def dry_run(config: dict[str, Any], world_size: int, nodes: int = 1) -> tuple[Dr
         dp_rank_of=[dims.dp_rank(rank) for rank in range(world_size)], strategy=strategy,
         effective_batch=assembly.effective_batch(world), train_records=len(prepared.train),
         steps_per_epoch=assembly.trainer.steps_per_epoch, shares=rank_shares(assembly.train_loader),
-        state=state, notes=notes, split=assembly.strategy.describe_split(),
+        state=state, notes=notes, split=assembly.strategy.split.describe(),
     )
     return figures, assembly
+
+
+@contextlib.contextmanager
+def dry_run_world(distributed: DistributedConfig | None, world_size: int | None = None) -> Iterator[World]:
+    """Rank 0 of the configured job with no other process running: a fake process group (torch's
+    ``fake`` backend, whose collectives do nothing) stands in for the job's, so the strategy, loaders
+    and trainer are built exactly as a real rank 0 builds them, on the CPU, without training."""
+    size = world_size or (distributed.world_size if distributed is not None else 1)
+    local_size = min(size, len(distributed.cuda_devices)) if distributed is not None else 1
+    world = make_world(0, size, 0, local_size, -1, distributed)
+    if size == 1:
+        yield world
+        return
+    import torch.distributed as dist
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=size)
+    try:
+        yield world
+    finally:
+        dist.destroy_process_group()

@@ -1,0 +1,106 @@
+"""What every worker process does around its work: join the process group, set its threads and
+device, route its logs to its own file, and leave cleanly."""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import os
+import socket
+from pathlib import Path
+from typing import Any, Callable
+
+from distrain.distributed.world import World
+from distrain.runtime import watchdog
+from distrain.runtime.watchdog import GRACE
+
+logger = logging.getLogger(__name__)
+
+WorkerFn = Callable[[World], Any]
+#: an init method naming a rendezvous store the parent process already hosts
+HOSTED_STORE = "hosted-store://"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def cpu_threads_per_worker(local_workers: int) -> int:
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    return max(1, cores // max(1, local_workers))
+
+
+def init_worker(world: World, backend: str, init_method: str, timeout: float, serialization_dir: Path | None) -> None:
+    """Set threads and device, join the process group, route this worker's logs to its own file.
+
+    The log file is opened only after the rendezvous: by then the primary node has checked and
+    prepared the serialization folder (``--force`` included), so no other node's file is in its way.
+    """
+    import torch
+    import torch.distributed as dist
+
+    torch.set_num_threads(cpu_threads_per_worker(world.local_size))
+    if world.device.startswith("cuda"):
+        torch.cuda.set_device(torch.device(world.device))
+    if world.is_distributed and not dist.is_initialized():
+        timeout += GRACE  # the hang watchdog (same timeout) writes every rank's stack before this fires
+        kwargs: dict[str, Any] = {}
+        if backend == "nccl":
+            kwargs["device_id"] = torch.device(world.device)
+        if init_method.startswith(HOSTED_STORE):  # the parent already listens: join as a client
+            host, _, port = init_method[len(HOSTED_STORE):].rpartition(":")
+            kwargs["store"] = dist.TCPStore(host, int(port), is_master=False,
+                                            timeout=datetime.timedelta(seconds=timeout))
+        elif init_method.startswith("tcp://") and os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True":
+            kwargs["store"] = _attempt_store(init_method, timeout)
+        else:
+            kwargs["init_method"] = init_method
+        dist.init_process_group(
+            backend, rank=world.rank, world_size=world.size, timeout=datetime.timedelta(seconds=timeout), **kwargs,
+        )
+    if serialization_dir is not None:
+        configure_worker_logging(world, serialization_dir)
+
+
+def _attempt_store(init_method: str, timeout: float):
+    """torchrun's agent keeps one store across ``--max-restarts`` rounds: key this round's rendezvous apart.
+
+    Without the prefix a restarted rank can read a dead rank's gloo address left by the previous
+    round and fail with "connection refused" before the new rank publishes its own.
+    """
+    import torch.distributed as dist
+
+    host, _, port = init_method[len("tcp://"):].rpartition(":")
+    store = dist.TCPStore(host, int(port), is_master=False, timeout=datetime.timedelta(seconds=timeout))
+    return dist.PrefixStore(f"distrain/round{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}", store)
+
+
+def configure_worker_logging(world: World, serialization_dir: Path) -> None:
+    """Every worker logs to ``out_worker{rank}.log``; only the primary also logs to the console."""
+    serialization_dir.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(serialization_dir / f"out_worker{world.rank}.log")
+    handler.setFormatter(logging.Formatter(f"%(asctime)s rank{world.rank} %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    consoles = [h for h in root.handlers if isinstance(h, logging.StreamHandler) and not isinstance(h, logging.FileHandler)]
+    if not world.is_primary:
+        for console in consoles:
+            root.removeHandler(console)
+    elif not consoles:  # a spawned worker starts with no handlers at all
+        console = logging.StreamHandler()
+        console.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(console)
+    root.addHandler(handler)
+
+
+def shutdown_worker() -> None:
+    import torch.distributed as dist
+
+    watchdog.stop()
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()

@@ -1,0 +1,88 @@
+"""Promises about where things live: the config is resolved once per run, the checkpoint manager alone
+knows the checkpoint formats, nothing reads the trainer's private state, and the README's "How it fits
+together" names files and functions that exist."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from conftest import ROOT, run_cli, text_config, write_config
+
+PACKAGE = ROOT / "src" / "distrain"
+RESOLVED = "config validated:"  # what resolve_experiment logs, once per resolution
+
+
+def test_training_on_two_workers_resolves_the_config_once(text_data, tmp_path):
+    config = text_config(text_data, num_epochs=1)
+    config["distributed"] = {"cuda_devices": [-1, -1]}
+    out = tmp_path / "run"
+    result = run_cli("train", str(write_config(tmp_path / "config.json", config)), "-s", str(out))
+    assert result.returncode == 0, result.stderr
+    worker_logs = sorted(out.glob("out_worker*.log"))
+    assert [log.name for log in worker_logs] == ["out_worker0.log", "out_worker1.log"]
+    texts = [result.stdout, result.stderr] + [log.read_text() for log in worker_logs]
+    assert sum(text.count(RESOLVED) for text in texts) == 1
+    assert RESOLVED not in "".join(log.read_text() for log in worker_logs)  # the parent resolved it
+
+
+def test_the_trainer_names_no_checkpoint_format():
+    source = (PACKAGE / "training" / "trainer.py").read_text()
+    for word in ("torch.distributed.checkpoint", "dcp", "sharded", '"full"', "safetensors", "Checkpointer"):
+        assert word not in source, word
+
+
+def private_trainer_reads(path: Path) -> list[str]:
+    """``trainer._x`` / ``self.trainer._x`` reads in ``path`` (dunder names aside)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = node.value
+            name = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else ""
+            if name == "trainer":
+                found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_private_read_finder_sees_one(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f(trainer, self):\n    return trainer._started, self.trainer._open_bar, trainer.step\n")
+    assert private_trainer_reads(probe) == ["probe.py:2: trainer._started", "probe.py:2: self.trainer._open_bar"]
+
+
+def test_no_module_reads_the_trainers_private_state():
+    paths = [path for folder in (PACKAGE, ROOT / "tests" / "plugins") for path in folder.rglob("*.py")]
+    found = [read for path in paths if path.name != "trainer.py" for read in private_trainer_reads(path)]
+    assert not found, found
+
+
+def how_it_fits_together() -> str:
+    readme = (ROOT / "README.md").read_text()
+    return readme.split("## How it fits together", 1)[1].split("\n## ", 1)[0]
+
+
+def defines(path: Path, name: str) -> bool:
+    """Whether ``path`` defines ``name`` (a function, a class, or ``Class.method``)."""
+    tree = ast.parse(path.read_text())
+    owner, _, member = name.rpartition(".")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and owner and node.name == owner:
+            return any(getattr(child, "name", None) == member for child in node.body)
+        if not owner and isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+    return False
+
+
+def test_how_it_fits_together_names_files_and_functions_that_exist():
+    section = how_it_fits_together()
+    steps = re.findall(r"^\d+\. `([\w/]+\.py)` `([\w.]+)`", section, re.M)
+    assert len(steps) >= 7, "the numbered path from `distrain train` to the loop's step"
+    for file, name in steps:
+        assert (PACKAGE / file).is_file(), file
+        assert defines(PACKAGE / file, name), f"{file} does not define {name}"
+    mentioned = set(re.findall(r"`([\w/]+\.py)`", section))
+    missing = [file for file in mentioned if not (PACKAGE / file).is_file() and not (ROOT / file).is_file()]
+    assert not missing, missing
+    # the path enters each file once
+    assert len({file for file, _ in steps}) == len(steps)
