@@ -91,15 +91,7 @@ def resolve_experiment(config: dict[str, Any]) -> ResolvedExperiment:
         problems += module_problems(plan)
     if problems:
         raise ConfigError(problems)
-    logger.info("config validated: %d components", _components(plan))
     return resolved
-
-
-def _components(node: Any) -> int:
-    """How many registered blocks (``Build`` nodes) a resolved tree holds."""
-    children = getattr(node, "arguments", None) or getattr(node, "items", None) or {}
-    children = children.values() if isinstance(children, dict) else children
-    return isinstance(node, Build) + sum(_components(child) for child in children)
 
 
 def experiment_schema() -> dict[str, Any]:
