@@ -84,3 +84,27 @@ def test_how_it_fits_together_names_files_and_functions_that_exist():
     assert not missing, missing
     # the path enters each file once
     assert len({file for file, _ in steps}) == len(steps)
+
+
+def test_a_finished_trainer_is_freed_without_the_cycle_collector(text_data, tmp_path):
+    """Nothing the trainer owns (the checkpoint manager above all) refers back to it: a worker's model,
+    optimizer and parallel wrappers go when its work returns, before the process group is destroyed.
+    (A cycle kept them until interpreter exit, where a DDP reducer's teardown aborted spawned workers.)"""
+    import gc
+    import weakref
+
+    from distrain.distributed.world import SINGLE
+    from distrain.experiment.assemble import assemble
+    from distrain.experiment.plan import resolve_experiment
+    from distrain.plugins import import_plugins
+
+    import_plugins([])
+    assembly = assemble(SINGLE, resolve_experiment(text_config(text_data, num_epochs=1)), tmp_path / "run")
+    gc.disable()
+    try:
+        assembly.trainer.train()
+        trainer, model = weakref.ref(assembly.trainer), weakref.ref(assembly.model)
+        del assembly
+        assert trainer() is None and model() is None
+    finally:
+        gc.enable()

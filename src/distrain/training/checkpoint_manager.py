@@ -2,7 +2,9 @@
 
 The trainer names its stateful parts (its own progress, the optimizer, the tracker, the schedules,
 the callbacks, the strategy's sync state) and calls :meth:`CheckpointManager.save` at the end of an
-epoch or when :meth:`CheckpointManager.due` says so; everything else is decided here:
+epoch or when :meth:`CheckpointManager.due` says so, handing it the parts each time (the manager keeps
+no reference to the trainer: a cycle would keep a finished run's model and process-group objects alive
+until the interpreter exits); everything else is decided here:
 
 - **the format** (``trainer.checkpoint_format``): ``full`` gathers the weights and the optimizer state to
   rank 0, which writes ``model.safetensors`` and ``training_state.pt``; ``sharded`` has every worker
@@ -38,6 +40,9 @@ logger = logging.getLogger(__name__)
 #: how a checkpoint holds the model and optimizer state (``trainer.checkpoint_format``)
 CheckpointFormat = Literal["full", "sharded"]
 DEFAULT_FORMAT: CheckpointFormat = "full"
+#: the trainer's named stateful parts, and each worker's own state, asked for when they are saved or restored
+Parts = Callable[[], dict[str, Any]]
+RankPartsOf = Callable[[], RankParts]
 #: the version of the training state's layout
 FORMAT = 2
 #: what a sharded checkpoint's training state holds for the optimizer (its state is in ``sharded/``)
@@ -54,8 +59,6 @@ class CheckpointManager:
         strategy: ParallelStrategy,
         model: torch.nn.Module,
         optimizer: torch.optim.Optimizer,
-        parts: Callable[[], dict[str, Any]],
-        rank_parts: Callable[[], RankParts],
         sampler: Any = None,
         checkpoint_format: CheckpointFormat = "full",
         keep: int = 2,
@@ -67,9 +70,6 @@ class CheckpointManager:
         self.strategy = strategy
         self.model = model
         self.optimizer = optimizer
-        #: the trainer's named stateful parts and each worker's own state, taken when a checkpoint is written
-        self.parts = parts
-        self.rank_parts = rank_parts
         #: the training loader's sampler (its global batch order is fingerprinted)
         self.sampler = sampler
         self.sharded = checkpoint_format == "sharded"
@@ -101,10 +101,12 @@ class CheckpointManager:
         return by_batches or by_time
 
     # -------------------------------------------------------------------------------- saving
-    def save(self, position: EpochProgress, step: int, is_best: bool = False) -> Path | None:
-        """Write the checkpoint at ``position`` (all workers call this; rank 0 returns its path);
-        ``is_best`` (an epoch end whose validation metric is the best so far) also marks it the best."""
-        state = self._training_state(position, step)
+    def save(self, position: EpochProgress, step: int, parts: Parts, rank_parts: RankPartsOf,
+             is_best: bool = False) -> Path | None:
+        """Write the checkpoint at ``position`` (all workers call this; rank 0 returns its path) of the
+        named ``parts`` and each worker's ``rank_parts``; ``is_best`` (an epoch end whose validation
+        metric is the best so far) also marks it the best."""
+        state = self._training_state(position, step, parts, rank_parts)
         if self.sharded:
             path = self._save_sharded(position, state, is_best)
         else:
@@ -129,7 +131,8 @@ class CheckpointManager:
             return None
         return self.folders.save(position.epoch, position.batches, None, state, is_best, temporary=temporary)
 
-    def _training_state(self, position: EpochProgress, step: int) -> dict[str, Any]:
+    def _training_state(self, position: EpochProgress, step: int, parts: Parts,
+                        rank_parts: RankPartsOf) -> dict[str, Any]:
         """The whole resumable state; rank 0 gathers every worker's own part."""
         return {
             "format": FORMAT,
@@ -138,33 +141,34 @@ class CheckpointManager:
             "world_size": self.world.size,
             "order": order_fingerprint(self.sampler, position.epoch),
             "vocabulary": vocabulary_fingerprint(self.model),
-            "parts": {name: part.state_dict() for name, part in self._stored_parts().items()},
-            "ranks": all_gather_object(self.rank_parts().state_dict()),
+            "parts": {name: part.state_dict() for name, part in self._stored(parts).items()},
+            "ranks": all_gather_object(rank_parts().state_dict()),
         }
 
-    def _stored_parts(self) -> dict[str, Any]:
+    def _stored(self, named: Parts) -> dict[str, Any]:
         """The trainer's parts, the optimizer's state taken and given through the strategy."""
-        parts = dict(self.parts())
+        parts = dict(named())
         if "optimizer" in parts:
             parts["optimizer"] = _OptimizerState(self.strategy, parts["optimizer"], self.sharded)
         return parts
 
     # ------------------------------------------------------------------------------ restoring
-    def restore_latest(self) -> None:
+    def restore_latest(self, parts: Parts, rank_parts: RankPartsOf) -> None:
         """Put every part back as the latest checkpoint has it; name the one before it if it does not fit."""
         checkpoints = self.folders.checkpoints()
         if not checkpoints:
             raise CheckpointError(f"{self.folders.directory}: no checkpoint to recover from")
         try:
-            self.restore(checkpoints[-1])
+            self.restore(checkpoints[-1], parts, rank_parts)
         except CheckpointError as error:
             if len(checkpoints) < 2:
                 raise
             hint = f"; to resume from the checkpoint before it, delete {checkpoints[-1]}"
             raise CheckpointError(f"{error}{hint}") from None
 
-    def restore(self, checkpoint: Path) -> None:
-        """The weights through the strategy (resharded to this layout), then each part loads its own state."""
+    def restore(self, checkpoint: Path, parts: Parts, rank_parts: RankPartsOf) -> None:
+        """The weights through the strategy (resharded to this layout), then each part loads its own state
+        (``rank_parts`` is asked for after the parts are loaded: the trainer's own part replaces its progress)."""
         state = load_training_state(checkpoint)
         if state.get("format") != FORMAT:
             raise CheckpointError(f"{checkpoint}: checkpoint format {state.get('format')} is not supported")
@@ -178,10 +182,10 @@ class CheckpointManager:
             self.strategy.load_model_state_dict(load_state_file(checkpoint / "model.safetensors", self.model))
         try:
             saved_parts = state["parts"]
-            for name, part in self._stored_parts().items():
+            for name, part in self._stored(parts).items():
                 if name in saved_parts:
                     part.load_state_dict(saved_parts[name])
-            self.rank_parts().load_from_ranks(state["ranks"], self.world.rank, self.world.size)
+            rank_parts().load_from_ranks(state["ranks"], self.world.rank, self.world.size)
         except (KeyError, ValueError, RuntimeError) as error:
             raise CheckpointError(f"{checkpoint}: training state does not fit this run ({error})") from None
         logger.info("resumed from %s: epoch %d, %d batch(es) of it done, step %d",

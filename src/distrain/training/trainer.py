@@ -142,7 +142,7 @@ class GradientDescentTrainer(Trainer):
         self.step = 0
         self.checkpoints = CheckpointManager(
             self.serialization_dir / "checkpoints", world, self.strategy, self.model, self.optimizer,
-            parts=self.stateful_parts, rank_parts=self.rank_parts, sampler=getattr(train_loader, "sampler", None),
+            sampler=getattr(train_loader, "sampler", None),
             checkpoint_format=checkpoint_format, keep=keep_checkpoints,
             every_num_batches=save_every_num_batches, every_num_seconds=save_every_num_seconds,
         )
@@ -186,7 +186,7 @@ class GradientDescentTrainer(Trainer):
             for callback in self.callbacks:
                 callback.on_epoch(self, epoch, self.last_metrics)
             self._write_epoch_metrics(epoch, self.last_metrics)
-            saved = self.checkpoints.save(self.position, self.step, is_best)
+            saved = self.checkpoints.save(self.position, self.step, self.stateful_parts, self.rank_parts, is_best)
             self._stop_if_asked(agree(False, self.stop_requested, False, 0.0, self.world.is_distributed).wait().stop, saved)
             if self.tracker.should_stop():
                 logger.info("stopping early: no improvement in %d epochs", self.tracker.patience)
@@ -221,7 +221,7 @@ class GradientDescentTrainer(Trainer):
             for callback in self.callbacks:
                 callback.on_step(self, self.step, shown_loss)
             if decision.save or decision.stop:
-                saved = self.checkpoints.save(self.position, self.step)
+                saved = self.checkpoints.save(self.position, self.step, self.stateful_parts, self.rank_parts)
                 self._stop_if_asked(decision.stop, saved)
         self.strategy.end_epoch()
         if display is not None:
@@ -340,7 +340,7 @@ class GradientDescentTrainer(Trainer):
         self.elapsed_before = float(state["elapsed"])
 
     def resume_from_latest_checkpoint(self) -> None:
-        self.checkpoints.restore_latest()
+        self.checkpoints.restore_latest(self.stateful_parts, self.rank_parts)
 
     def elapsed(self) -> float:
         """Training seconds so far, including those before the run was resumed."""
