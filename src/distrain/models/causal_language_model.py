@@ -58,6 +58,31 @@ def architecture_problems(settings: Mapping[str, Any], path: str, where: str) ->
     return []
 
 
+def settings_problems(settings: Mapping[str, Any], path: str) -> list[Problem]:
+    """Settings the architecture's config rejects (a wrong type, a broken rule between them) or does
+    not know (transformers would keep a misspelled key silently and build the default instead)."""
+    import dataclasses
+
+    from transformers import AutoConfig
+
+    from distrain.registry import suggest
+
+    try:
+        built = AutoConfig.for_model(**settings)
+    except Exception as error:  # noqa: BLE001 - transformers' validation errors share no base class
+        lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()] or [type(error).__name__]
+        field = re.search(r"for field '(\w+)'", lines[0])
+        reason = re.sub(r"^\w+Error: ", "", lines[-1])
+        return [Problem(f"{path}.{field.group(1)}" if field else path, reason)]
+    if not dataclasses.is_dataclass(built):
+        return []
+    fields = sorted(field.name for field in dataclasses.fields(built))
+    kept = built.to_dict()  # keys transformers consumed (renamed, folded into others) are not kept
+    return [Problem(f"{path}.{key}", f"not a setting of {type(built).__name__}"
+                    + (f'; did you mean "{hint}"?' if (hint := suggest(key, fields)) else ""))
+            for key in settings if key in kept and key not in fields and key != "model_type"]
+
+
 def _folder_settings(name: str) -> dict[str, Any]:
     """The raw config.json of a pretrained model (not built: building could run remote code)."""
     from transformers import PretrainedConfig
@@ -116,15 +141,7 @@ class CausalLanguageModel(Model):
         if (model_name is None) == (config is None):
             return [Problem("", "give exactly one of model_name (a pretrained folder) and config (random init)")]
         if config is not None:
-            found = architecture_problems(config, "config", "config")
-            if not found:
-                from transformers import AutoConfig
-
-                try:
-                    AutoConfig.for_model(**config)
-                except (TypeError, ValueError) as error:
-                    found.append(Problem("config", str(error).strip().splitlines()[0]))
-            return found
+            return architecture_problems(config, "config", "config") or settings_problems(config, "config")
         try:
             settings = _folder_settings(model_name)
         except (OSError, ValueError) as error:
