@@ -181,6 +181,10 @@ class CausalLanguageModel(Model):
         return {name: getattr(config, name) for name in ("num_attention_heads", "num_key_value_heads", "intermediate_size")
                 if isinstance(getattr(config, name, None), int)}
 
+    def context_length(self) -> int | None:
+        length = getattr(self.transformer.config, "max_position_embeddings", None)
+        return length if isinstance(length, int) else None
+
     # ----------------------------------------------------------------------------------- forward
     def forward(self, input_ids: torch.Tensor, labels: torch.Tensor | None = None,
                 attention_mask: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
