@@ -31,30 +31,32 @@ from distrain.modules.masking import IGNORE
 from distrain.pretrained import PretrainedName
 
 
-def architecture_problems(settings: Mapping[str, Any], path: str, where: str) -> list[Problem]:
-    """Why transformers cannot build a causal LM from the config ``settings`` (found at ``path``,
-    described to the user as ``where``) with its own code: remote code, unknown or non-causal types."""
+def architecture_problems(settings: Mapping[str, Any], path: str, source: str | None = None) -> list[Problem]:
+    """Why transformers cannot build a causal LM from ``settings`` with its own code: remote code, an
+    unknown or a non-causal architecture. ``source`` None: the settings are the config block at ``path``
+    (a problem names its key); else they were read from ``source``, named by the value at ``path``."""
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
+    def problem(key: str, message: str) -> list[Problem]:
+        return [Problem(path if source else f"{path}.{key}", message)]
+
+    where = source or "config"
     if "auto_map" in settings:
-        return [Problem(f"{path}.auto_map" if where == "config" else path,
-                        f"{where} asks for remote code (auto_map); distrain runs only architectures that "
-                        "transformers ships, never code downloaded with a model")]
+        return problem("auto_map", f"{where} asks for remote code (auto_map); distrain runs only architectures "
+                                   "that transformers ships, never code downloaded with a model")
     model_type = settings.get("model_type")
     if not isinstance(model_type, str) or not model_type:
-        return [Problem(f"{path}.model_type" if where == "config" else path,
-                        f"{where} names no model_type (an architecture transformers knows, e.g. \"llama\")")]
+        return problem("model_type", f'{where} names no model_type (an architecture transformers knows, e.g. "llama")')
     if model_type not in CONFIG_MAPPING_NAMES:
         from distrain.registry import suggest
 
         hint = suggest(model_type, sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES))
-        return [Problem(f"{path}.model_type" if where == "config" else path,
-                        f"unknown architecture {model_type!r}: transformers does not ship it, and models that "
-                        "need remote code are refused" + (f'; did you mean "{hint}"?' if hint else ""))]
+        return problem("model_type", f"unknown architecture {model_type!r}: transformers does not ship it, and "
+                                     "models that need remote code are refused"
+                       + (f'; did you mean "{hint}"?' if hint else ""))
     if model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
-        return [Problem(f"{path}.model_type" if where == "config" else path,
-                        f"{model_type!r} has no causal language-model head in transformers")]
+        return problem("model_type", f"{model_type!r} has no causal language-model head in transformers")
     return []
 
 
@@ -141,7 +143,7 @@ class CausalLanguageModel(Model):
         if (model_name is None) == (config is None):
             return [Problem("", "give exactly one of model_name (a pretrained folder) and config (random init)")]
         if config is not None:
-            return architecture_problems(config, "config", "config") or settings_problems(config, "config")
+            return architecture_problems(config, "config") or settings_problems(config, "config")
         try:
             settings = _folder_settings(model_name)
         except (OSError, ValueError) as error:
