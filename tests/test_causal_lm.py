@@ -2,13 +2,15 @@
 (``packed_text``, ``prompt_completion_json``) and their splits: a tiny Llama and a tiny Qwen2 (grouped-query
 attention: 4 heads, 2 key-value heads), random from a config, trained through the CLI on one process, DDP 2
 (also with device weights 3:1 and accumulation 3), FSDP 2, tensor parallel 2 and FSDP 2 x tensor parallel 2,
-give the same step losses, weights and metrics; the tensor-parallel plan is transformers' own, and
-distrain's source names no layer of either architecture."""
+give the same step losses, weights and metrics, and the TP run stopped mid-epoch resumes on one process or
+DDP 2 to the same end; the tensor-parallel plan is transformers' own, and distrain's source names no layer
+of either architecture."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -40,12 +42,15 @@ def lm_config(root: Path, architecture: dict) -> dict:
 
 
 def variant(base: dict, losses: Path, workers: int = 1, tp: int = 1, strategy: str = "ddp", accumulation: int = 1,
-            device_weights: list[int] | None = None) -> dict:
+            device_weights: list[int] | None = None, resumable: bool = False) -> dict:
     """``base`` on ``workers`` processes, ``tp`` of them per model copy, the same global batch (split by
-    ``device_weights`` when given), ``accumulation`` micro-batches per optimizer step."""
+    ``device_weights`` when given), ``accumulation`` micro-batches per optimizer step; ``resumable``: a
+    checkpoint after every batch, all kept."""
     config = json.loads(json.dumps(base))
     config["data_loader"]["batch_size"] = GLOBAL_BATCH // (workers // tp)
     config["trainer"]["num_gradient_accumulation_steps"] = accumulation
+    if resumable:
+        config["trainer"].update(save_every_num_batches=1, keep_checkpoints=0)
     config["trainer"]["callbacks"] = [{"type": "test_step_losses", "folder": str(losses)}]
     if workers > 1:
         config["distributed"] = {"cuda_devices": [-1] * workers, "strategy": {"type": strategy}}
@@ -62,7 +67,7 @@ RUNS = {
     "llama_one": ("llama", {}),
     "llama_ddp2": ("llama", {"workers": 2}),
     "llama_fsdp2": ("llama", {"workers": 2, "strategy": "fsdp"}),
-    "llama_tp2": ("llama", {"workers": 2, "tp": 2}),
+    "llama_tp2": ("llama", {"workers": 2, "tp": 2, "resumable": True}),
     "llama_fsdp2_tp2": ("llama", {"workers": 4, "tp": 2, "strategy": "fsdp"}),
     "llama_one_acc3": ("llama", {"accumulation": 3}),
     "llama_ddp2_weighted_acc3": ("llama", {"workers": 2, "accumulation": 3, "device_weights": [3, 1]}),
@@ -76,7 +81,8 @@ def lm_runs(tmp_path_factory) -> dict[str, Path]:
     """Every training run of this module, once, through the CLI (one corpus for all of them)."""
     root = tmp_path_factory.mktemp("causal_lm")
     data = lm_config(root, LLAMA)
-    runs = {}
+    (root / "llama_base.json").write_text(json.dumps(data))
+    runs = {"root": root}
     for name, (architecture, layout) in RUNS.items():
         base = {**data, "model": {**data["model"], "config": ARCHITECTURES[architecture]}}
         config = write_config(root / f"{name}.json", variant(base, root / name / "losses", **layout))
@@ -128,6 +134,28 @@ def test_the_splits_follow_the_architecture(lm_runs):
     log = (lm_runs["llama_fsdp2_tp2"] / "out" / "out_worker0.log").read_text()
     assert "tensor parallel: 14 linear layer(s) split over mesh dp_shard 2 x tp 2 = 4 process(es)" in log
     assert "fsdp: 4 shard unit(s) and the root on mesh dp_shard 2 [0, 2]" in log
+
+
+MID_EPOCH = "epoch_0001_batch_00000001"  # one global batch into the second epoch
+
+
+@pytest.mark.parametrize("target", [{}, {"workers": 2}], ids=["to-1", "to-ddp2"])
+def test_a_tensor_parallel_run_stopped_mid_epoch_resumes_on_another_layout(lm_runs, tmp_path, target):
+    """The TP 2 run as if killed after MID_EPOCH (later checkpoints gone), resumed with ``--recover`` on one
+    process or DDP 2: its last 3 steps and final weights are those of the uninterrupted one-process run."""
+    stopped = tmp_path / "stopped"
+    shutil.copytree(lm_runs["llama_tp2"] / "out", stopped)
+    for checkpoint in sorted((stopped / "checkpoints").glob("epoch_*")):
+        if checkpoint.name > MID_EPOCH:
+            shutil.rmtree(checkpoint)
+    base = json.loads((lm_runs["root"] / "llama_base.json").read_text())
+    config = write_config(tmp_path / "target.json", variant(base, tmp_path / "losses", resumable=True, **target))
+    result = run_cli("train", str(config), "-s", str(stopped), "--recover", *PLUGIN, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"resumed from {MID_EPOCH}" in (stopped / "out_worker0.log").read_text()
+    expected, got = step_losses(lm_runs["llama_one"])[-3:], step_losses(tmp_path)
+    assert len(got) == 3 and max(abs(a - b) for a, b in zip(expected, got)) <= 1e-5
+    assert max_weight_difference(lm_runs["llama_one"] / "out", stopped) <= 1e-5
 
 
 # ---------------------------------------------------------------------------------- the model alone

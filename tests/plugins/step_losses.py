@@ -18,6 +18,10 @@ class StepLosses(Callback):
         self.folder = Path(folder)
         self.seen = (0.0, 0.0)
 
+    def on_start(self, trainer) -> None:
+        """A resumed run starts from the restored running sums, not from zero."""
+        self.seen = (float(trainer.position.loss_sum), float(trainer.position.loss_weight))
+
     def on_step(self, trainer, step, loss) -> None:
         total, weight = float(trainer.position.loss_sum), float(trainer.position.loss_weight)
         if weight < self.seen[1]:  # a new epoch started from zero
