@@ -1,7 +1,8 @@
 """Decoder language models of any transformers architecture (``causal_language_model``), their data
 (``packed_text``, ``prompt_completion_json``) and their splits: a tiny Llama and a tiny Qwen2 (grouped-query
 attention: 4 heads, 2 key-value heads), random from a config, trained through the CLI on one process, DDP 2
-(also with device weights 3:1 and accumulation 3), FSDP 2, tensor parallel 2 and FSDP 2 x tensor parallel 2,
+(also with device weights 3:1 and accumulation 3), FSDP 2 (with activation checkpointing per decoder layer),
+tensor parallel 2 and FSDP 2 x tensor parallel 2,
 give the same step losses, weights and metrics, and the TP run stopped mid-epoch resumes on one process or
 DDP 2 to the same end; the tensor-parallel plan is transformers' own, and distrain's source names no layer
 of either architecture."""
@@ -42,13 +43,16 @@ def lm_config(root: Path, architecture: dict) -> dict:
 
 
 def variant(base: dict, losses: Path, workers: int = 1, tp: int = 1, strategy: str = "ddp", accumulation: int = 1,
-            device_weights: list[int] | None = None, resumable: bool = False) -> dict:
+            device_weights: list[int] | None = None, resumable: bool = False, checkpointing: bool = False) -> dict:
     """``base`` on ``workers`` processes, ``tp`` of them per model copy, the same global batch (split by
     ``device_weights`` when given), ``accumulation`` micro-batches per optimizer step; ``resumable``: a
-    checkpoint after every batch, all kept."""
+    checkpoint after every batch, all kept; ``checkpointing``: each decoder layer's activations recomputed
+    in backward."""
     config = json.loads(json.dumps(base))
     config["data_loader"]["batch_size"] = GLOBAL_BATCH // (workers // tp)
     config["trainer"]["num_gradient_accumulation_steps"] = accumulation
+    if checkpointing:
+        config["trainer"]["activation_checkpointing"] = {"modules": ["transformer.model.layers.*"]}
     if resumable:
         config["trainer"].update(save_every_num_batches=1, keep_checkpoints=0)
     config["trainer"]["callbacks"] = [{"type": "test_step_losses", "folder": str(losses)}]
@@ -66,7 +70,7 @@ def variant(base: dict, losses: Path, workers: int = 1, tp: int = 1, strategy: s
 RUNS = {
     "llama_one": ("llama", {}),
     "llama_ddp2": ("llama", {"workers": 2}),
-    "llama_fsdp2": ("llama", {"workers": 2, "strategy": "fsdp"}),
+    "llama_fsdp2": ("llama", {"workers": 2, "strategy": "fsdp", "checkpointing": True}),
     "llama_tp2": ("llama", {"workers": 2, "tp": 2, "resumable": True}),
     "llama_fsdp2_tp2": ("llama", {"workers": 4, "tp": 2, "strategy": "fsdp"}),
     "llama_one_acc3": ("llama", {"accumulation": 3}),
