@@ -377,6 +377,13 @@ def test_a_tensor_parallel_size_that_does_not_divide_the_heads_is_a_key_path_err
         in _checked(tmp_path, config)
 
 
+def test_pipeline_parallelism_is_refused_for_a_decoder_by_its_key_path(tmp_path):
+    config = variant(lm_config(tmp_path, LLAMA), tmp_path / "losses", workers=2)
+    config["distributed"].update(pipeline_parallel_size=2, pipeline={"microbatches": 2})
+    assert "distributed.pipeline_parallel_size: model CausalLanguageModel declares no pipeline units" \
+        in _checked(tmp_path, config)
+
+
 def test_a_sequence_longer_than_the_models_context_is_a_key_path_error(tmp_path):
     config = lm_config(tmp_path, LLAMA)
     config["dataset_reader"]["sequence_length"] = 96  # max_position_embeddings is 64
