@@ -14,6 +14,9 @@ import numpy as np
 
 Instance = dict  # dict[str, Field]: kept as a plain dict so readers stay simple
 
+#: the label of a position no loss or metric counts (padding, a prompt's tokens): torch's ignore_index
+IGNORED_LABEL = -100
+
 
 class Field:
     #: the column kind this field indexes into: "ragged", "fixed" or "object"
@@ -89,7 +92,7 @@ class SequenceLabelField(Field):
     """One label per token of a text field (tags), indexed into ``namespace``; padded with -100."""
 
     column_kind = "ragged"
-    pad_value = -100
+    pad_value = IGNORED_LABEL
 
     def __init__(self, labels: Sequence[str], namespace: str = "tags") -> None:
         self.labels = [str(label) for label in labels]

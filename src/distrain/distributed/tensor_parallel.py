@@ -8,6 +8,10 @@ the tensor-parallel ranks, so every rank sees the same activations between the s
 loss and its gradients are those of the whole layer. Parameters outside the plan stay whole on
 every rank, with identical gradients.
 
+A ``transformers`` model brings its own plan (its config's ``base_model_tp_plan``, written in
+transformers' style names); :func:`from_transformers_plan` translates it, so no architecture's layer
+names live in distrain.
+
 Ranks that share a data-parallel coordinate compute the same loss and metrics; only the first
 tensor-parallel rank of the last pipeline stage counts them (see
 :func:`distrain.distributed.collectives.counted`), so each sample counts once.
@@ -15,13 +19,46 @@ tensor-parallel rank of the last pipeline stage counts them (see
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Literal
+from typing import Any, Iterable, Literal, Mapping
 
 import torch
 
 from distrain.config.errors import Problem
 
 Style = Literal["colwise", "rowwise"]
+
+
+#: transformers' style names distrain serves, and what each becomes. Their ``colwise`` and ``rowwise`` are
+#: the same DTensor layouts as ours (colwise: input replicated, output split on its last dimension;
+#: rowwise: input split on its last dimension, outputs summed to a replicated result); ``replicate``
+#: keeps the module whole, as distrain keeps every module outside its plan (None: left out).
+TRANSFORMERS_STYLES: dict[str, str | None] = {"colwise": "colwise", "rowwise": "rowwise", "replicate": None}
+
+
+class UnservablePlan(ValueError):
+    """A model's declared plan asks for what distrain cannot apply; one reason per entry."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        super().__init__("; ".join(reasons))
+        self.reasons = reasons
+
+
+def from_transformers_plan(plan: Mapping[str, str], prefix: str, source: str) -> dict[str, str]:
+    """transformers' plan (module patterns relative to the base model, ``*`` for a layer number) as
+    distrain's: each pattern under ``prefix`` (the base model's path in the distrain model), each
+    style translated. A style distrain cannot serve (packed, expert or gathered-output layouts, norms
+    that need their gradients summed) raises :class:`UnservablePlan` naming it and ``source``."""
+    translated: dict[str, str] = {}
+    refused = []
+    for pattern, style in plan.items():
+        if style not in TRANSFORMERS_STYLES:
+            refused.append(f"{source} splits {pattern!r} as {style!r}, a style distrain cannot apply (it applies "
+                           f"{', '.join(TRANSFORMERS_STYLES)}); give distributed.tensor_parallel_plan instead")
+        elif TRANSFORMERS_STYLES[style] is not None:
+            translated[f"{prefix}.{pattern}" if prefix else pattern] = TRANSFORMERS_STYLES[style]
+    if refused:
+        raise UnservablePlan(refused)
+    return translated
 
 
 def declared_plan(model: torch.nn.Module) -> dict[str, str]:
@@ -40,8 +77,11 @@ def plan_problems(model: torch.nn.Module, size: int, configured: dict[str, str] 
     that matches nothing, a size (heads, hidden widths, a planned layer's features) ``size`` does not divide."""
     from distrain.modules.selection import select_modules
 
-    plan = configured if configured is not None else declared_plan(model)
     where = f"{path}.tensor_parallel_plan" if configured is not None else f"{path}.tensor_parallel_size"
+    try:
+        plan = configured if configured is not None else declared_plan(model)
+    except UnservablePlan as error:
+        return [Problem(where, reason) for reason in error.reasons]
     if not plan:
         return [Problem(where, f"model {type(model).__name__} declares no tensor-parallel plan (it cannot be "
                         "split by layer); give distributed.tensor_parallel_plan or set tensor_parallel_size 1")]

@@ -1,5 +1,6 @@
-"""Config-time checks of module-name patterns (shard units, activation checkpointing) and of
-activation offloading, made before any data is read.
+"""Config-time checks of module-name patterns (shard units, activation checkpointing), of
+activation offloading and of the readers' sequence length against the model's context, made before
+any data is read.
 
 Patterns name modules, so checking them needs the model's structure, not its data: the model is
 built on the meta device (no memory, no initialisation) with a stand-in vocabulary that has two
@@ -55,6 +56,9 @@ def module_problems(plan: Any) -> list[Problem]:
         split_points = distributed.pipeline.split_points if distributed.pipeline is not None else None
         checks.append(lambda model: pipeline_problems(model, distributed.pipeline_parallel_size, split_points))
         problems += _microbatch_problems(plan, distributed.microbatches())
+    lengths = _sequence_lengths(plan)
+    if lengths:
+        checks.append(lambda model: _context_problems(model, lengths))
     if not checks:
         return problems
     model = _meta_model(plan.arguments["model"])
@@ -74,6 +78,27 @@ def _microbatch_problems(plan: Any, microbatches: int) -> list[Problem]:
         return [Problem("data_loader.batch_size", f"{batch} samples per data-parallel rank do not divide into "
                         f"distributed.pipeline.microbatches ({microbatches}) equal micro-batches")]
     return []
+
+
+def _sequence_lengths(plan: Any) -> dict[str, int]:
+    """The readers' ``sequence_length`` (for readers that have one), by key path."""
+    found = {}
+    for key in ("dataset_reader", "validation_dataset_reader"):
+        node = plan.arguments.get(key)
+        if node is not None and hasattr(node, "arguments") and isinstance(_argument(node, "sequence_length"), int):
+            found[f"{key}.sequence_length"] = _argument(node, "sequence_length")
+    return found
+
+
+def _context_problems(model: Any, lengths: dict[str, int]) -> list[Problem]:
+    """Sequences longer than the model's context (its position embeddings) would fail, or silently
+    run past what the model was built for."""
+    declared = getattr(model, "context_length", None)
+    context = declared() if callable(declared) else None
+    if context is None:
+        return []
+    return [Problem(path, f"{length} tokens is longer than the model's context ({context} positions)")
+            for path, length in lengths.items() if length > context]
 
 
 def _argument(node: Any, name: str) -> Any:

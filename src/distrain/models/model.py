@@ -61,6 +61,11 @@ class Model(torch.nn.Module, Registrable):
         """Named sizes the tensor-parallel degree must divide (attention heads, hidden widths)."""
         return {}
 
+    def context_length(self) -> int | None:
+        """The longest sequence the model can read (its position embeddings); None: no such limit.
+        A reader's ``sequence_length`` beyond it is reported before any data is read."""
+        return None
+
     def pipeline_units(self) -> list[str]:
         """Module names, in forward order, of the units pipeline parallelism places on its stages
         (each stage a contiguous run); ``[]``: this model cannot be pipelined. A model that declares

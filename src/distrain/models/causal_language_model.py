@@ -1,0 +1,205 @@
+"""Decoder language model: any ``transformers`` causal LM (llama, mistral, qwen2, gpt2, ...), pretrained or random.
+
+``model_name`` loads a local folder (``from_pretrained``); ``config`` builds a random init of the
+architecture it names (``{"model_type": "llama", "hidden_size": 64, ...}``, given to
+``AutoConfig.for_model``). Models whose code is not part of transformers (a config with ``auto_map``,
+an unknown ``model_type``) are refused when the config is validated: running them would mean
+executing code downloaded with the weights.
+
+The loss is the next-token cross-entropy, averaged over the tokens whose label is not -100 (the
+labels are the inputs; the model shifts them), and their count is returned as ``loss_weight``, so the
+trainer weights every token equally across workers, device shares and accumulation. Metrics:
+``perplexity`` (exp of the token-weighted mean loss) and ``accuracy`` (of the next token), both held
+as sums and counts. The split hooks come from the architecture itself: its ``_no_split_modules``
+name the FSDP units, its config's ``base_model_tp_plan`` the tensor-parallel plan.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+import torch
+
+from distrain.config.errors import ConfigError, Problem
+from distrain.data.vocabulary import Vocabulary
+from distrain.metrics.average import Average
+from distrain.metrics.metric import Metric
+from distrain.models.masked_language_model import TokenPerplexity
+from distrain.models.model import Model
+from distrain.modules.masking import IGNORE
+from distrain.pretrained import PretrainedName
+
+
+def architecture_problems(settings: Mapping[str, Any], path: str, source: str | None = None) -> list[Problem]:
+    """Why transformers cannot build a causal LM from ``settings`` with its own code: remote code, an
+    unknown or a non-causal architecture. ``source`` None: the settings are the config block at ``path``
+    (a problem names its key); else they were read from ``source``, named by the value at ``path``."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    def problem(key: str, message: str) -> list[Problem]:
+        return [Problem(path if source else f"{path}.{key}", message)]
+
+    where = source or "config"
+    if "auto_map" in settings:
+        return problem("auto_map", f"{where} asks for remote code (auto_map); distrain runs only architectures "
+                                   "that transformers ships, never code downloaded with a model")
+    model_type = settings.get("model_type")
+    if not isinstance(model_type, str) or not model_type:
+        return problem("model_type", f'{where} names no model_type (an architecture transformers knows, e.g. "llama")')
+    if model_type not in CONFIG_MAPPING_NAMES:
+        from distrain.registry import suggest
+
+        hint = suggest(model_type, sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES))
+        return problem("model_type", f"unknown architecture {model_type!r}: transformers does not ship it, and "
+                                     "models that need remote code are refused"
+                       + (f'; did you mean "{hint}"?' if hint else ""))
+    if model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        return problem("model_type", f"{model_type!r} has no causal language-model head in transformers")
+    return []
+
+
+def settings_problems(settings: Mapping[str, Any], path: str) -> list[Problem]:
+    """Settings the architecture's config rejects (a wrong type, a broken rule between them) or does
+    not know (transformers would keep a misspelled key silently and build the default instead)."""
+    import dataclasses
+
+    from transformers import AutoConfig
+
+    from distrain.registry import suggest
+
+    try:
+        built = AutoConfig.for_model(**settings)
+    except Exception as error:  # noqa: BLE001 - transformers' validation errors share no base class
+        lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()] or [type(error).__name__]
+        field = re.search(r"for field '(\w+)'", lines[0])
+        reason = re.sub(r"^\w+Error: ", "", lines[-1])
+        return [Problem(f"{path}.{field.group(1)}" if field else path, reason)]
+    if not dataclasses.is_dataclass(built):
+        return []
+    fields = sorted(field.name for field in dataclasses.fields(built))
+    kept = built.to_dict()  # keys transformers consumed (renamed, folded into others) are not kept
+    return [Problem(f"{path}.{key}", f"not a setting of {type(built).__name__}"
+                    + (f'; did you mean "{hint}"?' if (hint := suggest(key, fields)) else ""))
+            for key in settings if key in kept and key not in fields and key != "model_type"]
+
+
+def _folder_settings(name: str) -> dict[str, Any]:
+    """The raw config.json of a pretrained model (not built: building could run remote code)."""
+    from transformers import PretrainedConfig
+
+    from distrain.pretrained import locate
+
+    settings, _ = PretrainedConfig.get_config_dict(locate(name))
+    return settings
+
+
+@Model.register("causal_language_model")
+class CausalLanguageModel(Model):
+    """Give ``model_name`` (a local folder of a pretrained causal LM) or ``config`` (an architecture's
+    settings, random init). With ``config``, ``tokenizer_name`` sets ``vocab_size`` (unless the config
+    does) and the special token ids, so the model fits the reader's tokenizer."""
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        model_name: PretrainedName | None = None,
+        config: dict[str, Any] | None = None,
+        tokenizer_name: PretrainedName | None = None,
+        metrics: dict[str, Metric] | None = None,
+    ) -> None:
+        super().__init__(vocab, {"perplexity": TokenPerplexity(), "accuracy": Average(), **(metrics or {})})
+        from transformers import AutoConfig, AutoModelForCausalLM
+
+        if model_name is not None:
+            from distrain.pretrained import locate
+
+            self.transformer = AutoModelForCausalLM.from_pretrained(locate(model_name), dtype=torch.float32)
+        else:
+            built = AutoConfig.for_model(**self._with_tokenizer(dict(config or {}), tokenizer_name))
+            self.transformer = AutoModelForCausalLM.from_config(built)
+
+    @staticmethod
+    def _with_tokenizer(settings: dict[str, Any], tokenizer_name: str | None) -> dict[str, Any]:
+        if tokenizer_name is None:
+            return settings
+        from distrain.pretrained import load_tokenizer
+
+        tokenizer = load_tokenizer(tokenizer_name)
+        size = settings.setdefault("vocab_size", len(tokenizer))
+        if size < len(tokenizer):
+            raise ConfigError([Problem("model.config.vocab_size", f"{size} is smaller than the {len(tokenizer)} ids "
+                                       f"of the tokenizer {tokenizer_name}")])
+        for key in ("bos_token_id", "eos_token_id", "pad_token_id"):
+            value = getattr(tokenizer, key, None)
+            if value is not None:
+                settings.setdefault(key, value)
+        return settings
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        model_name, config = arguments["model_name"], arguments["config"]
+        if (model_name is None) == (config is None):
+            return [Problem("", "give exactly one of model_name (a pretrained folder) and config (random init)")]
+        if config is not None:
+            return architecture_problems(config, "config") or settings_problems(config, "config")
+        try:
+            settings = _folder_settings(model_name)
+        except (OSError, ValueError) as error:
+            return [Problem("model_name", f"its config cannot be read: {str(error).strip().splitlines()[0]}")]
+        return architecture_problems(settings, "model_name", f"the config of {model_name}")
+
+    # ------------------------------------------------------------------------------ split hooks
+    def _name_of(self, target: torch.nn.Module) -> str:
+        return next(name for name, module in self.named_modules() if module is target)
+
+    def shard_units(self) -> list[str]:
+        """The decoder layers (the classes transformers keeps whole, ``_no_split_modules``), then the
+        input embeddings and the output layer unless they share their weight (then the root holds both)."""
+        keep_whole = set(getattr(self.transformer, "_no_split_modules", None) or [])
+        layers = [name for name, module in self.named_modules() if type(module).__name__ in keep_whole]
+        units = list(dict.fromkeys(re.sub(r"\.\d+(?=\.|$)", ".*", name) for name in layers))
+        embeddings, head = self.transformer.get_input_embeddings(), self.transformer.get_output_embeddings()
+        if head is not None and head.weight is not embeddings.weight:
+            units += [self._name_of(embeddings), self._name_of(head)]
+        return units
+
+    def tensor_parallel_plan(self) -> dict[str, str]:
+        """transformers' own plan for the architecture (its config's ``base_model_tp_plan``), placed
+        under the base model's path inside this model."""
+        from distrain.distributed.tensor_parallel import from_transformers_plan
+
+        config = self.transformer.config
+        plan = getattr(config, "base_model_tp_plan", None) or {}
+        if not plan:
+            return {}
+        return from_transformers_plan(plan, self._name_of(self.transformer.base_model),
+                                      f"transformers' plan for {config.model_type}")
+
+    def tensor_parallel_sizes(self) -> dict[str, int]:
+        """Attention heads and key-value heads are split whole; the feed-forward width evenly."""
+        config = self.transformer.config
+        return {name: getattr(config, name) for name in ("num_attention_heads", "num_key_value_heads", "intermediate_size")
+                if isinstance(getattr(config, name, None), int)}
+
+    def context_length(self) -> int | None:
+        length = getattr(self.transformer.config, "max_position_embeddings", None)
+        return length if isinstance(length, int) else None
+
+    # ----------------------------------------------------------------------------------- forward
+    def forward(self, input_ids: torch.Tensor, labels: torch.Tensor | None = None,
+                attention_mask: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
+        logits = self.transformer(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
+        if labels is None:
+            return {"logits": logits}
+        predicted, targets = logits[:, :-1], labels[:, 1:]  # position t predicts token t + 1
+        counted = targets.ne(IGNORE)
+        count = counted.sum()
+        losses = torch.nn.functional.cross_entropy(predicted.reshape(-1, predicted.shape[-1]).float(),
+                                                   targets.reshape(-1), ignore_index=IGNORE, reduction="none")
+        # no labelled token: a zero that still reaches every parameter (DDP expects them all used)
+        loss = losses.sum() / count.clamp(min=1)
+        self.metrics["perplexity"](loss.detach(), count)
+        self.metrics["accuracy"](predicted.detach().argmax(-1).eq(targets), mask=counted)
+        return {"loss": loss, "loss_weight": count}
