@@ -14,7 +14,6 @@ start with ``package://``; ``exclude`` lists file-name globs to leave out (held-
 
 from __future__ import annotations
 
-import fnmatch
 from pathlib import Path
 from typing import Annotated, Iterator
 
@@ -23,7 +22,8 @@ from annotated_types import Ge
 from distrain.config.errors import ConfigError, Problem
 from distrain.data.fields import IGNORED_LABEL, TokenIdsField
 from distrain.data.reader import DataError, DatasetReader
-from distrain.pretrained import PretrainedName, expand_paths, load_tokenizer
+from distrain.data.readers.text_blocks import text_files
+from distrain.pretrained import PretrainedName, load_tokenizer
 
 @DatasetReader.register("packed_text")
 class PackedTextReader(DatasetReader):
@@ -40,14 +40,7 @@ class PackedTextReader(DatasetReader):
         self.exclude = exclude or []
 
     def files(self, path: str | Path) -> list[Path]:
-        try:
-            files = expand_paths(str(path))
-        except ValueError as error:
-            raise DataError(str(error)) from None
-        files = [f for f in files if not any(fnmatch.fnmatch(f.name, pattern) for pattern in self.exclude)]
-        if not files:
-            raise DataError(f"no text files match {path}")
-        return files
+        return text_files(path, self.exclude)
 
     def separator(self) -> int:
         """The id that ends each document: the tokenizer's EOS, else its SEP."""

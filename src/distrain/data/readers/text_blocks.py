@@ -51,14 +51,7 @@ class TextBlocksReader(DatasetReader):
         return []
 
     def files(self, path: str | Path) -> list[Path]:
-        try:
-            files = expand_paths(str(path))
-        except ValueError as error:
-            raise DataError(str(error)) from None
-        files = [f for f in files if not any(fnmatch.fnmatch(f.name, pattern) for pattern in self.exclude)]
-        if not files:
-            raise DataError(f"no text files match {path}")
-        return files
+        return text_files(path, self.exclude)
 
     def read(self, path: str | Path) -> Iterator[dict]:
         produced = 0
@@ -88,3 +81,16 @@ class TextBlocksReader(DatasetReader):
     def text_to_instance(self, ids: list[int], sample_id: int) -> dict:
         pad = load_tokenizer(self.tokenizer_name).pad_token_id or 0
         return {"tokens": TokenIdsField(ids, pad_value=pad), "sample_id": TensorField(sample_id, dtype=np.int64)}
+
+
+def text_files(path: str | Path, exclude: list[str]) -> list[Path]:
+    """The files ``path`` names (a file, a folder, a glob, ``package://...``) minus the names matching an
+    ``exclude`` glob; none is a :class:`DataError`."""
+    try:
+        files = expand_paths(str(path))
+    except ValueError as error:
+        raise DataError(str(error)) from None
+    files = [f for f in files if not any(fnmatch.fnmatch(f.name, pattern) for pattern in exclude)]
+    if not files:
+        raise DataError(f"no text files match {path}")
+    return files
