@@ -12,7 +12,7 @@ from distrain.config.errors import Problem
 from distrain.data.dataset import IndexedDataset
 from distrain.data.sampler import GlobalBatchSampler
 from distrain.distributed.balance import split_counts
-from distrain.runtime.watchdog import beat
+from distrain.data.progress import beat
 from distrain.distributed.world import SINGLE, World
 
 

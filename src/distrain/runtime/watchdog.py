@@ -20,6 +20,8 @@ import threading
 import time
 from pathlib import Path
 
+from distrain.data.progress import beat, last_beat
+
 logger = logging.getLogger(__name__)
 
 #: seconds the process group's timeout exceeds the watchdog's, so stacks are written before it fires
@@ -29,14 +31,7 @@ SETTLE = 2.0
 #: innermost frames in these files mean the rank arrived and waits for the others
 _WAITING = ("torch/distributed/", "torch/autograd/", "torch/nn/parallel/", "distrain/distributed/collectives.py")
 
-_last_beat = time.monotonic()
 _stop = threading.Event()
-
-
-def beat() -> None:
-    """Progress: called for every batch and every collective (a plain store; costs nanoseconds)."""
-    global _last_beat
-    _last_beat = time.monotonic()
 
 
 def start(rank: int, timeout: float, log_path: Path | None, report_dir: str | None = None) -> None:
@@ -55,7 +50,7 @@ def stop() -> None:
 def _watch(rank: int, timeout: float, log_path: Path | None, report_dir: str | None) -> None:
     main = threading.main_thread().ident
     while not _stop.wait(min(1.0, timeout / 10)):
-        silent = time.monotonic() - _last_beat
+        silent = time.monotonic() - last_beat()
         if silent < timeout:
             continue
         frame = sys._current_frames().get(main)
@@ -74,8 +69,8 @@ def _watch(rank: int, timeout: float, log_path: Path | None, report_dir: str | N
 
             report = Path(report_dir) / f"rank{rank}.json"
             write_text_atomically(report, json.dumps({"rank": rank, "seconds": silent, **where}))
-        fired = _last_beat
-        if _stop.wait(SETTLE) or _last_beat != fired:
+        fired = last_beat()
+        if _stop.wait(SETTLE) or last_beat() != fired:
             # progress after all (or the worker is finishing): withdraw the report, keep watching
             if report_dir is not None:
                 (Path(report_dir) / f"rank{rank}.json").unlink(missing_ok=True)
