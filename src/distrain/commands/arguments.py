@@ -52,7 +52,7 @@ def load_experiment_from_args(args: argparse.Namespace, config: dict | None = No
     return validate_experiment(config if config is not None else load_config_from_args(args), args.include_package)
 
 
-def load_archive_job_from_args(args: argparse.Namespace):
+def load_archive_job_from_args(args: argparse.Namespace, predicting: bool = False):
     """Plugins, overrides, archive and data of ``evaluate``/``predict``, all checked before any worker starts."""
     from pathlib import Path
 
@@ -73,7 +73,7 @@ def load_archive_job_from_args(args: argparse.Namespace):
     from distrain.plugins import import_plugins
 
     import_plugins(args.include_package)
-    return load_job(args.archive, args.data, overrides, args.batch_size)
+    return load_job(args.archive, args.data, overrides, args.batch_size, predicting)
 
 
 def run_archive_job(job, worker, *args) -> None:

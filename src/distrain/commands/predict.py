@@ -12,7 +12,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    job = load_archive_job_from_args(args)
+    job = load_archive_job_from_args(args, predicting=True)
     if job.distributed is not None and job.distributed.pipeline_parallel_size > 1:
         from distrain.errors import UsageError
 

@@ -41,10 +41,12 @@ class ArchiveJob:
 
 
 def load_job(
-    archive_path: str, data_path: str, overrides: dict[str, Any], batch_size: int | None = None
+    archive_path: str, data_path: str, overrides: dict[str, Any], batch_size: int | None = None,
+    predicting: bool = False,
 ) -> ArchiveJob:
     """Load the archive (``overrides`` applied to its config) and read ``data_path`` with its
-    ``validation_dataset_reader`` (else ``dataset_reader``). Only a ``distributed`` block given in
+    ``validation_dataset_reader`` (else ``dataset_reader``), or, ``predicting``, with the reader the
+    model predicts from (:meth:`~distrain.models.model.Model.prediction_reader`). Only a ``distributed`` block given in
     ``overrides`` launches workers: the one stored from training named that machine's devices."""
     archive, experiment = load_for_inference(archive_path, overrides)
     distributed = None
@@ -57,7 +59,10 @@ def load_job(
         distributed = plan.build()
         if distributed.problems():
             raise ConfigError(distributed.problems())
-    dataset = read_dataset(experiment.validation_dataset_reader, data_path, archive.vocab)
+    reader = experiment.validation_dataset_reader
+    if predicting:
+        reader = archive.model.prediction_reader(reader)
+    dataset = read_dataset(reader, data_path, archive.vocab)
     loader = dataclasses.replace(
         experiment.validation_data_loader, shuffle=False, drop_last=False,
         batch_size=batch_size or experiment.validation_data_loader.batch_size,

@@ -23,6 +23,7 @@ import torch
 
 from distrain.config.errors import ConfigError, Problem
 from distrain.data.vocabulary import Vocabulary
+from distrain.inference.generation import GenerationSettings
 from distrain.metrics.average import Average
 from distrain.metrics.metric import Metric
 from distrain.models.masked_language_model import TokenPerplexity
@@ -99,7 +100,8 @@ def _folder_settings(name: str) -> dict[str, Any]:
 class CausalLanguageModel(Model):
     """Give ``model_name`` (a local folder of a pretrained causal LM) or ``config`` (an architecture's
     settings, random init). With ``config``, ``tokenizer_name`` sets ``vocab_size`` (unless the config
-    does) and the special token ids, so the model fits the reader's tokenizer."""
+    does) and the special token ids, so the model fits the reader's tokenizer. ``generation``: how
+    ``distrain predict`` continues prompts (override it there with ``-o '{"model.generation.top_p": 0.9}'``)."""
 
     def __init__(
         self,
@@ -108,9 +110,13 @@ class CausalLanguageModel(Model):
         config: dict[str, Any] | None = None,
         tokenizer_name: PretrainedName | None = None,
         metrics: dict[str, Metric] | None = None,
+        generation: GenerationSettings = GenerationSettings(),
     ) -> None:
         super().__init__(vocab, {"perplexity": TokenPerplexity(), "accuracy": Average(), **(metrics or {})})
         from transformers import AutoConfig, AutoModelForCausalLM
+
+        self.tokenizer_name = tokenizer_name or model_name
+        self.generation = generation
 
         if model_name is not None:
             from distrain.pretrained import locate
@@ -203,3 +209,34 @@ class CausalLanguageModel(Model):
         self.metrics["perplexity"](loss.detach(), count)
         self.metrics["accuracy"](predicted.detach().argmax(-1).eq(targets), mask=counted)
         return {"loss": loss, "loss_weight": count}
+
+    # ------------------------------------------------------------------------------- generation
+    def prediction_reader(self, reader: Any) -> Any:
+        """Prompts (``{"prompt": ...}``, the key a ``prompt_completion_json`` reader names), tokenized as
+        in fine-tuning, none longer than the model's context."""
+        from distrain.data.readers.prompt_json import PromptJsonReader
+
+        if self.tokenizer_name is None:
+            raise ConfigError([Problem("model.tokenizer_name", "the model needs a tokenizer to read prompts")])
+        return PromptJsonReader(self.tokenizer_name, context_length=self.context_length() or 2**31 - 1,
+                                prompt_key=getattr(reader, "prompt_key", "prompt"))
+
+    def predict(self, inputs: dict[str, Any]) -> list[dict[str, Any]]:
+        """Each prompt's continuation (see :mod:`distrain.inference.generation`): its text, its number
+        of tokens and why it ended (``stop``: an end token; ``length``: the token budget or context)."""
+        from distrain.inference.generation import generate
+        from distrain.pretrained import load_tokenizer
+
+        if "prompt_length" not in inputs:
+            return super().predict(inputs)
+        tokenizer = load_tokenizer(self.tokenizer_name)
+        lengths = inputs["prompt_length"].tolist()
+        prompts = [row[:length] for row, length in zip(inputs["input_ids"].tolist(), lengths)]
+        configured = getattr(self.transformer.config, "eos_token_id", None)  # an id, a list of them, or None
+        ends = {tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.sep_token_id,
+                *(configured if isinstance(configured, list) else [configured])} - {None}
+        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        continuations = generate(self.transformer, prompts, self.generation, ends, pad, self.context_length(),
+                                 inputs["prompt_number"].tolist())
+        return [{"completion": tokenizer.decode([t for t in c.tokens if t not in ends], skip_special_tokens=True),
+                 "tokens": len(c.tokens), "finish_reason": c.finish_reason} for c in continuations]

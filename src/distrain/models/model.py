@@ -95,6 +95,20 @@ class Model(torch.nn.Module, Registrable):
                 values[name] = value
         return values
 
+    # ---------------------------------------------------------------- predict and serve
+    def prediction_reader(self, reader: Any) -> Any:
+        """The reader ``distrain predict`` and ``distrain serve`` read inputs with, given the one the
+        model is validated with: that one, unless the model predicts from other inputs (a language
+        model validates on text and continues prompts)."""
+        return reader
+
+    def predict(self, inputs: dict[str, Any]) -> list[dict[str, Any]]:
+        """One JSON-able output per item of a batch of inputs (on the model's device): by default the
+        forward pass, made readable by :meth:`make_output_human_readable`."""
+        output = self(**inputs)
+        return self.make_output_human_readable({k: v.cpu() if isinstance(v, torch.Tensor) else v
+                                                for k, v in output.items()})
+
     def make_output_human_readable(self, output: dict[str, torch.Tensor]) -> list[dict[str, Any]]:
         """One JSON-able dict per item of the batch (used by ``distrain predict``)."""
         size = next((v.shape[0] for v in output.values() if isinstance(v, torch.Tensor) and v.dim()), 0)

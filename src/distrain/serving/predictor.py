@@ -43,11 +43,13 @@ class Predictor:
 
     @classmethod
     def from_archive(cls, archive_path: str, overrides: dict[str, Any] | None = None, device: str = "cpu") -> Predictor:
-        """The archive's model with the reader ``distrain predict`` uses (``validation_dataset_reader``, else ``dataset_reader``)."""
+        """The archive's model with the reader ``distrain predict`` uses (the model's prediction reader:
+        its ``validation_dataset_reader``, else ``dataset_reader``, unless it predicts from other inputs)."""
         from distrain.experiment.inference import load_for_inference
 
         archive, experiment = load_for_inference(archive_path, overrides or {})
-        return cls(archive.model, experiment.validation_dataset_reader, archive.vocab, archive.config, device)
+        reader = archive.model.prediction_reader(experiment.validation_dataset_reader)
+        return cls(archive.model, reader, archive.vocab, archive.config, device)
 
     # --------------------------------------------------------------------------- description
     @property

@@ -77,8 +77,7 @@ def predict(model: Model, loader: DataLoader, device: torch.device | str = "cpu"
 def predict_inputs(model: Model, inputs: dict[str, Any], device: torch.device | str = "cpu") -> list[dict[str, Any]]:
     """One human-readable output per item of one batch of model inputs (what ``distrain predict``
     writes per line, and what ``distrain serve`` answers per request)."""
-    output = model(**to_device(inputs, device))
-    return model.make_output_human_readable({k: v.cpu() if isinstance(v, torch.Tensor) else v for k, v in output.items()})
+    return model.predict(to_device(inputs, device))
 
 
 def _reset_metrics(model: Model) -> None:

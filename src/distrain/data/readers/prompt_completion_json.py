@@ -21,6 +21,13 @@ from distrain.data.reader import DatasetReader, RecordError
 from distrain.pretrained import PretrainedName, load_tokenizer
 
 
+def prompt_token_ids(tokenizer, prompt: str) -> list[int]:
+    """A prompt as the model sees it in training and in generation: the tokenizer's BOS, if it has one,
+    then the prompt's tokens (no end: the completion follows)."""
+    start = [tokenizer.bos_token_id] if tokenizer.bos_token_id is not None else []
+    return start + tokenizer(prompt, add_special_tokens=False)["input_ids"]
+
+
 @DatasetReader.register("prompt_completion_json")
 class PromptCompletionJsonReader(DatasetReader):
     """Reads only its share of the lines, skipping the others unparsed."""
@@ -60,8 +67,7 @@ class PromptCompletionJsonReader(DatasetReader):
 
     def text_to_instance(self, prompt: str, completion: str) -> dict:
         tokenizer = load_tokenizer(self.tokenizer_name)
-        start = [tokenizer.bos_token_id] if tokenizer.bos_token_id is not None else []
-        prompt_ids = start + tokenizer(prompt, add_special_tokens=False)["input_ids"]
+        prompt_ids = prompt_token_ids(tokenizer, prompt)
         if len(prompt_ids) >= self.sequence_length:
             raise RecordError(f"the prompt is {len(prompt_ids)} tokens, which leaves no room for the completion "
                               f"in sequence_length {self.sequence_length}", self.prompt_key)
