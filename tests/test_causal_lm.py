@@ -426,3 +426,19 @@ def test_a_misspelled_or_mistyped_architecture_setting_is_named_by_its_key():
     assert problems(num_attention_heads=3) == ["config: The hidden size (32) is not a multiple of the number of "
                                                "attention heads (3)."]
     assert problems(rope_theta=5000.0, tie_word_embeddings=True) == []  # a key transformers renames is known
+
+
+def test_a_pretrained_folders_settings_are_overridden_by_config_and_checked_by_key():
+    """``model_name`` with ``config``: the settings lay over the folder's (the SFT example runs MiniLM's
+    encoder causally with ``is_decoder``); a key its architecture lacks, or another architecture, is named."""
+    from distrain.models.causal_language_model import CausalLanguageModel
+
+    def problems(config):
+        found = CausalLanguageModel.argument_problems({"model_name": TOKENIZER, "config": config})
+        return [str(problem) for problem in found]
+
+    assert problems({"is_decoder": True}) == []
+    assert problems({"is_decodr": True}) == ['config.is_decodr: not a setting of BertConfig; did you mean "is_decoder"?']
+    assert problems({"model_type": "llama"}) == [f"config.model_type: 'llama' is not the architecture of {TOKENIZER} ('bert')"]
+    model = CausalLanguageModel(vocab=None, model_name=TOKENIZER, config={"is_decoder": True})
+    assert type(model.transformer).__name__ == "BertLMHeadModel" and model.transformer.config.is_decoder

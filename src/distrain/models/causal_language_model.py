@@ -86,6 +86,13 @@ def settings_problems(settings: Mapping[str, Any], path: str) -> list[Problem]:
             for key in settings if key in kept and key not in fields and key != "model_type"]
 
 
+def overrides_problems(settings: Mapping[str, Any], overrides: Mapping[str, Any], path: str) -> list[Problem]:
+    """Problems of ``overrides`` laid over a pretrained folder's ``settings``, each named by its key
+    (only the overriding keys are judged: a folder's config.json carries bookkeeping keys of its own)."""
+    return [problem for problem in settings_problems({**settings, **overrides}, path)
+            if problem.path == path or problem.path.split(".")[-1] in overrides]
+
+
 def _folder_settings(name: str) -> dict[str, Any]:
     """The raw config.json of a pretrained model (not built: building could run remote code)."""
     from transformers import PretrainedConfig
@@ -98,8 +105,9 @@ def _folder_settings(name: str) -> dict[str, Any]:
 
 @Model.register("causal_language_model")
 class CausalLanguageModel(Model):
-    """Give ``model_name`` (a local folder of a pretrained causal LM) or ``config`` (an architecture's
-    settings, random init). With ``config``, ``tokenizer_name`` sets ``vocab_size`` (unless the config
+    """Give ``model_name`` (a local folder of a pretrained causal LM; ``config`` then overrides settings of
+    its config, e.g. ``{"is_decoder": true}`` to run an encoder's weights causally) or ``config`` alone
+    (an architecture's settings, random init). With ``config``, ``tokenizer_name`` sets ``vocab_size`` (unless the config
     does) and the special token ids, so the model fits the reader's tokenizer. ``generation``: how
     ``distrain predict`` continues prompts (override it there with ``-o '{"model.generation.top_p": 0.9}'``)."""
 
@@ -121,7 +129,8 @@ class CausalLanguageModel(Model):
         if model_name is not None:
             from distrain.pretrained import locate
 
-            self.transformer = AutoModelForCausalLM.from_pretrained(locate(model_name), dtype=torch.float32)
+            self.transformer = AutoModelForCausalLM.from_pretrained(locate(model_name), dtype=torch.float32,
+                                                                    **(config or {}))
         else:
             built = AutoConfig.for_model(**self._with_tokenizer(dict(config or {}), tokenizer_name))
             self.transformer = AutoModelForCausalLM.from_config(built)
@@ -146,15 +155,21 @@ class CausalLanguageModel(Model):
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
         model_name, config = arguments["model_name"], arguments["config"]
-        if (model_name is None) == (config is None):
-            return [Problem("", "give exactly one of model_name (a pretrained folder) and config (random init)")]
-        if config is not None:
+        if model_name is None and config is None:
+            return [Problem("", "give model_name (a pretrained folder) or config (an architecture's settings, random init)")]
+        if model_name is None:
             return architecture_problems(config, "config") or settings_problems(config, "config")
         try:
             settings = _folder_settings(model_name)
         except (OSError, ValueError) as error:
             return [Problem("model_name", f"its config cannot be read: {str(error).strip().splitlines()[0]}")]
-        return architecture_problems(settings, "model_name", f"the config of {model_name}")
+        problems = architecture_problems(settings, "model_name", f"the config of {model_name}")
+        if problems or not config:
+            return problems
+        if "model_type" in config and config["model_type"] != settings["model_type"]:
+            return [Problem("config.model_type", f"{config['model_type']!r} is not the architecture of {model_name} "
+                                                 f"({settings['model_type']!r})")]
+        return overrides_problems(settings, config, "config")
 
     # ------------------------------------------------------------------------------ split hooks
     def _name_of(self, target: torch.nn.Module) -> str:

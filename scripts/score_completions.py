@@ -1,0 +1,42 @@
+"""Score generated completions against gold ones: the share that match exactly (whitespace stripped).
+
+    python scripts/score_completions.py PREDICTIONS.jsonl GOLD.jsonl [--key completion]
+
+PREDICTIONS is what ``distrain predict`` wrote for GOLD's prompts (one line per record, in order);
+GOLD holds the reference under ``--key``. Prints the accuracy, the majority class's share of GOLD
+(what always answering the most common completion would score) and a confusion count; the last line
+is ``accuracy=<value>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+
+
+def read(path: str) -> list[dict]:
+    with open(path, encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.strip()]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("predictions")
+    parser.add_argument("gold")
+    parser.add_argument("--key", default="completion", help="the gold record's key holding the reference")
+    args = parser.parse_args()
+    predicted = [record["completion"].strip() for record in read(args.predictions)]
+    gold = [record[args.key].strip() for record in read(args.gold)]
+    if len(predicted) != len(gold):
+        raise SystemExit(f"{args.predictions} has {len(predicted)} lines, {args.gold} has {len(gold)}")
+    accuracy = sum(p == g for p, g in zip(predicted, gold)) / len(gold)
+    majority, count = Counter(gold).most_common(1)[0]
+    print(f"{len(gold)} records; majority class {majority!r}: {count / len(gold):.4f}")
+    for (g, p), n in sorted(Counter(zip(gold, predicted)).items(), key=lambda item: -item[1]):
+        print(f"  gold {g!r:12} generated {p!r:14} {n}")
+    print(f"accuracy={accuracy:.4f}")
+
+
+if __name__ == "__main__":
+    main()
