@@ -442,3 +442,17 @@ def test_a_pretrained_folders_settings_are_overridden_by_config_and_checked_by_k
     assert problems({"model_type": "llama"}) == [f"config.model_type: 'llama' is not the architecture of {TOKENIZER} ('bert')"]
     model = CausalLanguageModel(vocab=None, model_name=TOKENIZER, config={"is_decoder": True})
     assert type(model.transformer).__name__ == "BertLMHeadModel" and model.transformer.config.is_decoder
+
+
+def test_the_config_extends_the_models_own_plan_and_its_patterns_are_checked_by_key(tmp_path):
+    """``tensor_parallel_plan_overrides`` lays entries over transformers' plan: ``none`` keeps the feed-forward
+    layers whole (14 split linears become 8); a pattern that matches nothing is named under that key."""
+    config = variant(lm_config(tmp_path, LLAMA), tmp_path / "losses", workers=2, tp=2)
+    config["distributed"]["tensor_parallel_plan_overrides"] = {
+        f"transformer.model.layers.*.mlp.{name}": "none" for name in ("gate_proj", "up_proj", "down_proj")}
+    result = run_cli("check", str(write_config(tmp_path / "extended.json", config)), *PLUGIN)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "tensor parallel  8 linear layer(s) split over 2 ranks" in result.stdout
+    config["distributed"]["tensor_parallel_plan_overrides"] = {"transformer.model.nope.*": "colwise"}
+    assert ("distributed.tensor_parallel_plan_overrides: tensor-parallel pattern 'transformer.model.nope.*' matches "
+            "no module of the model") in _checked(tmp_path, config)

@@ -15,6 +15,7 @@ from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.sync import SyncMode
 from distrain.distributed.world import World
 from distrain.config.lazy import Lazy
+from distrain.distributed.tensor_parallel import PlanOverride
 
 
 @dataclass
@@ -59,6 +60,7 @@ class DistributedConfig:
     gradient_compression: GradientCompression | None = None
     tensor_parallel_size: Annotated[int, Ge(1)] = 1
     tensor_parallel_plan: dict[str, Literal["colwise", "rowwise"]] | None = None
+    tensor_parallel_plan_overrides: dict[str, Literal["colwise", "rowwise", "none"]] | None = None
     pipeline_parallel_size: Annotated[int, Ge(1)] = 1
     pipeline: PipelineConfig | None = None
 
@@ -124,8 +126,11 @@ class DistributedConfig:
                             self.pipeline.split_points if self.pipeline is not None else None)
         return strategy
 
-    def tensor_plan_override(self) -> dict[str, str] | None:
-        return dict(self.tensor_parallel_plan) if self.tensor_parallel_plan is not None else None
+    def tensor_plan_override(self) -> PlanOverride | None:
+        """``tensor_parallel_plan`` replaces the model's plan; ``tensor_parallel_plan_overrides`` extends it."""
+        if self.tensor_parallel_plan is None and self.tensor_parallel_plan_overrides is None:
+            return None
+        return PlanOverride(replace=self.tensor_parallel_plan, extend=self.tensor_parallel_plan_overrides)
 
     def sync_class(self) -> type[SyncMode]:
         if self.sync is not None and self.sync.cls is not None:
@@ -165,8 +170,9 @@ class DistributedConfig:
         """Model parallelism and the rest of the block (the model's own plan is checked with the model)."""
         found = []
         if self.model_split == 1:
-            if self.tensor_parallel_plan is not None:
-                found.append(Problem(f"{path}.tensor_parallel_plan", "is used only with tensor_parallel_size > 1"))
+            for key in ("tensor_parallel_plan", "tensor_parallel_plan_overrides"):
+                if getattr(self, key) is not None:
+                    found.append(Problem(f"{path}.{key}", "is used only with tensor_parallel_size > 1"))
             if self.pipeline is not None:
                 found.append(Problem(f"{path}.pipeline", "is used only with pipeline_parallel_size > 1"))
             return found

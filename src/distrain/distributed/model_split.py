@@ -21,6 +21,7 @@ from distrain.distributed.collectives import all_gather_object, set_reporting
 from distrain.distributed.optimizer_state import is_named, to_indexed, to_named
 from distrain.distributed.parallel_dims import ParallelDims
 from distrain.distributed.world import World
+from distrain.distributed.tensor_parallel import PlanOverride
 
 logger = logging.getLogger(__name__)
 
@@ -28,11 +29,11 @@ logger = logging.getLogger(__name__)
 class ModelSplit:
     """The job's parallel degrees and the split they make of the model (tensor x pipeline)."""
 
-    def __init__(self, world: World, layout: ParallelDims, tensor_plan: dict[str, str] | None = None,
+    def __init__(self, world: World, layout: ParallelDims, tensor_plan: PlanOverride | None = None,
                  schedule: str = "1f1b", microbatches: int = 1, split_points: list[int] | None = None) -> None:
         self.world = world
         self.layout = layout
-        #: the config's override of the model's own tensor-parallel plan
+        #: the config's say over the model's own tensor-parallel plan (replace or extend it)
         self.tensor_plan = tensor_plan
         self.schedule, self.microbatches, self.split_points = schedule, microbatches, split_points
         self.device_mesh = None
@@ -58,12 +59,12 @@ class ModelSplit:
         if self.splits:
             model.to(self.world.device)  # the parts other ranks hold are released below (to the meta device)
         if self.layout.tp > 1:
-            from distrain.distributed.tensor_parallel import apply_tensor_parallel, declared_plan, plan_problems
+            from distrain.distributed.tensor_parallel import apply_tensor_parallel, plan_problems, resolved_plan
 
             problems = plan_problems(model, self.layout.tp, self.tensor_plan)
             if problems:
                 raise ConfigError(problems)
-            plan = self.tensor_plan if self.tensor_plan is not None else declared_plan(model)
+            plan = resolved_plan(model, self.tensor_plan)
             self.split_layers = apply_tensor_parallel(model, self.job_mesh()["tp"], plan)
             if self.world.is_primary:
                 logger.info("tensor parallel: %d linear layer(s) split over mesh %s",

@@ -21,6 +21,7 @@ from distrain.distributed.parallel_dims import ParallelDims
 from distrain.distributed.sync import EveryStep, SyncMode
 from distrain.distributed.world import SINGLE, World
 from distrain.registry import Registrable
+from distrain.distributed.tensor_parallel import PlanOverride
 
 
 class ParallelStrategy(Registrable):
@@ -57,10 +58,10 @@ class ParallelStrategy(Registrable):
         (``uses_cuda``: whether the job's processes run on CUDA devices)."""
         return []
 
-    def use_layout(self, layout: ParallelDims, tensor_plan: dict[str, str] | None = None,
+    def use_layout(self, layout: ParallelDims, tensor_plan: PlanOverride | None = None,
                    schedule: str = "1f1b", microbatches: int = 1, split_points: list[int] | None = None) -> None:
-        """Set before the model is split and wrapped: the job's degrees (``tensor_plan``: the config's override
-        of the model's own tensor-parallel plan; ``schedule``, ``microbatches`` and ``split_points``: the pipeline's)."""
+        """Set before the model is split and wrapped: the job's degrees (``tensor_plan``: what the config
+        says of the model's own tensor-parallel plan; ``schedule``, ``microbatches`` and ``split_points``: the pipeline's)."""
         self.split = ModelSplit(self.world, layout, tensor_plan, schedule, microbatches, split_points)
 
     @property

@@ -19,6 +19,8 @@ tensor-parallel rank of the last pipeline stage counts them (see
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from typing import Any, Iterable, Literal, Mapping
 
 import torch
@@ -66,29 +68,57 @@ def declared_plan(model: torch.nn.Module) -> dict[str, str]:
     return dict(declared()) if callable(declared) else {}
 
 
+@dataclass(frozen=True)
+class PlanOverride:
+    """What the config says of the model's own plan: ``replace`` it whole (``tensor_parallel_plan``), or
+    lay ``extend`` over it (``tensor_parallel_plan_overrides``: a pattern gets a new style or joins;
+    style ``"none"`` leaves a pattern of the model's plan unsplit)."""
+
+    replace: dict[str, str] | None = None
+    extend: dict[str, str] | None = None
+
+    def key(self, path: str) -> str:
+        return f"{path}.tensor_parallel_plan" + ("" if self.replace is not None else "_overrides")
+
+
+def resolved_plan(model: torch.nn.Module, override: PlanOverride | None) -> dict[str, str]:
+    """The plan a split applies: the model's, replaced or extended by the config's."""
+    if override is not None and override.replace is not None:
+        return dict(override.replace)
+    plan = declared_plan(model)
+    for pattern, style in ((override.extend or {}) if override is not None else {}).items():
+        if style == "none":
+            plan.pop(pattern, None)
+        else:
+            plan[pattern] = style
+    return plan
+
+
 def declared_sizes(model: torch.nn.Module) -> dict[str, int]:
     declared = getattr(model, "tensor_parallel_sizes", None)
     return dict(declared()) if callable(declared) else {}
 
 
-def plan_problems(model: torch.nn.Module, size: int, configured: dict[str, str] | None,
+def plan_problems(model: torch.nn.Module, size: int, configured: PlanOverride | None,
                   path: str = "distributed") -> list[Problem]:
     """What stops ``model`` from being split over ``size`` tensor-parallel ranks: no plan, a pattern
     that matches nothing, a size (heads, hidden widths, a planned layer's features) ``size`` does not divide."""
     from distrain.modules.selection import select_modules
 
-    where = f"{path}.tensor_parallel_plan" if configured is not None else f"{path}.tensor_parallel_size"
+    replaced = configured is not None and configured.replace is not None
+    where = configured.key(path) if replaced else f"{path}.tensor_parallel_size"
     try:
-        plan = configured if configured is not None else declared_plan(model)
+        plan = resolved_plan(model, configured)
     except UnservablePlan as error:
         return [Problem(where, reason) for reason in error.reasons]
+    mine = set(configured.replace or configured.extend or {}) if configured is not None else set()
     if not plan:
         return [Problem(where, f"model {type(model).__name__} declares no tensor-parallel plan (it cannot be "
                         "split by layer); give distributed.tensor_parallel_plan or set tensor_parallel_size 1")]
     found = []
     for pattern, names in select_modules(model, plan).items():
         if not names:
-            found.append(Problem(f"{path}.tensor_parallel_plan" if configured is not None else "model",
+            found.append(Problem(configured.key(path) if pattern in mine else "model",
                                  f"tensor-parallel pattern {pattern!r} matches no module of the model"))
         for name in names:
             module = model.get_submodule(name)
