@@ -276,6 +276,33 @@ def test_packed_text_ends_each_document_and_cuts_the_stream_into_full_blocks(tmp
     assert tokenizer.convert_tokens_to_ids("big") not in {i for block in held_out for i in block["input_ids"].ids}
 
 
+@pytest.mark.parametrize("files", [3, 1], ids=["a-file-each", "one-file"])
+def test_streamed_readers_of_text_read_each_block_once(tmp_path, files):
+    """Streamed by 2 readers (``lazy``), packed_text and text_blocks read every block once per epoch: with
+    enough files each reader packs only its own files; with fewer, each keeps every other block."""
+    from distrain.data.reader import ReaderShard
+    from distrain.data.readers.packed_text import PackedTextReader
+    from distrain.data.readers.text_blocks import TextBlocksReader
+
+    write_corpus(tmp_path / "corpus", files=files, sentences=30, seed=5)
+    path = str(tmp_path / "corpus" / "*.txt")
+    for reader, key in ((PackedTextReader(TOKENIZER, sequence_length=16), "input_ids"),
+                        (TextBlocksReader(TOKENIZER, max_length=16), "tokens")):
+        whole = [tuple(block[key].ids) for block in reader.read(path)]
+        shares = []
+        for index in range(2):
+            reader.set_shard(ReaderShard(rank=index, world_size=2))
+            shares.append([tuple(block[key].ids) for block in reader.read(path)])
+        assert shares[0] and shares[1]
+        if files == 1:  # the same blocks as read whole, dealt alternately
+            assert shares[0] == whole[0::2] and shares[1] == whole[1::2], type(reader).__name__
+        else:  # reader 1 packs only part1.txt; the two shares hold about what the whole read does
+            reader.set_shard(ReaderShard())
+            alone = [tuple(block[key].ids) for block in reader.read(str(tmp_path / "corpus" / "part1.txt"))]
+            assert shares[1] == alone, type(reader).__name__
+            assert abs(len(shares[0]) + len(shares[1]) - len(whole)) <= 2
+
+
 def tiny_tokenizer(folder: Path) -> str:
     """A WordPiece tokenizer with an EOS (id 4) apart from its [SEP] (3), a BOS (5), and "one" (6), "two" (7)."""
     folder.mkdir()

@@ -8,8 +8,11 @@ no token wasted), and the last, shorter remainder is dropped. Each block is both
 ``labels``: the model shifts the labels by one itself.
 
 The blocks depend only on the files and the tokenizer: the reader is run once, in the parent, and
-every world size trains on the same blocks. The path may be a file, a folder, or a glob, and may
-start with ``package://``; ``exclude`` lists file-name globs to leave out (held-out documents).
+every world size trains on the same blocks. Streamed (``"data_loader": {"lazy": true}``), reader ``i``
+of ``n`` packs only files ``i, i+n, ...`` when there are enough of them (see ``owned_blocks``), holding
+one document at a time: the blocks then depend on the number of readers. The path may be a file, a
+folder, or a glob, and may start with ``package://``; ``exclude`` lists file-name globs to leave out
+(held-out documents).
 """
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ from annotated_types import Ge
 from distrain.config.errors import ConfigError, Problem
 from distrain.data.fields import IGNORED_LABEL, TokenIdsField
 from distrain.data.reader import DataError, DatasetReader
-from distrain.data.readers.text_blocks import text_files
+from distrain.data.readers.text_blocks import owned_blocks, text_files
 from distrain.pretrained import PretrainedName, load_tokenizer
 
 @DatasetReader.register("packed_text")
 class PackedTextReader(DatasetReader):
+    distributed_aware = True  # see owned_blocks
+
     def __init__(
         self,
         tokenizer_name: PretrainedName,
@@ -52,18 +57,19 @@ class PackedTextReader(DatasetReader):
                                    "neither an end-of-sequence nor a [SEP] token to end documents with")])
 
     def read(self, path: str | Path) -> Iterator[dict]:
-        produced = 0
+        for _, block in owned_blocks(self, self.files(path), self.blocks):
+            yield self.text_to_instance(block)
+
+    def blocks(self, files: list[Path]) -> Iterator[list[int]]:
+        """The documents of ``files`` as one stream of ids cut into full blocks (one document in memory at a time)."""
         pending: list[int] = []
         separator = self.separator()
-        for file in self.files(path):
+        for file in files:
             pending.extend(self.document_ids(file))
             pending.append(separator)
             whole = len(pending) - len(pending) % self.sequence_length
             for start in range(0, whole, self.sequence_length):
-                if self.max_instances is not None and produced >= self.max_instances:
-                    return
-                yield self.text_to_instance(pending[start:start + self.sequence_length])
-                produced += 1
+                yield pending[start:start + self.sequence_length]
             del pending[:whole]
 
     def document_ids(self, file: Path) -> list[int]:

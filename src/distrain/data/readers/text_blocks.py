@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import fnmatch
 from pathlib import Path
-from typing import Annotated, Any, Iterator, Mapping
+from typing import Annotated, Any, Callable, Iterator, Mapping
 
 import numpy as np
 from annotated_types import Ge
@@ -28,6 +28,7 @@ from distrain.pretrained import PretrainedName, expand_paths, load_tokenizer
 
 @DatasetReader.register("text_blocks")
 class TextBlocksReader(DatasetReader):
+    distributed_aware = True  # see owned_blocks
     def __init__(
         self,
         tokenizer_name: PretrainedName,
@@ -54,13 +55,12 @@ class TextBlocksReader(DatasetReader):
         return text_files(path, self.exclude)
 
     def read(self, path: str | Path) -> Iterator[dict]:
-        produced = 0
-        for file in self.files(path):
-            for block in self._blocks(file):
-                if self.max_instances is not None and produced >= self.max_instances:
-                    return
-                yield self.text_to_instance(block, produced)
-                produced += 1
+        for sample_id, block in owned_blocks(self, self.files(path), self._blocks_of):
+            yield self.text_to_instance(block, sample_id)
+
+    def _blocks_of(self, files: list[Path]) -> Iterator[list[int]]:
+        for file in files:
+            yield from self._blocks(file)
 
     def _blocks(self, file: Path) -> Iterator[list[int]]:
         tokenizer = load_tokenizer(self.tokenizer_name)
@@ -94,3 +94,22 @@ def text_files(path: str | Path, exclude: list[str]) -> list[Path]:
     if not files:
         raise DataError(f"no text files match {path}")
     return files
+
+
+def owned_blocks(reader: DatasetReader, files: list[Path],
+                 blocks: Callable[[list[Path]], Iterator[list[int]]]) -> Iterator[tuple[int, list[int]]]:
+    """``(sample id, block)`` for the blocks of ``files`` that ``reader``'s shard owns, at most its
+    ``max_instances``. Read whole (the parent's indexed read) every block is owned and its id is its
+    position. Streamed by ``n`` readers with at least ``n`` files, reader ``i`` tokenizes only files
+    ``i, i+n, ...`` (ids: its own count times ``n`` plus ``i``, unique); with fewer files every reader
+    tokenizes them all and keeps every ``n``-th block, so each block is read once per epoch either way."""
+    shard = reader.shard
+    by_file = shard.count > 1 and len(files) >= shard.count
+    produced = 0
+    for position, block in enumerate(blocks(files[shard.index::shard.count] if by_file else files)):
+        if not by_file and not shard.owns(position):
+            continue
+        if reader.max_instances is not None and produced >= reader.max_instances:
+            return
+        yield (position * shard.count + shard.index if by_file else position), block
+        produced += 1
