@@ -38,21 +38,28 @@ all the cores' threads (the peak for 1 worker), and on 2 processes of 1 thread e
 sum: the peak for 2 workers).
 
 **Memory.** A ~300 M-parameter Llama (``LLAMA_300M``: 19 layers of width 1024, input embeddings and
-output layer separate, as in Llama's own default, so FSDP shards each as a unit of its own; tied, they
-share one weight and stay in the root unit, which FSDP keeps gathered from forward to the end of
-backward: with 22 tied layers rank 1 peaked at 0.606 of one process instead) with AdamW is trained for a few steps by ``distrain train`` on 1 process and on 2 FSDP ranks, and each rank
-reports its peak RSS (``ru_maxrss``) through ``bench_sharding``'s probe (see that script for the
-allocator setting of the 1-process reference and for the memory every process holds before any
-model). Under FSDP with delayed initialisation rank 0 builds the model and scatters the shards; rank 1
-builds it on the meta device and never holds it whole: its peak over one process's is
-``peak_rss_ratio_nonloading_rank``.
+output layer separate, Llama's own default) with AdamW is trained for ``--memory-steps`` steps (global
+batch 4 x 64 tokens) by ``distrain train`` on 1 process and on 2 FSDP ranks, and each rank reports its
+peak RSS (``ru_maxrss``) through ``bench_sharding``'s probe (see that script for the allocator setting
+of the 1-process reference and for the memory every process holds before any model). Under FSDP with
+delayed initialisation rank 0 builds the model and scatters the shards; rank 1 builds it on the meta
+device and never holds it whole: its peak over one process's is ``peak_rss_ratio_nonloading_rank``,
+printed beside ``half_state_floor`` (what a rank holding exactly half the state and nothing gathered
+would reach). Above that floor rank 1 holds, at the end of backward, the gathered embedding unit
+(30,522 x 1024, 125 MB), its full gradient and the collectives' buffers.
 
 Last line: ``ratio_vs_best_peer=<distrain's median tokens/s on 2 workers / the faster peer's median on
 2 workers>``; the same ratio on 1 worker is printed before it (``ratio_vs_best_peer_1_worker=``), and
 the per-round ratios for both.
 
-Run it on a quiet machine: other work on the 2 cores moves every figure (and, with Linux's
-``sched_autogroup_enabled``, favours torchrun's workers, which each start a session of their own).
+Run it on a quiet machine: other work on the 2 cores moves every figure. Under load the launchers
+also differ in more than the loop: torchrun starts each worker in a session of its own
+(``start_new_session=True``), and with Linux's ``sched_autogroup_enabled`` each session is a scheduler
+group with its own fair share, so the Trainer's 2 workers then get more of the CPU than distrain's or
+the hand-written loop's, whose 2 workers share their launch's one share (rank 0's CPU milliseconds per
+step, printed beside each figure, do not depend on that share). ``--torchrun-all`` starts the 2
+workers of distrain (``torchrun -m distrain train``, which distrain supports) and of the hand-written
+loop with torchrun as well, so that all three are scheduled alike.
 
     python scripts/bench_llm.py            # the reported configuration (needs accelerate for the Trainer)
     python scripts/bench_llm.py --quick    # a smoke run: small steps count, one round, no memory part
@@ -235,8 +242,16 @@ def distrain_command(job: dict, folder: Path) -> list[str]:
     config["trainer"]["callbacks"] = [{"type": "bench_llm_timer", "job": job["path"]}]
     path = folder / f"{job['name']}.distrain.json"
     path.write_text(json.dumps(config))
-    return [sys.executable, "-m", "distrain", "train", str(path), "-s", str(folder / f"run_{job['name']}"), "-f",
-            "--include-package", "bench_llm"]
+    command = ["-m", "distrain", "train", str(path), "-s", str(folder / f"run_{job['name']}"), "-f",
+               "--include-package", "bench_llm"]
+    return [sys.executable, *torchrun(job), *command]
+
+
+def torchrun(job: dict) -> list[str]:
+    """``python -m torch.distributed.run ...`` arguments for a job of several processes under torchrun."""
+    if job["processes"] == 1 or not (job["torchrun_all"] or job["system"] == "hf_trainer"):
+        return []
+    return ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(job["processes"])]
 
 
 # ---------------------------------------------------------------------------- hand-written
@@ -272,6 +287,10 @@ def handwritten_process(rank: int, job: dict, port: int) -> None:
 
 
 def handwritten_worker(job: dict) -> None:
+    if "LOCAL_RANK" in os.environ:  # under torchrun (--torchrun-all): one process of the group
+        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+        handwritten_process(int(os.environ["RANK"]), job, int(os.environ["MASTER_PORT"]))
+        return
     if job["processes"] == 1:
         handwritten_process(0, job, 0)
         return
@@ -283,7 +302,7 @@ def handwritten_worker(job: dict) -> None:
 
 
 def handwritten_command(job: dict, folder: Path) -> list[str]:
-    return [sys.executable, str(Path(__file__).resolve()), "--worker", "handwritten", "--job", job["path"]]
+    return [sys.executable, *torchrun(job), str(Path(__file__).resolve()), "--worker", "handwritten", "--job", job["path"]]
 
 
 # -------------------------------------------------------------------------- Hugging Face Trainer
@@ -322,11 +341,7 @@ def hf_trainer_worker(job: dict) -> None:
 
 
 def hf_trainer_command(job: dict, folder: Path) -> list[str]:
-    script = [str(Path(__file__).resolve()), "--worker", "hf_trainer", "--job", job["path"]]
-    if job["processes"] == 1:
-        return [sys.executable, *script]
-    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(job["processes"]),
-            *script]
+    return [sys.executable, *torchrun(job), str(Path(__file__).resolve()), "--worker", "hf_trainer", "--job", job["path"]]
 
 
 COMMANDS = {"distrain": distrain_command, "handwritten": handwritten_command, "hf_trainer": hf_trainer_command}
@@ -336,12 +351,13 @@ WORKERS = {"handwritten": handwritten_worker, "hf_trainer": hf_trainer_worker}
 def run_once(system: str, workers: int, folder: Path, base: dict, cores: int) -> dict:
     name = run_name(system, workers)
     threads = threads_per_process(cores, workers)
-    job = {**base, "name": name, "processes": workers, "threads": threads, "result": str(folder / f"{name}.result.json"),
+    job = {**base, "name": name, "system": system, "processes": workers, "threads": threads, "result": str(folder / f"{name}.result.json"),
            "path": str(folder / f"{name}.job.json"), "hf_output": str(folder / f"hf_{name}")}
     Path(job["path"]).write_text(json.dumps(job))
     Path(job["result"]).unlink(missing_ok=True)
+    # DISTRAIN_CURVES=off: distrain draws no curves.png after training (outside the timed steps either way)
     environment = dict(os.environ, OMP_NUM_THREADS=str(threads), HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
-                       DISTRAIN_CACHE=str(folder / "cache"), PYTHONWARNINGS="ignore",
+                       DISTRAIN_CACHE=str(folder / "cache"), DISTRAIN_CURVES="off", PYTHONWARNINGS="ignore",
                        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), str(ROOT / "scripts"),
                                                                 os.environ.get("PYTHONPATH")])))
     started = time.perf_counter()
@@ -428,6 +444,8 @@ def main() -> None:
     parser.add_argument("--only", choices=SYSTEMS, action="append", help="run only these systems (repeatable)")
     parser.add_argument("--workers", type=int, choices=WORKER_COUNTS, action="append",
                         help="run only these worker counts (repeatable)")
+    parser.add_argument("--torchrun-all", action="store_true",
+                        help="start every system's 2 workers with torchrun, as the Trainer's (see the docstring)")
     parser.add_argument("--skip-memory", action="store_true", help="leave out the ~300 M FSDP memory part")
     parser.add_argument("--memory-only", action="store_true", help="only the ~300 M FSDP memory part")
     parser.add_argument("--memory-steps", type=int, default=2, help="optimizer steps of the memory runs (default 2)")
@@ -462,7 +480,7 @@ def main() -> None:
         lines: list[str] = []
         if not args.memory_only:
             lines = throughput_part(folder, systems, worker_counts, steps, warmup, rounds, args.global_batch,
-                                    sequence, cores)
+                                    sequence, cores, args.torchrun_all)
         if not (args.skip_memory or args.quick):
             memory = memory_part(folder, args.memory_steps)
             print("\n".join(memory), flush=True)
@@ -471,13 +489,13 @@ def main() -> None:
 
 
 def throughput_part(folder: Path, systems, worker_counts, steps: int, warmup: int, rounds: int, global_batch: int,
-                    sequence: int, cores: int) -> list[str]:
+                    sequence: int, cores: int, torchrun_all: bool = False) -> list[str]:
     """Runs the alternating rounds (printing each run); returns the summary lines, the ratio last."""
     settings = model_settings(LLAMA_40M, sequence)
     parameters = count_parameters(settings)
     base = {"steps": steps, "warmup": warmup, "global_batch": global_batch, "sequence": sequence,
             "blocks": steps * global_batch, "architecture": LLAMA_40M, "settings": settings,
-            "tensors": str(folder / "blocks.pt")}
+            "tensors": str(folder / "blocks.pt"), "torchrun_all": torchrun_all}
     blocks = tensorise(base, folder / "blocks.pt")
     if blocks < steps * global_batch:
         raise SystemExit(f"the corpus gave {blocks} blocks, fewer than {steps} steps x {global_batch}")
