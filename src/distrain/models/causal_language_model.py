@@ -214,15 +214,17 @@ class CausalLanguageModel(Model):
         logits = self.transformer(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
         if labels is None:
             return {"logits": logits}
-        predicted, targets = logits[:, :-1], labels[:, 1:]  # position t predicts token t + 1
+        # position t predicts token t + 1: the labels move left (the last position predicts nothing), so the
+        # logits, the step's largest tensor, are read in place (a slice of them would be copied by reshape)
+        targets = torch.nn.functional.pad(labels[:, 1:], (0, 1), value=IGNORE)
         counted = targets.ne(IGNORE)
         count = counted.sum()
-        losses = torch.nn.functional.cross_entropy(predicted.reshape(-1, predicted.shape[-1]).float(),
-                                                   targets.reshape(-1), ignore_index=IGNORE, reduction="none")
+        total = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]).float(), targets.reshape(-1),
+                                                  ignore_index=IGNORE, reduction="sum")
         # no labelled token: a zero that still reaches every parameter (DDP expects them all used)
-        loss = losses.sum() / count.clamp(min=1)
+        loss = total / count.clamp(min=1)
         self.metrics["perplexity"](loss.detach(), count)
-        self.metrics["accuracy"](predicted.detach().argmax(-1).eq(targets), mask=counted)
+        self.metrics["accuracy"](logits.detach().argmax(-1).eq(targets), mask=counted)
         return {"loss": loss, "loss_weight": count}
 
     # ------------------------------------------------------------------------------- generation
