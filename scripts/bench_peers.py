@@ -57,6 +57,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "scripts")]
 
+from bench_common import median_and_range, per_process_batch, threads_per_process  # noqa: E402
+
 GLOBAL_BATCH = 64
 LEARNING_RATE = 0.0005
 FRAMEWORKS = ("distrain", "lightning", "accelerate")
@@ -64,21 +66,6 @@ WORKER_COUNTS = (1, 2)
 
 
 # ------------------------------------------------------------------------------- pure helpers
-def threads_per_process(cores: int, processes: int) -> int:
-    """The torch threads each process gets: the cores shared evenly, at least one."""
-    return max(1, cores // max(1, processes))
-
-
-def per_process_batch(global_batch: int, processes: int) -> int:
-    if global_batch % processes:
-        raise ValueError(f"global batch {global_batch} does not split evenly over {processes} processes")
-    return global_batch // processes
-
-
-def median_and_range(values: list[float]) -> tuple[float, float, float]:
-    return statistics.median(values), min(values), max(values)
-
-
 def ratio_vs_best_peer(medians: dict[str, float], workers: int = 2) -> tuple[str, float]:
     """distrain's median examples/s on ``workers`` over the faster peer's; returns (peer, ratio)."""
     peers = {name: medians[run_name(name, workers)] for name in FRAMEWORKS
