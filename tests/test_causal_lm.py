@@ -532,3 +532,22 @@ def test_the_config_extends_the_models_own_plan_and_its_patterns_are_checked_by_
     config["distributed"]["tensor_parallel_plan_overrides"] = {"transformer.model.nope.*": "colwise"}
     assert ("distributed.tensor_parallel_plan_overrides: tensor-parallel pattern 'transformer.model.nope.*' matches "
             "no module of the model") in _checked(tmp_path, config)
+
+
+def test_a_decoder_trains_in_bfloat16_under_fsdp(tmp_path):
+    """``use_amp``: every linear of the Llama (transformers' own layers) runs in bfloat16 on both FSDP ranks,
+    in training and validation, and the model learns (finite losses falling by more than 0.2)."""
+    import math
+
+    config = variant(lm_config(tmp_path, LLAMA), tmp_path / "losses", workers=2, strategy="fsdp")
+    config["trainer"]["use_amp"] = True
+    config["trainer"]["callbacks"].append({"type": "autocast_probe", "record_dir": str(tmp_path / "dtypes")})
+    result = run_cli("train", str(write_config(tmp_path / "bf16.json", config)), "-s", str(tmp_path / "out"),
+                     *PLUGIN, "--include-package", "precision_probe")
+    assert result.returncode == 0, result.stderr[-3000:]
+    for rank in (0, 1):
+        seen = json.loads((tmp_path / "dtypes" / f"dtypes.rank{rank}.json").read_text())
+        assert seen == {"train": ["bfloat16"], "validation": ["bfloat16"]}, rank
+    losses = step_losses(tmp_path)
+    assert all(math.isfinite(loss) for loss in losses) and losses[-1] < losses[0] - 0.2
+    assert math.isfinite(final_metrics(tmp_path / "out")["validation_perplexity"])
