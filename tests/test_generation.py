@@ -121,6 +121,23 @@ def test_a_record_without_its_prompt_is_named_by_file_and_line(archive, tmp_path
     assert result.returncode == 2 and f"{data}:2: missing key 'prompt'" in result.stderr
 
 
+def test_the_server_answers_a_prompt_with_the_completion_predict_writes(archive, prompts, tmp_path):
+    """``distrain serve`` on a causal-LM archive: ``/predict`` with ``{"prompt": ...}`` answers what
+    ``distrain predict`` writes for that prompt (requests batched together); a record without its prompt is a 4xx
+    naming the field. (Continuous batching and the OpenAI routes are issue 28.)"""
+    import httpx
+
+    from serving_support import ServerProcess, post_concurrently
+
+    written = predict(archive, prompts, tmp_path / "predicted.jsonl")
+    with ServerProcess(archive, tmp_path / "server") as server:
+        answers = post_concurrently(server.url + "/predict", [{"prompt": p} for p in PROMPTS], clients=5)
+        bad = httpx.post(server.url + "/predict", json={"text": "no prompt"}, timeout=30)
+    assert [answer.status for answer in answers] == [200] * len(PROMPTS)
+    assert [answer.body for answer in answers] == written
+    assert 400 <= bad.status_code < 500 and bad.json()["error"]["field"] == "prompt"
+
+
 # ------------------------------------------------------------------------------- the loop alone
 @pytest.mark.parametrize("model_type", ["llama", "qwen2", "gpt2"])
 def test_the_loop_continues_a_padded_batch_as_generate_continues_each_prompt(model_type):
