@@ -1,1 +1,2 @@
-"""Running trained models outside training: generation with a key-value cache (no HTTP, no processes)."""
+"""Running trained models outside training: generation over a key-value cache (``generation``) and the running
+batch that continuous batching admits to and retires from at every step (``running_batch``); no HTTP, no processes."""

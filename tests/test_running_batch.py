@@ -1,0 +1,93 @@
+"""Continuous batching's core (:mod:`distrain.inference.running_batch`): rows join a running batch two at a
+time every other step and leave as they finish, and every row's tokens are those it gets decoded alone —
+by distrain's loop and by transformers' ``generate`` — whatever rows it shared steps with."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from distrain.inference.generation import GenerationSettings, generate
+from distrain.inference.running_batch import Request, RunningBatch
+
+SIZES = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+         "num_key_value_heads": 2, "max_position_embeddings": 64}
+END, PAD = 5, 0
+
+
+def tiny(model_type: str, **extra):
+    import transformers
+
+    torch.manual_seed(0)
+    sizes = ({"n_embd": 32, "n_layer": 2, "n_head": 4, "n_positions": 64} if model_type == "gpt2" else SIZES)
+    config = transformers.AutoConfig.for_model(model_type, **sizes, **extra, vocab_size=100, bos_token_id=1,
+                                               eos_token_id=END, pad_token_id=PAD)
+    return transformers.AutoModelForCausalLM.from_config(config).eval()
+
+
+def requests(count: int, seed: int, settings: dict | None = None) -> list[Request]:
+    """``count`` prompts of 2 to 20 tokens with budgets of 3 to 19 new tokens."""
+    rng = torch.Generator().manual_seed(seed)
+    lengths, budgets = torch.randint(1, 20, (count,), generator=rng), torch.randint(3, 20, (count,), generator=rng)
+    return [Request([1] + torch.randint(6, 100, (int(n),), generator=rng).tolist(),
+                    GenerationSettings(max_new_tokens=int(b), **(settings or {})), number)
+            for number, (n, b) in enumerate(zip(lengths, budgets))]
+
+
+def run(model, waiting: list[Request], admit_every: int = 2, per_admission: int = 2) -> RunningBatch:
+    """Admit ``per_admission`` rows every ``admit_every`` steps until all have finished."""
+    batch, waiting, step = RunningBatch(model, {END}, PAD, context_length=64), list(waiting), 0
+    while waiting or len(batch):
+        if waiting and step % admit_every == 0:
+            batch.admit(waiting[:per_admission])
+            waiting = waiting[per_admission:]
+        batch.step()
+        step += 1
+    return batch
+
+
+@pytest.mark.parametrize("model_type", ["llama", "gpt2"])
+def test_rows_that_join_and_leave_get_the_tokens_they_get_alone(model_type):
+    model = tiny(model_type)
+    rows = requests(8, seed=1)
+    batch = run(model, rows)
+    assert len(batch) == 0 and batch.cached_tokens == 0  # everyone left, nothing cached
+    for row in rows:
+        alone = generate(model, [row.prompt], row.settings, {END}, PAD, 64)[0]
+        theirs = model.generate(torch.tensor([row.prompt]), attention_mask=torch.ones(1, len(row.prompt), dtype=torch.long),
+                                max_new_tokens=row.settings.max_new_tokens, do_sample=False, eos_token_id=END,
+                                pad_token_id=PAD)[0, len(row.prompt):].tolist()
+        assert row.tokens == alone.tokens == theirs[:len(row.tokens)], row.number
+        assert row.finish_reason == alone.finish_reason
+
+
+def test_a_sampled_row_draws_the_same_tokens_beside_any_other_rows():
+    model = tiny("llama")
+    sampling = {"temperature": 1.0, "top_p": 0.9, "seed": 3}
+    together, apart = requests(6, seed=2, settings=sampling), requests(6, seed=2, settings=sampling)
+    run(model, together, admit_every=1, per_admission=3)
+    for row in apart:
+        run(model, [row])
+    assert [row.tokens for row in together] == [row.tokens for row in apart]
+    assert len({tuple(row.tokens) for row in together}) > 1
+
+
+def test_a_cancelled_row_leaves_and_the_padding_it_needed_goes_with_it():
+    model = tiny("llama")
+    batch = RunningBatch(model, {END}, PAD, context_length=64)
+    long, short = Request([1] + list(range(10, 40)), GenerationSettings(max_new_tokens=40)), Request([1, 7])
+    batch.admit([long, short])
+    batch.step()
+    assert batch.attention_mask.shape == (2, 32)  # the long prompt's 31 tokens and one step
+    batch.cancel(long)
+    assert len(batch) == 1 and batch.attention_mask.shape == (1, 3) and batch.cached_tokens == 3
+    alone = generate(model, [short.prompt], short.settings, {END}, PAD, 64)[0]
+    while len(batch):
+        batch.step()
+    assert short.tokens == alone.tokens
+
+
+def test_a_model_whose_cache_cannot_be_joined_is_refused_by_name():
+    batch = RunningBatch(tiny("mistral", sliding_window=4), {END}, PAD, context_length=64)
+    with pytest.raises(ValueError, match="DynamicSlidingWindowLayer"):
+        batch.admit([Request([1, 2, 3])])
