@@ -91,3 +91,37 @@ def test_a_model_whose_cache_cannot_be_joined_is_refused_by_name():
     batch = RunningBatch(tiny("mistral", sliding_window=4), {END}, PAD, context_length=64)
     with pytest.raises(ValueError, match="DynamicSlidingWindowLayer"):
         batch.admit([Request([1, 2, 3])])
+
+
+# --------------------------------------------------------------------------------- admission
+def test_admission_keeps_arrival_order_and_every_limit_but_never_starves_the_first():
+    from distrain.inference.scheduler import Limits, admissible
+
+    assert admissible([5, 5, 5], 0, 0, Limits(max_batch_size=2)) == 2
+    assert admissible([5, 5, 5], 1, 9, Limits(max_batch_size=2)) == 1
+    assert admissible([4, 4, 4], 0, 0, Limits(max_prefill_tokens=9)) == 2
+    assert admissible([4, 30, 1], 0, 0, Limits(max_prefill_tokens=9)) == 1  # the short one does not jump the queue
+    assert admissible([50], 0, 0, Limits(max_prefill_tokens=9)) == 1  # alone into an empty batch
+    assert admissible([50], 1, 3, Limits(max_prefill_tokens=9)) == 0
+    # the cache counts padding: 2 running rows 10 wide, a newcomer of 20 makes it 3 rows x 20
+    assert admissible([20], 2, 10, Limits(max_cached_tokens=59)) == 0
+    assert admissible([20], 2, 10, Limits(max_cached_tokens=60)) == 1
+
+
+def test_the_scheduler_runs_requests_within_the_batch_size_and_each_gets_its_own_tokens():
+    from distrain.inference.scheduler import Limits, Scheduler
+
+    model = tiny("llama")
+    scheduler = Scheduler(RunningBatch(model, {END}, PAD, context_length=64), Limits(max_batch_size=3))
+    rows = requests(7, seed=4)
+    for row in rows:
+        scheduler.submit(row)
+    scheduler.cancel(rows[5])  # still waiting: it never runs
+    finished, widest = [], 0
+    while not scheduler.idle:
+        finished += scheduler.step()
+        widest = max(widest, len(scheduler.batch))
+    assert widest == 3 and sorted(row.number for row in finished) == [0, 1, 2, 3, 4, 6]
+    assert rows[5].tokens == []
+    for row in finished:
+        assert row.tokens == generate(model, [row.prompt], row.settings, {END}, PAD, 64)[0].tokens
