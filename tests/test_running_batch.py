@@ -1,4 +1,4 @@
-"""Continuous batching's core (:mod:`distrain.inference.running_batch`): rows join a running batch two at a
+"""Continuous batching's core (:class:`distrain.inference.generation.RunningBatch`): rows join a running batch two at a
 time every other step and leave as they finish, and every row's tokens are those it gets decoded alone —
 by distrain's loop and by transformers' ``generate`` — whatever rows it shared steps with."""
 
@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from distrain.inference.generation import GenerationSettings, generate
-from distrain.inference.running_batch import Request, RunningBatch
+from distrain.inference.generation import GenerationSettings, Request, RunningBatch, generate
 
 SIZES = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
          "num_key_value_heads": 2, "max_position_embeddings": 64}

@@ -1,2 +1,2 @@
-"""Running trained models outside training: generation over a key-value cache (``generation``) and the running
-batch that continuous batching admits to and retires from at every step (``running_batch``); no HTTP, no processes."""
+"""Running trained models outside training: generation over a key-value cache, in a batch that rows join and
+leave at every step (``generation``), and who joins it when (``scheduler``); no HTTP, no processes."""

@@ -1,19 +1,26 @@
 """Continue prompts with a causal language model, one decode step at a time over a key-value cache.
 
-This is transformers' ``generate`` loop reduced to what distrain promises: greedy or sampled
-(``temperature``, ``top_p``) continuations of a batch of prompts of different lengths, left-padded
-so every prompt's last token sits in the last column, each stopping at an end token or its token
-budget. A sampled prompt draws from its own random generator, seeded by the run's ``seed`` and the
-prompt's number, so a completion does not depend on the batch it happened to share or on how many
-workers split the file. The model is called as transformers models are (``input_ids``,
-``attention_mask``, ``position_ids``, ``past_key_values``); a tensor-parallel model works unchanged:
-every rank feeds the same tokens and draws the same samples.
+This is transformers' ``generate`` loop reduced to what distrain promises, in the shape continuous
+batching needs. A :class:`RunningBatch` holds one key-value cache for all its rows, each row's past
+left-padded to the batch's common length (masked out, with each row's own position ids). At each
+:meth:`~RunningBatch.step` every row takes its next token, greedy or sampled (``temperature``,
+``top_p``); rows that stop (an end token, their token budget or the context) leave at once, their
+cache rows dropped with the leading columns no row needs any more, and :meth:`~RunningBatch.admit`
+prefills newcomers as a batch of their own and joins their cache to the running one, padding
+whichever is shorter on the left. A row's tokens therefore depend only on its prompt and settings:
+a sampled row draws from its own generator, seeded by the run's ``seed`` and the prompt's number, so
+a completion does not depend on the rows it shared steps with or on how many workers split the file.
+:func:`generate` is one batch that no one joins (``distrain predict``). The model is called as
+transformers models are (``input_ids``, ``attention_mask``, ``position_ids``, the cache); a
+tensor-parallel model works unchanged: every rank feeds the same tokens and draws the same samples.
+Only caches of plain full-attention layers (transformers' ``DynamicLayer``) can be joined; a model
+with sliding-window or recurrent layers is refused when it is admitted.
 """
 
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Literal, Sequence
 
 import torch
@@ -65,7 +72,6 @@ def generators_for(settings: GenerationSettings, prompt_numbers: Sequence[int]) 
     return [torch.Generator().manual_seed(settings.seed * SEED_STRIDE + number) for number in prompt_numbers]
 
 
-@torch.inference_mode()
 def generate(
     transformer: torch.nn.Module,
     prompts: Sequence[Sequence[int]],
@@ -75,48 +81,173 @@ def generate(
     context_length: int | None = None,
     prompt_numbers: Sequence[int] | None = None,
 ) -> list[Continuation]:
-    """Continue every prompt (token ids, non-empty); ``context_length`` caps prompt + continuation."""
-    from transformers import DynamicCache
+    """Continue every prompt (token ids, non-empty) as one :class:`RunningBatch` that no one joins:
+    rows leave as they finish. ``context_length`` caps prompt + continuation."""
+    numbers = prompt_numbers if prompt_numbers is not None else range(len(prompts))
+    requests = [Request(list(prompt), settings, number) for prompt, number in zip(prompts, numbers)]
+    batch = RunningBatch(transformer, end_ids, pad_id, context_length)
+    batch.admit(requests)
+    while len(batch):
+        batch.step()
+    return [Continuation(request.tokens, request.finish_reason or "length") for request in requests]
 
-    device = next(transformer.parameters()).device
-    lengths = [len(prompt) for prompt in prompts]
-    width = max(lengths)
-    input_ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
-    attention_mask = torch.zeros((len(prompts), width), dtype=torch.long)
-    for row, prompt in enumerate(prompts):
-        input_ids[row, width - len(prompt):] = torch.tensor(prompt, dtype=torch.long)
-        attention_mask[row, width - len(prompt):] = 1
-    input_ids, attention_mask = input_ids.to(device), attention_mask.to(device)
-    position_ids = (attention_mask.cumsum(-1) - 1).clamp(min=0)
-    budgets = [settings.max_new_tokens if context_length is None else min(settings.max_new_tokens, context_length - n)
-               for n in lengths]
-    generators = generators_for(settings, prompt_numbers if prompt_numbers is not None else range(len(prompts)))
-    cache = DynamicCache(config=getattr(transformer, "config", None))
-    parameters = inspect.signature(transformer.forward).parameters
-    # transformers 5 renames past_key_values to cache; only the last position's logits are needed
-    options = {"cache" if "cache" in parameters else "past_key_values": cache, "use_cache": True,
-               **({"logits_to_keep": 1} if "logits_to_keep" in parameters else {})}
-    tokens: list[list[int]] = [[] for _ in prompts]
-    reasons: list[str | None] = [None] * len(prompts)
-    step_ids = input_ids
-    for _ in range(max(budgets)):
-        logits = transformer(input_ids=step_ids, attention_mask=attention_mask, position_ids=position_ids,
-                             **options).logits[:, -1]
-        chosen = choose_next(logits, settings, generators).tolist()
-        finished_before = [reason is not None for reason in reasons]
-        for row, token in enumerate(chosen):
-            if finished_before[row]:
-                continue
-            tokens[row].append(token)
-            if token in end_ids:
-                reasons[row] = "stop"
-            elif len(tokens[row]) >= budgets[row]:
-                reasons[row] = "length"
-        if all(reason is not None for reason in reasons):
-            break
-        # finished rows go on with padding (their output is no longer read), as transformers does
-        step_ids = torch.tensor([[pad_id if done else token] for token, done in zip(chosen, finished_before)],
-                                device=device)
-        attention_mask = torch.cat([attention_mask, attention_mask.new_ones((len(prompts), 1))], dim=1)
-        position_ids = position_ids[:, -1:] + 1
-    return [Continuation(row_tokens, reason or "length") for row_tokens, reason in zip(tokens, reasons)]
+
+@dataclass
+class Request:
+    """One prompt to continue; ``number`` seeds its samples (see :func:`generators_for`)."""
+
+    prompt: list[int]
+    settings: GenerationSettings = GenerationSettings()
+    number: int = 0
+    tokens: list[int] = field(default_factory=list)
+    finish_reason: str | None = None
+
+    def __post_init__(self) -> None:
+        generators = generators_for(self.settings, [self.number])
+        self.generator = generators[0] if generators else None
+
+
+class RunningBatch:
+    """The rows decoding now. ``end_ids`` stop a row; ``context_length`` caps prompt plus continuation."""
+
+    def __init__(self, transformer: torch.nn.Module, end_ids: set[int], pad_id: int,
+                 context_length: int | None = None) -> None:
+        self.transformer, self.end_ids, self.pad_id, self.context_length = transformer, end_ids, pad_id, context_length
+        self.device = next(transformer.parameters()).device
+        parameters = inspect.signature(transformer.forward).parameters
+        self._cache_argument = "cache" if "cache" in parameters else "past_key_values"
+        self._keep_last = {"logits_to_keep": 1} if "logits_to_keep" in parameters else {}
+        self.rows: list[Request] = []
+        self.cache = None
+        self.attention_mask = torch.zeros((0, 0), dtype=torch.long, device=self.device)
+        self.positions = torch.zeros((0, 1), dtype=torch.long, device=self.device)
+        self.logits: torch.Tensor | None = None  # each row's distribution over its next token
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def cached_tokens(self) -> int:
+        """Key-value positions held, padding included (rows x columns)."""
+        return int(self.attention_mask.numel())
+
+    # ------------------------------------------------------------------------------ admission
+    @torch.inference_mode()
+    def admit(self, requests: Sequence[Request]) -> None:
+        """Prefill ``requests`` together and join them to the running rows."""
+        from transformers import DynamicCache
+
+        if not requests:
+            return
+        width = max(len(request.prompt) for request in requests)
+        input_ids = torch.full((len(requests), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(requests), width), dtype=torch.long)
+        for row, request in enumerate(requests):
+            input_ids[row, width - len(request.prompt):] = torch.tensor(request.prompt, dtype=torch.long)
+            mask[row, width - len(request.prompt):] = 1
+        input_ids, mask = input_ids.to(self.device), mask.to(self.device)
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)
+        cache = DynamicCache(config=getattr(self.transformer, "config", None))
+        logits = self._forward(input_ids, mask, positions, cache)
+        _require_joinable(cache)
+        if self.rows:
+            self.cache = _join(self.cache, self.attention_mask.shape[1], cache, width)
+            self.attention_mask = _join_masks(self.attention_mask, mask)
+            self.logits = torch.cat([self.logits, logits])
+        else:
+            self.cache, self.attention_mask, self.logits = cache, mask, logits
+        self.positions = torch.cat([self.positions, positions[:, -1:] + 1])
+        self.rows.extend(requests)
+
+    # ---------------------------------------------------------------------------------- a step
+    @torch.inference_mode()
+    def step(self) -> list[Request]:
+        """Every row takes its next token; returns the rows that finished (and left the batch)."""
+        if not self.rows:
+            return []
+        chosen = self._choose()
+        finished = []
+        for request, token in zip(self.rows, chosen):
+            request.tokens.append(token)
+            budget = request.settings.max_new_tokens
+            if self.context_length is not None:
+                budget = min(budget, self.context_length - len(request.prompt))
+            if token in self.end_ids:
+                request.finish_reason = "stop"
+            elif len(request.tokens) >= budget:
+                request.finish_reason = "length"
+            if request.finish_reason is not None:
+                finished.append(request)
+        staying = [row for row, request in enumerate(self.rows) if request.finish_reason is None]
+        if len(staying) < len(self.rows):
+            self._keep(staying)
+        if self.rows:
+            step_ids = torch.tensor([[request.tokens[-1]] for request in self.rows], device=self.device)
+            self.attention_mask = torch.cat([self.attention_mask, self.attention_mask.new_ones((len(self.rows), 1))], 1)
+            self.logits = self._forward(step_ids, self.attention_mask, self.positions, self.cache)
+            self.positions = self.positions + 1
+        return finished
+
+    def cancel(self, request: Request) -> None:
+        """Drop a row before it finishes (its client went away)."""
+        self._keep([row for row, other in enumerate(self.rows) if other is not request])
+
+    # -------------------------------------------------------------------------------- helpers
+    def _choose(self) -> list[int]:
+        """Greedy rows and sampled rows choose apart: each sampled row draws from its own generator."""
+        chosen = self.logits.argmax(-1).tolist()
+        for row, request in enumerate(self.rows):
+            if request.generator is not None:
+                chosen[row] = int(choose_next(self.logits[row:row + 1], request.settings, [request.generator])[0])
+        return chosen
+
+    def _forward(self, input_ids, mask, positions, cache) -> torch.Tensor:
+        output = self.transformer(input_ids=input_ids, attention_mask=mask, position_ids=positions,
+                                  use_cache=True, **{self._cache_argument: cache}, **self._keep_last)
+        return output.logits[:, -1]
+
+    def _keep(self, rows: list[int]) -> None:
+        self.rows = [self.rows[row] for row in rows]
+        if not rows:
+            self.cache, self.logits = None, None
+            self.attention_mask = self.attention_mask[:0, :0]
+            self.positions = self.positions[:0]
+            return
+        index = torch.tensor(rows, device=self.device)
+        self.attention_mask, self.positions, self.logits = self.attention_mask[index], self.positions[index], self.logits[index]
+        start = int(self.attention_mask.any(0).nonzero()[0])  # leading columns that only padding fills
+        self.attention_mask = self.attention_mask[:, start:]
+        for layer in self.cache.layers:
+            layer.keys, layer.values = layer.keys[index, :, start:], layer.values[index, :, start:]
+
+
+def _require_joinable(cache) -> None:
+    from transformers.cache_utils import DynamicLayer
+
+    kinds = {type(layer).__name__ for layer in cache.layers if type(layer) is not DynamicLayer}
+    if kinds:
+        raise ValueError(f"continuous batching joins only full-attention caches; this model has {sorted(kinds)}")
+
+
+def _left_pad(tensor: torch.Tensor, columns: int) -> torch.Tensor:
+    """Pad dimension 2 (the cache's positions) with ``columns`` zeros in front."""
+    if columns == 0:
+        return tensor
+    shape = list(tensor.shape)
+    shape[2] = columns
+    return torch.cat([tensor.new_zeros(shape), tensor], dim=2)
+
+
+def _join(running, running_width: int, newcomers, newcomer_width: int):
+    width = max(running_width, newcomer_width)
+    for mine, theirs in zip(running.layers, newcomers.layers):
+        mine.keys = torch.cat([_left_pad(mine.keys, width - running_width), _left_pad(theirs.keys, width - newcomer_width)])
+        mine.values = torch.cat([_left_pad(mine.values, width - running_width),
+                                 _left_pad(theirs.values, width - newcomer_width)])
+    return running
+
+
+def _join_masks(running: torch.Tensor, newcomers: torch.Tensor) -> torch.Tensor:
+    width = max(running.shape[1], newcomers.shape[1])
+    pad = lambda mask: torch.nn.functional.pad(mask, (width - mask.shape[1], 0))  # noqa: E731
+    return torch.cat([pad(running), pad(newcomers)])
