@@ -4,6 +4,8 @@ stop with SIGTERM."""
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import json
 import random
 import signal
@@ -255,6 +257,45 @@ def test_sigterm_with_32_requests_in_flight_answers_all_and_exits_0(probe_archiv
         assert server.process.wait(30) == 0
     assert set(texts) <= set(computed.read_text().splitlines())
     assert "too late" not in computed.read_text()
+
+
+def send_until_refused(url: str, clients: int, keep_alive: bool) -> collections.Counter:
+    """``clients`` closed-loop clients POST to ``url`` until the server refuses their connection; what each
+    request got, by status code or exception class."""
+    outcomes: collections.Counter = collections.Counter()
+
+    async def main() -> None:
+        limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients if keep_alive else 0)
+        async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+            async def worker(number: int) -> None:
+                while True:
+                    try:
+                        outcomes[(await client.post(url, json={"text": f"good {number}"})).status_code] += 1
+                    except httpx.ConnectError:
+                        outcomes["refused"] += 1
+                        return
+                    except httpx.TransportError as error:  # a reset shows as ReadError, WriteError, ...
+                        outcomes[type(error).__name__] += 1
+            await asyncio.gather(*(worker(number) for number in range(clients)))
+
+    asyncio.run(main())
+    return outcomes
+
+
+def test_connections_during_the_drain_get_503_never_a_reset(probe_archive, tmp_path):
+    """Clients that keep sending through the drain, on kept-alive and on new connections, get 200 or 503
+    until the port closes, then a refused connection: never a reset (closing a listening socket resets the
+    connections queued in it, and closing a kept-alive one resets the request crossing it)."""
+    flags = ["--max-batch-size", "8", *probe_flags(delay_s=0.3)]
+    with ServerProcess(probe_archive.archive, tmp_path / "server", *flags) as server:
+        kept_alive = in_background(send_until_refused, server.url + "/predict", 16, True)
+        fresh = in_background(send_until_refused, server.url + "/predict", 16, False)
+        wait_for(lambda: server.metric("distrain_requests_total") >= 40, 60, "40 requests answered")
+        server.signal(signal.SIGTERM)
+        assert server.process.wait(60) == 0
+        for outcomes in (kept_alive.result(), fresh.result()):
+            assert set(outcomes) <= {200, 503, "refused"}, outcomes
+            assert outcomes[503] > 0 and outcomes["refused"] == 16, outcomes
 
 
 def test_a_second_signal_exits_at_once(probe_archive, tmp_path):

@@ -94,6 +94,10 @@ def build_app(state: ServingState) -> Starlette:
                         state.in_flight -= 1
                         if state.in_flight == 0:
                             state.idle.set()
+                if state.phase == "draining":
+                    # the client must not send its next request on this connection: the server closes
+                    # it once the drain ends, and a request crossing that close is answered by a reset
+                    response.headers["Connection"] = "close"
                 status = str(response.status_code)
                 state.metrics.requests.labels(endpoint, status).inc()
                 state.metrics.latency.labels(endpoint, status).observe(time.perf_counter() - started)

@@ -92,6 +92,8 @@ async def _serve(sock: socket.socket, archive: str, load_predictor, options: Ser
             outcome["drain_timed_out"] = True
             log(f"distrain serve: drain timed out after {options.drain_timeout_s:g} s with requests unanswered")
             server.force_exit = True
+        else:
+            await _stop_accepting(sock)
         server.should_exit = True
 
     def on_signal(signum: int) -> None:
@@ -130,6 +132,50 @@ async def _serve(sock: socket.socket, archive: str, load_predictor, options: Ser
     if outcome["failure"] is not None:
         raise outcome["failure"]
     return 1 if outcome["drain_timed_out"] else 0
+
+
+async def _stop_accepting(sock: socket.socket, timeout_s: float = 2.0) -> None:
+    """Refuse new connections without resetting any: closing a listening socket resets every
+    connection still in its accept queue, which a client sees as ``ConnectionResetError`` on a
+    request that was never read. So first the kernel drops new handshakes (a filter that drops every
+    packet the listening socket would receive: such a client retries its SYN and then finds the port
+    closed), then the event loop accepts what is queued and answers it 503, and only then the socket
+    closes."""
+    if not _drop_new_connections(sock):
+        return
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while _accept_queue_length(sock) and loop.time() < deadline:
+        await asyncio.sleep(0.005)
+    await asyncio.sleep(0.05)  # the accepted connections' requests are read and answered
+
+
+def _drop_new_connections(sock: socket.socket) -> bool:
+    """Attach a classic BPF program ``ret #0`` (drop) to the listening socket; False where the
+    platform has no socket filters (then the socket just closes)."""
+    import ctypes
+    import struct
+
+    attach_filter = getattr(socket, "SO_ATTACH_FILTER", 26 if sys.platform.startswith("linux") else None)
+    if attach_filter is None:
+        return False
+    program = ctypes.create_string_buffer(struct.pack("HBBI", 0x06, 0, 0, 0))  # BPF_RET | BPF_K, 0 bytes kept
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, attach_filter, struct.pack("HL", 1, ctypes.addressof(program)))
+    except OSError:
+        return False
+    return True
+
+
+def _accept_queue_length(sock: socket.socket) -> int:
+    """Connections waiting in a listening socket's accept queue (Linux's ``tcpi_unacked`` for a listener)."""
+    import struct
+
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    except (OSError, AttributeError):
+        return 0
+    return struct.unpack_from("I", info, 24)[0] if len(info) >= 28 else 0
 
 
 async def _finish(state: ServingState) -> None:
