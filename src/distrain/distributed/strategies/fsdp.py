@@ -168,8 +168,11 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
         options["mp_policy"] = self.mixed_precision.policy() if self.mixed_precision else MixedPrecisionPolicy()
         if self.cpu_offload:
             options["offload_policy"] = CPUOffloadPolicy(pin_memory=True)
+        lookups = {name for name in names if _only_looks_up(model.get_submodule(name), model)}
         for name in names:
-            fully_shard(model.get_submodule(name), **options)
+            unit = fully_shard(model.get_submodule(name), **options)
+            if name in lookups:
+                unit.set_unshard_in_backward(False)  # an embedding's gradient needs its indices, not its weight
         fully_shard(model, **options)
         self.sharded = True
         if delayed:
@@ -292,6 +295,18 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
         if not is_named(state):  # saved by a replicating strategy
             state = to_named(state, optimizer, self.model)
         set_optimizer_state_dict(self.model, optimizer, state, options=self._options())
+
+
+def _only_looks_up(unit: torch.nn.Module, model: torch.nn.Module) -> bool:
+    """Whether every parameter of ``unit`` is the weight of an ``nn.Embedding`` that no module outside it
+    also holds (a weight tied to an output layer is multiplied, so its backward needs it gathered)."""
+    lookups = {id(module.weight) for module in unit.modules() if isinstance(module, torch.nn.Embedding)}
+    own = {id(parameter) for parameter in unit.parameters()}
+    if not own or own - lookups:
+        return False
+    inside = {id(module) for module in unit.modules()}
+    return not any(id(parameter) in own for module in model.modules() if id(module) not in inside
+                   for parameter in module.parameters(recurse=False))
 
 
 def _declared_units(model: torch.nn.Module) -> list[str]:
