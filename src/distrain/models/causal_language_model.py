@@ -127,10 +127,9 @@ class CausalLanguageModel(Model):
         self.generation = generation
 
         if model_name is not None:
-            from distrain.pretrained import locate
+            from distrain.pretrained import load_model
 
-            self.transformer = AutoModelForCausalLM.from_pretrained(locate(model_name), dtype=torch.float32,
-                                                                    **(config or {}))
+            self.transformer = load_model(model_name, "AutoModelForCausalLM", dtype=torch.float32, **(config or {}))
         else:
             built = AutoConfig.for_model(**self._with_tokenizer(dict(config or {}), tokenizer_name))
             self.transformer = AutoModelForCausalLM.from_config(built)
