@@ -209,8 +209,12 @@ class CausalLanguageModel(Model):
 
     # ----------------------------------------------------------------------------------- forward
     def forward(self, input_ids: torch.Tensor, labels: torch.Tensor | None = None,
-                attention_mask: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
-        logits = self.transformer(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
+                attention_mask: torch.Tensor | None = None, position_ids: torch.Tensor | None = None,
+                **_: Any) -> dict[str, torch.Tensor]:
+        # position_ids (packed examples, restarting at 0 each) without an attention mask: transformers
+        # keeps the examples apart where the architecture builds its mask with create_causal_mask
+        logits = self.transformer(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
+                                  use_cache=False).logits
         if labels is None:
             return {"logits": logits}
         # position t predicts token t + 1: the labels move left (the last position predicts nothing), so the
