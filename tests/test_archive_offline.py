@@ -93,10 +93,10 @@ def rewritten(archive: Path, target: Path, change: dict[str, bytes | None]) -> P
 
 
 def test_a_damaged_or_missing_tokenizer_in_the_archive_is_one_line_naming_it(llama_run, tmp_path):
-    names = members(llama_run["archive"])
-    tokenizer_files = [name for name in names if name.startswith("pretrained/0/") and "tokeniz" in name or
-                       name.endswith("vocab.txt")]
-    cases = {"damaged": {name: b"{ not json" for name in tokenizer_files if name.endswith(".json")},
+    tokenizer_files = [name for name in members(llama_run["archive"])
+                       if name.startswith("pretrained/0/") and name.rpartition("/")[2].startswith("tokenizer")]
+    assert sorted(tokenizer_files) == ["pretrained/0/tokenizer.json", "pretrained/0/tokenizer_config.json"]
+    cases = {"damaged": {"pretrained/0/tokenizer.json": b"{ not json"},
              "missing": {name: None for name in tokenizer_files}}
     for case, change in cases.items():
         archive = rewritten(llama_run["archive"], tmp_path / f"{case}.tar.gz", change)
@@ -110,11 +110,12 @@ def test_a_damaged_or_missing_tokenizer_in_the_archive_is_one_line_naming_it(lla
 
 def test_an_archive_without_pretrained_files_loads_from_the_names_it_was_trained_with(llama_run, tmp_path):
     """Archives written before ``pretrained/`` existed: the config's names are read as in training."""
+    from distrain.config.errors import ConfigError
     from distrain.experiment.archive import load_archive
 
     old = rewritten(llama_run["archive"], tmp_path / "old.tar.gz",
                     {name: None for name in members(llama_run["archive"]) if name.startswith("pretrained")})
-    with pytest.raises(Exception, match="pretrained model not found"):
+    with pytest.raises(ConfigError, match="model.model_name: pretrained model not found"):
         load_archive(old)  # its folder is gone, and nothing in the archive replaces it
     shutil.copytree(llama_run["root"] / "moved_away", llama_run["folder"])
     try:
