@@ -109,7 +109,11 @@ def test_a_damaged_or_missing_tokenizer_in_the_archive_is_one_line_naming_it(lla
 
 
 def test_an_archive_without_pretrained_files_loads_from_the_names_it_was_trained_with(llama_run, tmp_path):
-    """Archives written before ``pretrained/`` existed: the config's names are read as in training."""
+    """Archives written before ``pretrained/`` existed: the config's names are read as in training. The
+    model such an archive gives (built by from_pretrained, then the archive's weights) is the one the
+    carried config builds with no weights read or initialised: every parameter and buffer, and the logits."""
+    import torch
+
     from distrain.config.errors import ConfigError
     from distrain.experiment.archive import load_archive
 
@@ -123,6 +127,15 @@ def test_an_archive_without_pretrained_files_loads_from_the_names_it_was_trained
         assert loaded.config["model"]["model_name"] == str(llama_run["folder"])
     finally:
         shutil.rmtree(llama_run["folder"])
+    carried = load_archive(llama_run["archive"]).model
+    assert carried.tokenizer_name != str(llama_run["folder"])
+    expected = dict(loaded.model.named_buffers()) | dict(loaded.model.named_parameters())
+    found = dict(carried.named_buffers()) | dict(carried.named_parameters())
+    assert sorted(found) == sorted(expected) and len(found) > len(dict(carried.named_parameters()))
+    assert all(torch.equal(found[name], expected[name]) for name in expected)
+    tokens = torch.tensor([[5, 6, 7, 8, 9]])
+    with torch.no_grad():
+        assert torch.equal(carried(tokens)["logits"], loaded.model(tokens)["logits"])
 
 
 def test_a_transformer_classifier_predicts_from_its_archive_after_its_folder_is_gone(tmp_path):

@@ -138,6 +138,18 @@ def weights_elsewhere() -> Iterator[None]:
         _WEIGHTS_ELSEWHERE.active = before
 
 
+def model_from_config(config: Any, auto_class: str = "AutoModel", **kwargs: Any) -> Any:
+    """``transformers.<auto_class>.from_config(config)``: a random init, or inside :func:`weights_elsewhere`
+    an uninitialised one (the caller loads every weight)."""
+    import transformers
+
+    model_class = getattr(transformers, auto_class)
+    if getattr(_WEIGHTS_ELSEWHERE, "active", False):
+        with _no_init_weights():
+            return model_class.from_config(config, **kwargs)
+    return model_class.from_config(config, **kwargs)
+
+
 def load_model(name: str, auto_class: str = "AutoModel", **kwargs: Any) -> Any:
     """``transformers.<auto_class>.from_pretrained(name, **kwargs)``; inside :func:`weights_elsewhere`
     the same architecture and settings (``kwargs`` that are config settings included) with its
@@ -149,8 +161,7 @@ def load_model(name: str, auto_class: str = "AutoModel", **kwargs: Any) -> Any:
         if getattr(_WEIGHTS_ELSEWHERE, "active", False):
             dtype = kwargs.pop("dtype", None)
             config = transformers.AutoConfig.from_pretrained(locate(name), **kwargs)
-            with _no_init_weights():
-                return model_class.from_config(config, **({"dtype": dtype} if dtype is not None else {}))
+            return model_from_config(config, auto_class, **({"dtype": dtype} if dtype is not None else {}))
         return model_class.from_pretrained(locate(name), **kwargs)
     except (OSError, ValueError) as error:
         raise _load_error(name, error) from None

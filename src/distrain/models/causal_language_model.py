@@ -121,7 +121,7 @@ class CausalLanguageModel(Model):
         generation: GenerationSettings = GenerationSettings(),
     ) -> None:
         super().__init__(vocab, {"perplexity": TokenPerplexity(), "accuracy": Average(), **(metrics or {})})
-        from transformers import AutoConfig, AutoModelForCausalLM
+        from transformers import AutoConfig
 
         self.tokenizer_name = tokenizer_name or model_name
         self.generation = generation
@@ -131,8 +131,10 @@ class CausalLanguageModel(Model):
 
             self.transformer = load_model(model_name, "AutoModelForCausalLM", dtype=torch.float32, **(config or {}))
         else:
+            from distrain.pretrained import model_from_config
+
             built = AutoConfig.for_model(**self._with_tokenizer(dict(config or {}), tokenizer_name))
-            self.transformer = AutoModelForCausalLM.from_config(built)
+            self.transformer = model_from_config(built, "AutoModelForCausalLM")
 
     @staticmethod
     def _with_tokenizer(settings: dict[str, Any], tokenizer_name: str | None) -> dict[str, Any]:
