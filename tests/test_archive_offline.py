@@ -147,8 +147,8 @@ def test_a_transformer_classifier_predicts_from_its_archive_after_its_folder_is_
     AutoModel.from_config(AutoConfig.from_pretrained(folder)).save_pretrained(folder)
     data = write_jsonl(tmp_path / "train.jsonl", sentiment_records(32))
     config = {
-        "dataset_reader": {"type": "text_classification_json",
-                           "tokenizer": {"type": "pretrained_transformer", "model_name": str(folder), "max_length": 32}},
+        "dataset_reader": {"type": "text_classification_json", "tokenizer": {
+            "type": "pretrained_transformer", "model_name": str(folder), "max_length": 32}},
         "train_data_path": str(data),
         "model": {"type": "transformer_classifier", "model_name": str(folder), "dropout": 0.0},
         "data_loader": {"batch_size": 16},

@@ -61,8 +61,6 @@ def pretrained_references(node: Node, path: KeyPath = ()) -> Iterator[tuple[KeyP
 
 def save_pretrained_files(references: list[tuple[KeyPath, str]], archive_root: Path) -> bool:
     """Write ``pretrained/`` under ``archive_root`` for ``references``; False when there is nothing to carry."""
-    from distrain.pretrained import load_tokenizer
-
     names = sorted({name for _, name in references})
     if not names:
         return False
@@ -76,7 +74,7 @@ def save_pretrained_files(references: list[tuple[KeyPath, str]], archive_root: P
         if settings is not None:
             (slot / "config.json").write_text(json.dumps(settings, indent=2))
             held["config"] = True
-        tokenizer = _tokenizer_or_none(name, load_tokenizer)
+        tokenizer = _tokenizer_or_none(name)
         if tokenizer is not None:
             tokenizer.save_pretrained(str(slot))
             held["tokenizer"] = True
@@ -100,8 +98,9 @@ def _raw_config(name: str) -> dict[str, Any] | None:
     return settings if settings.get("model_type") else None
 
 
-def _tokenizer_or_none(name: str, load_tokenizer: Any) -> Any:
+def _tokenizer_or_none(name: str) -> Any:
     from distrain.config.errors import ConfigError
+    from distrain.pretrained import load_tokenizer
 
     try:
         return load_tokenizer(name)
@@ -125,7 +124,7 @@ class DamagedPretrainedFiles(ValueError):
 def restore_pretrained_files(root: Path, config: dict[str, Any]) -> dict[str, Any]:
     """``config`` with every carried key pointing at its slot, the slots moved out of the extraction folder
     ``root`` to one that lives as long as this process (readers and workers load tokenizers lazily);
-    unchanged for an archive without ``pretrained/``. A slot that cannot be read is :class:`DamagedPretrainedFiles`."""
+    unchanged for an archive without ``pretrained/``. A slot that cannot be read: :class:`DamagedPretrainedFiles`."""
     index_file = root / FOLDER / INDEX
     if not index_file.is_file():
         return config

@@ -14,10 +14,10 @@ fewer sequences carry the same labelled tokens. Each block also carries ``positi
 at 0 with every example; from them transformers builds a mask that keeps the examples of a block
 apart (the packed-sequence detection of its ``create_causal_mask``, taken when no ``attention_mask``
 is given and no cache is used; in transformers 5 llama, mistral, qwen2, gpt2 and BERT run causally all
-build their masks with it), so an example's loss is what it is alone (to float precision). An architecture, or an older
-transformers, that builds its mask otherwise sees the positions but not the separation: there an
-example attends to the examples before it in its block, as in torchtune's ``PackedDataset`` without
-document masking. On CPU the mask is a dense block-diagonal one (no varlen flash-attention kernel
+build their masks with it), so an example's loss is what it is alone, to float precision. An
+architecture, or an older transformers, that builds its mask otherwise sees the positions but not the
+separation: there an example attends to the examples before it in its block, as in torchtune's
+``PackedDataset`` without document masking. On CPU the mask is a dense block-diagonal one (no varlen flash-attention kernel
 there): packing saves the work spent on padding, while attention still spans each whole block.
 The blocks depend only on the file: every reader packs all records and keeps every ``n``-th block,
 so the blocks are the same on any world size or number of readers (streamed, each reader tokenizes
