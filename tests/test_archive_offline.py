@@ -96,16 +96,20 @@ def test_a_damaged_or_missing_tokenizer_in_the_archive_is_one_line_naming_it(lla
     tokenizer_files = [name for name in members(llama_run["archive"])
                        if name.startswith("pretrained/0/") and name.rpartition("/")[2].startswith("tokenizer")]
     assert sorted(tokenizer_files) == ["pretrained/0/tokenizer.json", "pretrained/0/tokenizer_config.json"]
-    cases = {"damaged": {"pretrained/0/tokenizer.json": b"{ not json"},
-             "missing": {name: None for name in tokenizer_files}}
-    for case, change in cases.items():
-        archive = rewritten(llama_run["archive"], tmp_path / f"{case}.tar.gz", change)
-        output = tmp_path / f"{case}.jsonl"
-        result = run_cli("predict", str(archive), str(llama_run["prompts"]), "--output-file", str(output))
-        assert result.returncode != 0 and not output.exists(), case
-        lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and f"{archive}: pretrained/0 (for " in lines[0], (case, result.stderr[-2000:])
-        assert "the tokenizer cannot be loaded" in lines[0], lines[0]
+    damaged = rewritten(llama_run["archive"], tmp_path / "damaged.tar.gz", {"pretrained/0/tokenizer.json": b"{ not"})
+    output = tmp_path / "damaged.jsonl"
+    result = run_cli("predict", str(damaged), str(llama_run["prompts"]), "--output-file", str(output))
+    assert result.returncode == 2 and not output.exists(), result.stderr[-2000:]
+    assert result.stderr.strip() == (f"error: {damaged}: pretrained/0 (for {llama_run['folder']}): the tokenizer cannot "
+                                     "be loaded (Expecting property name enclosed in double quotes: line 1 column 3 "
+                                     "(char 2))")
+    from distrain.experiment.archive import ArchiveError, load_archive
+
+    missing = rewritten(llama_run["archive"], tmp_path / "missing.tar.gz", {name: None for name in tokenizer_files})
+    with pytest.raises(ArchiveError) as error:
+        load_archive(missing)
+    assert str(error.value) == (f"{missing}: pretrained/0 (for {llama_run['folder']}): the tokenizer cannot be loaded "
+                                "(no tokenizer_config.json)")
 
 
 def test_an_archive_without_pretrained_files_loads_from_the_names_it_was_trained_with(llama_run, tmp_path):
