@@ -8,12 +8,14 @@ that is not available locally is reported with its key path before any data is r
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import glob
 import importlib.util
 import os
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 PACKAGE_PREFIX = "package://"
 
@@ -121,13 +123,57 @@ def load_config(name: str) -> Any:
         raise _load_error(name, error) from None
 
 
-def load_model(name: str, **kwargs: Any) -> Any:
-    from transformers import AutoModel
+_WEIGHTS_ELSEWHERE = threading.local()
 
+
+@contextlib.contextmanager
+def weights_elsewhere() -> Iterator[None]:
+    """Within it, :func:`load_model` builds each model from its folder's config alone (no weights read,
+    none initialised): the caller loads every weight itself, as an archive does from its own copy."""
+    before = getattr(_WEIGHTS_ELSEWHERE, "active", False)
+    _WEIGHTS_ELSEWHERE.active = True
     try:
-        return AutoModel.from_pretrained(locate(name), **kwargs)
+        yield
+    finally:
+        _WEIGHTS_ELSEWHERE.active = before
+
+
+def model_from_config(config: Any, auto_class: str = "AutoModel", **kwargs: Any) -> Any:
+    """``transformers.<auto_class>.from_config(config)``: a random init, or inside :func:`weights_elsewhere`
+    an uninitialised one (the caller loads every weight)."""
+    import transformers
+
+    model_class = getattr(transformers, auto_class)
+    if getattr(_WEIGHTS_ELSEWHERE, "active", False):
+        with _no_init_weights():
+            return model_class.from_config(config, **kwargs)
+    return model_class.from_config(config, **kwargs)
+
+
+def load_model(name: str, auto_class: str = "AutoModel", **kwargs: Any) -> Any:
+    """``transformers.<auto_class>.from_pretrained(name, **kwargs)``; inside :func:`weights_elsewhere`
+    the same architecture and settings (``kwargs`` that are config settings included) with its
+    weights left uninitialised, so a folder holding only a config.json serves."""
+    import transformers
+
+    model_class = getattr(transformers, auto_class)
+    try:
+        if getattr(_WEIGHTS_ELSEWHERE, "active", False):
+            dtype = kwargs.pop("dtype", None)
+            config = transformers.AutoConfig.from_pretrained(locate(name), **kwargs)
+            return model_from_config(config, auto_class, **({"dtype": dtype} if dtype is not None else {}))
+        return model_class.from_pretrained(locate(name), **kwargs)
     except (OSError, ValueError) as error:
         raise _load_error(name, error) from None
+
+
+def _no_init_weights() -> Any:
+    """transformers' switch that skips initialising weights about to be overwritten (moved in 5.0)."""
+    try:
+        from transformers.initialization import no_init_weights
+    except ImportError:  # transformers 4.x
+        from transformers.modeling_utils import no_init_weights
+    return no_init_weights()
 
 
 def expand_paths(pattern: str) -> list[Path]:

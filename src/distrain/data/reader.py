@@ -153,13 +153,14 @@ class DatasetReader(Registrable):
         return value
 
     # --------------------------------------------------------------------------------- helpers
-    def owned_lines(self, path: Path) -> Iterator[tuple[int, str]]:
-        """``(line_number, line)`` for the non-blank lines of this reader's share, unparsed.
+    def owned_lines(self, path: Path, shard: ReaderShard | None = None) -> Iterator[tuple[int, str]]:
+        """``(line_number, line)`` for the non-blank lines of this reader's share (or ``shard``'s:
+        ``WHOLE`` for every line), unparsed.
 
         Non-blank lines are dealt round-robin to the ``shard.count`` readers, so each reads at most
         ``ceil(M / count)`` of ``M`` records and the shares together are the whole file.
         """
-        shard = self.shard
+        shard = shard or self.shard
         position = 0
         with open(path, encoding="utf-8") as lines:
             for number, line in enumerate(lines, start=1):
@@ -170,9 +171,11 @@ class DatasetReader(Registrable):
                 if mine:
                     yield number, line
 
-    def json_lines(self, path: Path, required: tuple[str, ...] = ()) -> Iterator[tuple[int, dict]]:
-        """``(line_number, record)`` for each record of this reader's share; malformed lines raise or are skipped."""
-        for number, line in self.owned_lines(path):
+    def json_lines(self, path: Path, required: tuple[str, ...] = (),
+                   shard: ReaderShard | None = None) -> Iterator[tuple[int, dict]]:
+        """``(line_number, record)`` for each record of this reader's share (or ``shard``'s);
+        malformed lines raise or are skipped."""
+        for number, line in self.owned_lines(path, shard):
             try:
                 self.num_parsed += 1
                 record = json.loads(line)

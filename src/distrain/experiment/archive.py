@@ -1,4 +1,6 @@
-"""``model.tar.gz``: config.json, vocabulary/, weights.safetensors and meta.json. No pickles.
+"""``model.tar.gz``: config.json, vocabulary/, weights.safetensors and meta.json. No pickles. When the
+config names pretrained models or tokenizers, also ``pretrained/``: their tokenizers and configs, no
+weights (see :mod:`distrain.experiment.archived_pretrained`), so the archive runs without them.
 
 Reading refuses members that would land outside the extraction folder and weights that are not a
 safetensors file, so an archive from elsewhere cannot run code or write where it should not.
@@ -27,8 +29,11 @@ class ArchiveError(BadInput):
     """An archive that is missing, truncated, corrupt or unsafe."""
 
 
-def write_archive(serialization_dir: Path, weights: dict[str, Any], vocab: Any, config: dict[str, Any]) -> Path:
-    """Write ``serialization_dir/model.tar.gz`` atomically from a full model state (``weights``)."""
+def write_archive(serialization_dir: Path, weights: dict[str, Any], vocab: Any, config: dict[str, Any],
+                  pretrained: list[tuple[tuple, str]] = ()) -> Path:
+    """Write ``serialization_dir/model.tar.gz`` atomically from a full model state (``weights``);
+    ``pretrained``: the config's pretrained names by key path (see :func:`pretrained_references`)."""
+    from distrain.experiment.archived_pretrained import FOLDER, save_pretrained_files
     from distrain.version import __version__
     from distrain.training.checkpointing import save_state_file
     from distrain.training.disk import replacing
@@ -41,8 +46,11 @@ def write_archive(serialization_dir: Path, weights: dict[str, Any], vocab: Any, 
         vocab.save(staging / "vocabulary")
         save_state_file(weights, staging / WEIGHTS_NAME)
         (staging / "meta.json").write_text(json.dumps(_versions(__version__), indent=2))
+        members = ["config.json", "vocabulary", WEIGHTS_NAME, "meta.json"]
+        if save_pretrained_files(list(pretrained), staging):
+            members.append(FOLDER)
         with tarfile.open(packed, "w:gz") as tar:
-            for name in ("config.json", "vocabulary", WEIGHTS_NAME, "meta.json"):
+            for name in members:
                 tar.add(staging / name, arcname=name)
     return target
 
@@ -131,6 +139,9 @@ def load_archive(path: str | Path, overrides: dict[str, Any] | None = None) -> A
     from distrain.experiment.plan import resolve_experiment
     from distrain.plugins import import_builtins
 
+    from distrain.experiment.archived_pretrained import DamagedPretrainedFiles, restore_pretrained_files
+    from distrain.pretrained import weights_elsewhere
+
     import_builtins()  # the archived config names built-in components by their registered names
     with tempfile.TemporaryDirectory(prefix="distrain-archive-") as folder:
         root = extract_archive(path, folder)
@@ -141,13 +152,18 @@ def load_archive(path: str | Path, overrides: dict[str, Any] | None = None) -> A
         saved_config = _read_json(root / "config.json", Path(path))
         if not isinstance(saved_config, dict):
             raise ArchiveError(f"{path}: config.json must hold a JSON object")
-        config = apply_overrides(saved_config, overrides or {})
+        # the carried tokenizers and configs replace the names trained from (overrides still win)
+        try:
+            config = apply_overrides(restore_pretrained_files(root, saved_config), overrides or {})
+        except DamagedPretrainedFiles as error:
+            raise ArchiveError(f"{path}: {error}") from None
         try:
             vocab = Vocabulary.load(root / "vocabulary")
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise ArchiveError(f"{path}: unreadable vocabulary ({error.__class__.__name__}: {error})") from None
         experiment = resolve_experiment(config).build()
-        model = experiment.model.construct(vocab=vocab)
+        with weights_elsewhere():  # the archive's weights replace any pretrained ones: none are read
+            model = experiment.model.construct(vocab=vocab)
         weights = root / WEIGHTS_NAME
         _check_safetensors(weights, path)
         try:

@@ -20,6 +20,7 @@ from distrain.distributed.config import DistributedConfig
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import World
 from distrain.experiment.archive import write_archive
+from distrain.experiment.archived_pretrained import pretrained_references
 from distrain.experiment.plan import Experiment, ResolvedExperiment
 from distrain.experiment.prepare import DataPlan, PreparedData, prepare_data
 from distrain.models.model import Model
@@ -111,7 +112,8 @@ def train_worker(
     logger.info("rank %d holds %s after training", world.rank, held.describe())
     weights = assembly.strategy.model_state_dict()  # every rank takes part (sharded strategies gather)
     if world.is_primary:
-        archive = write_archive(Path(serialization_dir), weights, assembly.prepared.vocab, resolved.config)
+        archive = write_archive(Path(serialization_dir), weights, assembly.prepared.vocab, resolved.config,
+                                list(pretrained_references(resolved.plan)))
         for callback in assembly.trainer.callbacks:
             callback.on_archive(assembly.trainer, archive)
         write_run_curves(Path(serialization_dir))

@@ -121,19 +121,20 @@ class CausalLanguageModel(Model):
         generation: GenerationSettings = GenerationSettings(),
     ) -> None:
         super().__init__(vocab, {"perplexity": TokenPerplexity(), "accuracy": Average(), **(metrics or {})})
-        from transformers import AutoConfig, AutoModelForCausalLM
+        from transformers import AutoConfig
 
         self.tokenizer_name = tokenizer_name or model_name
         self.generation = generation
 
         if model_name is not None:
-            from distrain.pretrained import locate
+            from distrain.pretrained import load_model
 
-            self.transformer = AutoModelForCausalLM.from_pretrained(locate(model_name), dtype=torch.float32,
-                                                                    **(config or {}))
+            self.transformer = load_model(model_name, "AutoModelForCausalLM", dtype=torch.float32, **(config or {}))
         else:
+            from distrain.pretrained import model_from_config
+
             built = AutoConfig.for_model(**self._with_tokenizer(dict(config or {}), tokenizer_name))
-            self.transformer = AutoModelForCausalLM.from_config(built)
+            self.transformer = model_from_config(built, "AutoModelForCausalLM")
 
     @staticmethod
     def _with_tokenizer(settings: dict[str, Any], tokenizer_name: str | None) -> dict[str, Any]:
@@ -210,8 +211,12 @@ class CausalLanguageModel(Model):
 
     # ----------------------------------------------------------------------------------- forward
     def forward(self, input_ids: torch.Tensor, labels: torch.Tensor | None = None,
-                attention_mask: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
-        logits = self.transformer(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
+                attention_mask: torch.Tensor | None = None, position_ids: torch.Tensor | None = None,
+                **_: Any) -> dict[str, torch.Tensor]:
+        # position_ids (packed examples, restarting at 0 each) without an attention mask: transformers
+        # keeps the examples apart where the architecture builds its mask with create_causal_mask
+        logits = self.transformer(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
+                                  use_cache=False).logits
         if labels is None:
             return {"logits": logits}
         # position t predicts token t + 1: the labels move left (the last position predicts nothing), so the

@@ -21,9 +21,9 @@ class PretrainedTransformerEncoder(torch.nn.Module):
 
             self.transformer = load_model(model_name)
         else:
-            from transformers import AutoModel
+            from distrain.pretrained import model_from_config
 
-            self.transformer = AutoModel.from_config(config)
+            self.transformer = model_from_config(config)
         if getattr(self.transformer, "pooler", None) is not None:
             # BERT's pooler feeds only next-sentence prediction; unused, it would stall DDP (which
             # waits for a gradient for every parameter) and waste memory.
