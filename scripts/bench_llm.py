@@ -45,8 +45,11 @@ of the 1-process reference and for the memory every process holds before any mod
 delayed initialisation rank 0 builds the model and scatters the shards; rank 1 builds it on the meta
 device and never holds it whole: its peak over one process's is ``peak_rss_ratio_nonloading_rank``,
 printed beside ``half_state_floor`` (what a rank holding exactly half the state and nothing gathered
-would reach). Above that floor rank 1 holds, at the end of backward, the gathered embedding unit
-(30,522 x 1024, 125 MB), its full gradient and the collectives' buffers.
+would reach). Above that floor rank 1 holds, at the end of backward, every other unit's reduced
+gradient shard plus the embedding unit's full gradient (30,522 x 1024, 125 MB) and FSDP's reduce-scatter
+input and output for it; the embedding is not gathered again in backward (its gradient needs only the
+token ids) and, on CPU, the reduce-scatter is an in-place all-reduce (gloo's own copied its input and
+more: 181 MiB above a 119 MiB input).
 
 Last line: ``ratio_vs_best_peer=<distrain's median tokens/s on 2 workers / the faster peer's median on
 2 workers>``; the same ratio on 1 worker is printed before it (``ratio_vs_best_peer_1_worker=``), and
