@@ -111,11 +111,16 @@ async def _serve(sock: socket.socket, archive: str, load_predictor, options: Ser
             if state.phase == "draining":
                 return
             state.phase = "warming up"
-            state.batcher = _make_batcher(state, predictor)
-            state.batcher.start()
-            record = predictor.warm_up_record()
-            if record is not None:
-                await state.batcher.submit(predictor.prepare(record), 1)
+            if predictor.generates:
+                state.engine = _make_engine(state, predictor)
+                state.engine.start()
+                await _warm_up(state.engine, predictor)
+            else:
+                state.batcher = _make_batcher(state, predictor)
+                state.batcher.start()
+                record = predictor.warm_up_record()
+                if record is not None:
+                    await state.batcher.submit(predictor.prepare(record), 1)
             if state.phase != "draining":
                 state.phase = "ready"
                 log("distrain serve: ready")
@@ -135,6 +140,8 @@ async def _serve(sock: socket.socket, archive: str, load_predictor, options: Ser
 async def _finish(state: ServingState) -> None:
     if state.batcher is not None:
         await state.batcher.close()
+    if state.engine is not None:
+        await state.engine.close()  # every accepted generation runs to its end (or its client leaves)
     await state.idle.wait()
 
 
@@ -152,6 +159,28 @@ def _make_batcher(state: ServingState, predictor: Any):
         timeout_s=options.request_timeout_s,
         on_batch=state.metrics.observe_batch,
     )
+
+
+def _make_engine(state: ServingState, predictor: Any):
+    from distrain.inference.scheduler import Limits
+    from distrain.serving.generation_engine import GenerationEngine
+
+    options = state.options
+    limits = Limits(options.max_batch_size, options.max_prefill_tokens, options.max_cached_tokens)
+    return GenerationEngine(predictor.make_batch, limits, max_queue=options.max_queue,
+                            timeout_s=options.request_timeout_s, on_step=state.metrics.observe_step,
+                            on_token=state.metrics.observe_token)
+
+
+async def _warm_up(engine: Any, predictor: Any) -> None:
+    """One short generation, so the first client does not pay for the first forward passes."""
+    from distrain.inference.generation import GenerationSettings, Request
+
+    async for event in engine.submit(Request(predictor.prompt_ids("warm up"), GenerationSettings(max_new_tokens=2))):
+        if event.error is not None:
+            raise event.error
+        if event.finish_reason is not None:
+            break
 
 
 async def _in_daemon_thread(function: Callable[[], Any]) -> Any:
