@@ -85,6 +85,7 @@ class GenerationEngine:
         timeout_s: float | None = 30.0,
         on_step: Callable[[int, int, int], None] | None = None,
         on_token: Callable[[TokenStream, float], None] | None = None,
+        on_cancel: Callable[[TokenStream, str], None] | None = None,
     ) -> None:
         from distrain.inference.scheduler import Scheduler
 
@@ -93,6 +94,7 @@ class GenerationEngine:
         self.max_queue, self.timeout_s = max_queue, timeout_s
         self.on_step = on_step  # (running rows, cached tokens, tokens this step), on the engine thread
         self.on_token = on_token  # (stream, now), on the event loop, for every token delivered
+        self.on_cancel = on_cancel  # (stream, reason), on the event loop, for a request cancelled before its end
         # shared with the engine thread, under the condition's lock
         self._wake = threading.Condition()
         self._arrived: list[TokenStream] = []
@@ -138,13 +140,16 @@ class GenerationEngine:
             self._wake.notify()
         return stream
 
-    def cancel(self, stream: TokenStream) -> None:
-        """Its client went away (or its deadline passed, or a stop sequence ended it): its row leaves the
-        batch before the next step. A stream that already ended is left alone."""
+    def cancel(self, stream: TokenStream, reason: str = "disconnected") -> None:
+        """End ``stream`` before its end token or budget (``reason``: its client went away, its deadline
+        passed, a stop string ended it): its row leaves the batch before the next step. A stream that
+        already ended is left alone."""
         if stream.finished:
             return
         self._end(stream, "cancelled")
         stream._push(None)
+        if self.on_cancel is not None:
+            self.on_cancel(stream, reason)
         with self._wake:
             self._cancelled.append(stream)
             self._wake.notify()

@@ -40,6 +40,9 @@ class ServerMetrics:
         self.generated_tokens = Counter("distrain_generated_tokens", "tokens decoded (the rate is tokens/s)", registry=r)
         self.running_batch = Gauge("distrain_running_batch_size", "requests in the running batch after the last step",
                                    registry=r)
+        self.cancelled = Counter("distrain_generations_cancelled", "generation requests ended before their end token "
+                                 "or budget (their rows left the batch), by reason: disconnected, stop_string, timeout",
+                                 ["reason"], registry=r)
         self.cached_tokens = Gauge("distrain_cached_tokens", "key-value positions the running batch caches, padding "
                                                             "included", registry=r)
 
@@ -59,6 +62,8 @@ class ServerMetrics:
     def observe_step(self, rows: int, cached: int, tokens: int) -> None:
         """After a decode step (called on the engine thread; prometheus_client is thread-safe)."""
         self.running_batch.set(rows)
+        if tokens:
+            self.batch_size.observe(tokens)  # rows of this decode step
         self.cached_tokens.set(cached)
         self.generated_tokens.inc(tokens)
 

@@ -8,8 +8,8 @@ is refused by name), its prompt tokenized as ``distrain predict`` tokenizes it, 
 from the :class:`~distrain.serving.generation_engine.GenerationEngine`. Settings a request leaves
 out are the archive's ``model.generation`` (so a bare request continues as ``distrain predict`` does).
 
-A client that goes away has its request cancelled: a stream when the next chunk cannot be sent, a
-plain request as soon as the connection closes. A request still waiting for a place in the batch at
+A client that goes away has its request cancelled as soon as its connection closes: its row leaves
+the batch before the next decode step. A request still waiting for a place in the batch at
 ``--request-timeout-s`` gets 504 and is never computed.
 """
 
@@ -46,6 +46,8 @@ class _Body(BaseModel):
     stream: bool = False
     n: int = 1
     user: str | None = None  # accepted and ignored, as OpenAI's own clients may send it
+    #: vLLM's extension: the choice also lists the prompt's and the completion's token ids
+    return_token_ids: bool = False
 
 
 class CompletionBody(_Body):
@@ -243,7 +245,7 @@ class LanguageModelRoutes:
                 if event.finish_reason is not None:
                     return
         except RequestTimedOut as error:
-            self.state.engine.cancel(stream)
+            self.state.engine.cancel(stream, "timeout")
             raise ApiError(504, "timeout", f"{error} (--request-timeout-s)") from None
 
     async def answer(self, request: Request, body: _Body, ids: list[int], chat: bool) -> Response:
@@ -257,16 +259,20 @@ class LanguageModelRoutes:
         shape = ChunkShape(f"{'chatcmpl' if chat else 'cmpl'}-{uuid.uuid4().hex}", self.model_name, chat)
         events = self.until_done(request, stream)
         if not body.stream:
-            count, finish_reason = 0, "length"
+            tokens, finish_reason = [], "length"
             async for event in events:
-                count += 1
+                tokens.append(event.token)
                 _, stopped = text.add(event.token)
                 finish_reason = "stop" if stopped else (event.finish_reason or finish_reason)
                 if stopped:
+                    self.state.engine.cancel(stream, "stop_string")
                     break
             await events.aclose()
-            usage = {"prompt_tokens": len(ids), "completion_tokens": count, "total_tokens": len(ids) + count}
-            return json_response(shape.whole(text.text, finish_reason, usage))
+            usage = {"prompt_tokens": len(ids), "completion_tokens": len(tokens), "total_tokens": len(ids) + len(tokens)}
+            answer = shape.whole(text.text, finish_reason, usage)
+            if body.return_token_ids:
+                answer["choices"][0].update(prompt_token_ids=ids, token_ids=tokens)
+            return json_response(answer)
         # wait for the first token before answering 200, so a refusal or a timeout still gets its status
         try:
             first = await events.__anext__()
@@ -274,10 +280,10 @@ class LanguageModelRoutes:
             return Response(status_code=499)
         self.state.in_flight += 1  # the drain waits for the stream as for any request
         self.state.idle.clear()
-        return StreamingResponse(self.sse(events, first, text, shape), media_type="text/event-stream",
+        return StreamingResponse(self.sse(stream, events, first, text, shape), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
-    async def sse(self, events, first, text: IncrementalText, shape: ChunkShape) -> AsyncIterator[str]:
+    async def sse(self, stream, events, first, text: IncrementalText, shape: ChunkShape) -> AsyncIterator[str]:
         try:
             if shape.chat:
                 yield shape.sse(shape.chunk(None, None, role=True))
@@ -285,6 +291,8 @@ class LanguageModelRoutes:
             while True:
                 delta, stopped = text.add(event.token)
                 finish_reason = "stop" if stopped else event.finish_reason
+                if stopped:
+                    self.state.engine.cancel(stream, "stop_string")
                 if finish_reason is not None:
                     delta += text.rest()
                 if delta or finish_reason is not None:

@@ -169,7 +169,7 @@ def _make_engine(state: ServingState, predictor: Any):
     limits = Limits(options.max_batch_size, options.max_prefill_tokens, options.max_cached_tokens)
     return GenerationEngine(predictor.make_batch, limits, max_queue=options.max_queue,
                             timeout_s=options.request_timeout_s, on_step=state.metrics.observe_step,
-                            on_token=state.metrics.observe_token)
+                            on_token=state.metrics.observe_token, on_cancel=lambda stream, reason: state.metrics.cancelled.labels(reason).inc())
 
 
 async def _warm_up(engine: Any, predictor: Any) -> None:

@@ -1,0 +1,310 @@
+"""``distrain serve`` on a causal-LM archive, as a real process: continuous batching behind OpenAI's routes.
+
+The ``openai`` client (and ``/predict``) get ``distrain predict``'s greedy completions, streamed and not; 64 concurrent
+requests of random lengths each get the tokens they get decoded alone; bad requests are refused by
+field while other streams go on; a full queue answers 503 at once and a request that waited past its
+timeout 504; streams dropped by their clients leave the batch; SIGTERM finishes the streams in flight.
+Two servers are shared by the whole module: ``server`` (the archive as trained) and ``small_server``
+(``--max-batch-size 4 --max-queue 4``, a tokenizer with a chat template and a context of 4096, so a
+stream can run for many seconds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import shutil
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+import torch
+
+from serving_support import TOKENIZER, ServerProcess, post_concurrently, predict_file, wait_for
+from transformer_fixtures import WORDS
+
+PROMPTS = ["the cat", "a dog ran to the", "sat", "the big red", "on a mat"]
+MODEL = "model.tar.gz"  # the id /v1/models lists: the archive's file name
+CHAT_TEMPLATE = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
+                 "{% if add_generation_prompt %}assistant:{% endif %}")
+
+
+def stop_and_check(server: ServerProcess) -> None:
+    if server.process.poll() is None:
+        assert server.stop() == 0, server.output()[-3000:]
+
+
+@pytest.fixture(scope="module")
+def server(cycle_lm_archive, tmp_path_factory):
+    with ServerProcess(cycle_lm_archive, tmp_path_factory.mktemp("lm_server"), "--max-request-bytes", "4096") as running:
+        yield running
+        stop_and_check(running)
+
+
+@pytest.fixture(scope="module")
+def small_server(cycle_lm_archive, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lm_small_server")
+    from distrain.pretrained import resolve_package_path
+
+    tokenizer = folder / "tokenizer"
+    shutil.copytree(resolve_package_path(TOKENIZER), tokenizer,
+                    ignore=shutil.ignore_patterns("*.safetensors", "1_Pooling", "*.md"))
+    settings = json.loads((tokenizer / "tokenizer_config.json").read_text())
+    (tokenizer / "tokenizer_config.json").write_text(json.dumps({**settings, "chat_template": CHAT_TEMPLATE}))
+    # rotary positions have no weights: the trained model runs with a longer context unchanged
+    overrides = {"model.tokenizer_name": str(tokenizer), "model.config.max_position_embeddings": 4096}
+    flags = ["--max-batch-size", "4", "--max-queue", "4", "--request-timeout-s", "2", "-o", json.dumps(overrides)]
+    with ServerProcess(cycle_lm_archive, folder / "server", *flags) as running:
+        yield running
+        stop_and_check(running)
+
+
+def openai_client(server: ServerProcess):
+    import openai
+
+    return openai.OpenAI(base_url=server.url + "/v1", api_key="not needed", max_retries=0, timeout=60)
+
+
+def completion(server: ServerProcess, **body) -> httpx.Response:
+    return httpx.post(server.url + "/v1/completions", json={"model": MODEL, **body}, timeout=60)
+
+
+# ------------------------------------------------------------------------------ correctness
+def test_the_openai_client_gets_distrain_predicts_greedy_completions_streamed_and_not(server, cycle_lm_archive,
+                                                                                    tmp_path):
+    expected = predict_file(cycle_lm_archive, [{"prompt": p} for p in PROMPTS], tmp_path)
+    client = openai_client(server)
+    assert [model.id for model in client.models.list()] == [MODEL]
+    for prompt, want in zip(PROMPTS, expected):
+        whole = client.completions.create(model=MODEL, prompt=prompt, temperature=0, max_tokens=12)
+        assert whole.choices[0].text == want["completion"], prompt
+        assert whole.choices[0].finish_reason == want["finish_reason"]
+        assert whole.usage.completion_tokens == want["tokens"]
+        chunks = list(client.completions.create(model=MODEL, prompt=prompt, temperature=0, max_tokens=12, stream=True))
+        assert "".join(chunk.choices[0].text for chunk in chunks) == want["completion"], prompt
+        assert [chunk.choices[0].finish_reason for chunk in chunks][-1] == want["finish_reason"]
+        assert len(chunks) > 2  # token by token, not one piece
+    # a bare request continues as the archive's generation settings say, as predict does
+    assert completion(server, prompt=PROMPTS[0]).json()["choices"][0]["text"] == expected[0]["completion"]
+    # /predict answers a prompt with the line predict writes for it (5 concurrent clients share decode steps)
+    answers = post_concurrently(server.url + "/predict", [{"prompt": p} for p in PROMPTS], clients=5)
+    assert [answer.status for answer in answers] == [200] * len(PROMPTS)
+    assert [answer.body for answer in answers] == expected
+
+
+def test_a_stop_string_ends_the_completion_before_it_streamed_and_not(server):
+    full = completion(server, prompt="the cat", max_tokens=12).json()["choices"][0]["text"]
+    words = full.split()
+    assert len(words) > 3, full
+    stop = " " + words[2]
+    cut = full[:full.index(stop)]
+    whole = completion(server, prompt="the cat", max_tokens=12, stop=[stop, "never said"]).json()["choices"][0]
+    assert (whole["text"], whole["finish_reason"]) == (cut, "stop")
+    chunks = list(openai_client(server).completions.create(model=MODEL, prompt="the cat", max_tokens=12, stop=stop,
+                                                           stream=True))
+    assert "".join(c.choices[0].text for c in chunks) == cut and chunks[-1].choices[0].finish_reason == "stop"
+    assert server.metric('distrain_generations_cancelled_total{reason="stop_string"}') == 2
+
+
+def test_64_concurrent_requests_of_random_lengths_each_get_their_one_at_a_time_tokens(server, cycle_lm_archive):
+    from distrain.data.readers.prompt_completion_json import prompt_token_ids
+    from distrain.experiment.archive import load_archive
+    from distrain.inference.generation import GenerationSettings, generate
+    from distrain.pretrained import load_tokenizer
+
+    rng = random.Random(0)
+    bodies = [{"prompt": " ".join(rng.choices(WORDS, k=rng.randint(1, 40))), "max_tokens": rng.randint(1, 30),
+               "temperature": 0, "return_token_ids": True, "model": MODEL} for _ in range(64)]
+    steps_before, rows_before = server.metric("distrain_batch_size_count"), server.metric("distrain_batch_size_sum")
+
+    async def send_all() -> list[httpx.Response]:
+        limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+        async with httpx.AsyncClient(timeout=120, limits=limits) as client:
+            return await asyncio.gather(*(client.post(server.url + "/v1/completions", json=b) for b in bodies))
+
+    answers = asyncio.run(send_all())
+    assert [answer.status_code for answer in answers] == [200] * 64
+    steps = server.metric("distrain_batch_size_count") - steps_before
+    rows = server.metric("distrain_batch_size_sum") - rows_before
+    print(f"64 requests: {steps:.0f} decode steps, {rows / steps:.1f} rows per step on average")
+    assert rows / steps > 4  # they shared steps: continuous batching, not one at a time
+
+    model = load_archive(cycle_lm_archive).model
+    tokenizer = load_tokenizer(TOKENIZER)
+    ends, pad = model.end_and_pad_ids(tokenizer)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a tiny model's steps: one thread was 12x faster than two on the loaded 2-core machine
+    try:
+        alone_each = [generate(model.transformer, [prompt_token_ids(tokenizer, body["prompt"])],
+                               GenerationSettings(max_new_tokens=body["max_tokens"]), ends, pad, model.context_length())[0]
+                      for body in bodies]
+    finally:
+        torch.set_num_threads(threads)
+    for body, answer, alone in zip(bodies, answers, alone_each):
+        choice = answer.json()["choices"][0]
+        prompt = prompt_token_ids(tokenizer, body["prompt"])
+        assert choice["prompt_token_ids"] == prompt
+        assert choice["token_ids"] == alone.tokens, body
+        assert choice["finish_reason"] == alone.finish_reason
+    # the context caps a continuation as it caps predict's: some prompts here leave less room than asked for
+    assert any(len(b["prompt"].split()) + b["max_tokens"] > 64 for b in bodies)
+
+
+# ---------------------------------------------------------------------------------- errors
+def test_bad_requests_are_refused_by_field_while_other_streams_go_on(server):
+    client = openai_client(server)
+    with ThreadPoolExecutor(8) as pool:
+        streams = [pool.submit(lambda p: "".join(c.choices[0].text for c in client.completions.create(
+            model=MODEL, prompt=p, max_tokens=12, temperature=0, stream=True)), p) for p in PROMPTS * 2]
+
+        def post(body=None, path="/v1/completions", **kwargs):
+            return httpx.post(server.url + path, timeout=30, **({"json": body} if body is not None else kwargs))
+
+        json_header = {"Content-Type": "application/json"}
+        cases = [
+            (post({"prompt": "word " * 70}), 400, "prompt"),
+            (post({"prompt": "the cat", "tempurature": 0}), 422, "tempurature"),
+            (post({"prompt": "the cat", "max_tokens": "12"}), 422, "max_tokens"),
+            (post({"prompt": "the cat", "max_tokens": -1}), 422, "max_tokens"),
+            (post({"prompt": "the cat", "n": 2}), 400, "n"),
+            (post({"prompt": ["the cat", "a dog"]}), 400, "prompt"),
+            (post({"prompt": 7}), 422, "prompt"),
+            (post({"max_tokens": 3}), 422, "prompt"),
+            (post({"prompt": "the cat", "stop": ["a", "b", "c", "d", "e"]}), 400, "stop"),
+            (post({"prompt": "the cat", "model": "gpt-4"}), 404, "model"),
+            (post(content=b'{"prompt": "\xff\xfe"}', headers=json_header), 400, None),
+            (post(content=json.dumps({"prompt": "word " * 1000}).encode(), headers=json_header), 413, None),
+            (post({"messages": [{"role": "user", "content": "hi"}]}, "/v1/chat/completions"), 400, "messages"),
+            (post({"text": "no prompt"}, "/predict"), 422, "prompt"),
+            (post([{"prompt": "the cat"}], "/predict_batch"), 404, None),
+        ]
+        answers = [f.result(timeout=120) for f in streams]
+    for response, status, field in cases:
+        assert response.status_code == status, response.text
+        error = response.json()["error"]
+        assert error["message"] and error.get("field") == field, error
+        assert len(response.text.splitlines()) == 1
+    assert 'did you mean "temperature"' in cases[1][0].json()["error"]["message"]
+    assert "context of 64" in cases[0][0].json()["error"]["message"]
+    assert "chat template" in cases[12][0].json()["error"]["message"]
+    assert cases[10][0].json()["error"]["type"] == "malformed_json"
+    alone = [completion(server, prompt=p, max_tokens=12, temperature=0).json()["choices"][0]["text"] for p in PROMPTS]
+    assert answers == alone * 2
+
+
+# ----------------------------------------------------------- limits, disconnects, chat, drain
+@contextlib.contextmanager
+def long_streams(server: ServerProcess, count: int, max_tokens: int = 3000):
+    """``count`` streams that would run for 15 s or more (this model never ends these prompts early), each
+    read up to its first chunk, so each holds a row; they are dropped when the block ends."""
+    with contextlib.ExitStack() as stack:
+        opened = []
+        for k in range(count):
+            client = stack.enter_context(httpx.Client(timeout=60))
+            response = stack.enter_context(client.stream("POST", server.url + "/v1/completions", json={
+                "prompt": PROMPTS[k % len(PROMPTS)], "max_tokens": max_tokens, "stream": True}))
+            assert response.status_code == 200
+            lines = response.iter_lines()
+            assert next(line for line in lines if line).startswith("data: {")
+            opened.append((client, response, lines))
+        yield opened
+
+
+def test_a_full_queue_answers_503_at_once_and_a_request_waiting_past_its_timeout_gets_504(small_server):
+    with long_streams(small_server, 4), ThreadPoolExecutor(4) as pool:  # the batch (4 rows) is full
+        started = time.perf_counter()
+        waiting = [pool.submit(completion, small_server, prompt="sat", max_tokens=4) for _ in range(4)]
+        wait_for(lambda: small_server.metric("distrain_queue_depth") == 4, 10, "4 requests waiting")
+        refused = completion(small_server, prompt="sat", max_tokens=4)
+        assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
+        assert refused.json()["error"]["type"] == "overloaded"
+        timed_out = [f.result(timeout=30) for f in waiting]
+        seconds = time.perf_counter() - started
+        assert [r.status_code for r in timed_out] == [504] * 4 and 2 <= seconds < 6, seconds
+        assert all(r.json()["error"]["type"] == "timeout" for r in timed_out)
+        assert small_server.metric('distrain_generations_cancelled_total{reason="timeout"}') == 4
+        assert small_server.metric("distrain_running_batch_size") == 4  # the streams ran on meanwhile
+
+
+def test_four_streams_dropped_mid_stream_leave_the_batch_and_four_new_requests_complete(small_server):
+    dropped_before = small_server.metric('distrain_generations_cancelled_total{reason="disconnected"}')
+    tokens_before = small_server.metric("distrain_generated_tokens_total")
+    with long_streams(small_server, 4) as streams:
+        for _, _, lines in streams:  # a few tokens more each, then the clients go
+            for _ in range(3):
+                next(line for line in lines if line)
+    dropped = wait_for(lambda: small_server.metric('distrain_generations_cancelled_total{reason="disconnected"}')
+                       - dropped_before == 4 and small_server.metric("distrain_running_batch_size") == 0, 10,
+                       "the 4 dropped streams to leave the batch")
+    assert dropped
+    started = time.perf_counter()
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda p: completion(small_server, prompt=p, max_tokens=8), PROMPTS[:4]))
+    assert [a.status_code for a in answers] == [200] * 4
+    assert all(a.json()["usage"]["completion_tokens"] == 8 for a in answers)
+    print(f"4 new requests after the drop: {time.perf_counter() - started:.2f} s")
+    # the dropped rows did not run on to their 3000 tokens
+    assert small_server.metric("distrain_generated_tokens_total") - tokens_before < 2000
+
+
+def test_chat_completions_apply_the_tokenizers_chat_template(small_server):
+    client = openai_client(small_server)
+    messages = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "the big red"}]
+    chat = client.chat.completions.create(model=MODEL, messages=messages, max_tokens=10, temperature=0)
+    templated = "system: be brief\nuser: the big red\nassistant:"
+    plain = completion(small_server, prompt=templated, max_tokens=10, temperature=0).json()
+    assert chat.choices[0].message.content == plain["choices"][0]["text"]
+    assert chat.choices[0].message.role == "assistant" and chat.usage.prompt_tokens == plain["usage"]["prompt_tokens"]
+    chunks = list(client.chat.completions.create(model=MODEL, messages=messages, max_tokens=10, stream=True))
+    assert "".join(c.choices[0].delta.content or "" for c in chunks) == chat.choices[0].message.content
+    bad_role = httpx.post(small_server.url + "/v1/chat/completions", timeout=30,
+                          json={"messages": [{"role": "robot", "content": "hi"}]})
+    assert bad_role.status_code == 422 and bad_role.json()["error"]["field"] == "messages.0.role"
+
+
+def test_sigterm_finishes_the_16_streams_in_flight_and_exits_0(server):
+    """Last in the module: the shared server exits."""
+
+    async def main() -> list[list[dict]]:
+        limits = httpx.Limits(max_connections=17, max_keepalive_connections=17)
+        async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+            first_chunks = asyncio.Event()
+            started = 0
+
+            async def one(k: int) -> list[dict]:
+                nonlocal started
+                body = {"prompt": PROMPTS[k % len(PROMPTS)], "max_tokens": 40, "stream": True, "temperature": 0}
+                chunks = []
+                async with client.stream("POST", server.url + "/v1/completions", json=body) as response:
+                    assert response.status_code == 200
+                    async for line in response.aiter_lines():
+                        if not line:
+                            continue
+                        if line == "data: [DONE]":
+                            chunks.append({"done": True})
+                            break
+                        chunks.append(json.loads(line.removeprefix("data: ")))
+                        if len(chunks) == 1:
+                            started += 1
+                            if started == 16:
+                                first_chunks.set()
+                return chunks
+
+            streams = [asyncio.create_task(one(k)) for k in range(16)]
+            await asyncio.wait_for(first_chunks.wait(), 60)
+            server.signal(signal.SIGTERM)
+            await asyncio.sleep(0.2)
+            late = await client.post(server.url + "/v1/completions", json={"prompt": "too late"})
+            assert late.status_code == 503 and late.json()["error"]["type"] == "draining"
+            return await asyncio.gather(*streams)
+
+    streams = asyncio.run(main())
+    for chunks in streams:
+        assert chunks[-1] == {"done": True}
+        assert chunks[-2]["choices"][0]["finish_reason"] in ("length", "stop")
+    assert server.process.wait(30) == 0
+    assert "drained" in server.output()
