@@ -308,3 +308,44 @@ def test_sigterm_finishes_the_16_streams_in_flight_and_exits_0(server):
         assert chunks[-2]["choices"][0]["finish_reason"] in ("length", "stop")
     assert server.process.wait(30) == 0
     assert "drained" in server.output()
+
+
+# ------------------------------------------------------------------------ streamed text alone
+def byte_level_tokenizer():
+    """A tiny byte-level BPE (GPT-2's scheme): characters outside its merges split into bytes, so a
+    token can end inside a character."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=300, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  special_tokens=["<end>"])
+    tokenizer.train_from_iterator(["the cat sat on the mat", "a dog ran to the house"] * 20, trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, eos_token="<end>")
+
+
+@pytest.mark.parametrize("tokenizer_name", ["wordpiece", "byte_level"])
+def test_streamed_text_joins_to_the_whole_decoding_and_stops_before_a_stop_string(tokenizer_name):
+    from distrain.pretrained import load_tokenizer
+    from distrain.serving.openai_api import IncrementalText
+
+    tokenizer = load_tokenizer(TOKENIZER) if tokenizer_name == "wordpiece" else byte_level_tokenizer()
+    end = tokenizer.sep_token_id if tokenizer_name == "wordpiece" else tokenizer.eos_token_id
+    text = 'the cat sat: "naïve café", 日本語 🙂 on the mat'
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"] + [end]
+    whole = tokenizer.decode(ids[:-1], skip_special_tokens=True)
+    for stops, expected in [([], whole), (["on the"], whole[:whole.index("on the")]), (["never"], whole)]:
+        streamed = IncrementalText(tokenizer, {end}, stops)
+        pieces = []
+        for token in ids:
+            piece, stopped = streamed.add(token)
+            pieces.append(piece)
+            assert "\ufffd" not in piece  # never half a character
+            if stopped:
+                break
+        else:
+            pieces.append(streamed.rest())
+        assert "".join(pieces) == streamed.text == expected, stops
+        assert sum(1 for piece in pieces if piece) > 5  # token by token, not at the end

@@ -96,15 +96,21 @@ def parse_body(schema: type[_Body], body: Any) -> _Body:
 
 # ------------------------------------------------------------------------------------- text
 class IncrementalText:
-    """A continuation's text as its tokens arrive, decoded as ``distrain predict`` decodes the whole
-    (end tokens dropped, special tokens skipped), ended by the first stop string. :meth:`add` returns
-    what can be sent now: text that a later token could still change (an incomplete character, the
-    start of a stop string) waits."""
+    """A continuation's text as its tokens arrive, ended by the first stop string.
+
+    Each token decodes only a short window, as vLLM does (the tokens since the last emitted text,
+    and the window before them for context), so a long stream costs linear time on the event loop,
+    not the quadratic time of decoding the whole continuation at every token. :meth:`add` returns
+    what can be sent now: an incomplete character or the start of a stop string waits. :attr:`text`
+    is the whole continuation as ``distrain predict`` decodes it (end tokens dropped, special tokens
+    skipped), cut at a stop string."""
 
     def __init__(self, tokenizer: Any, end_ids: set[int], stops: list[str]) -> None:
         self.tokenizer, self.end_ids, self.stops = tokenizer, end_ids, stops
         self.tokens: list[int] = []
-        self.sent = ""
+        self.decoded = ""  # the text decoded so far, only ever extended
+        self.sent = ""  # the part of it handed out
+        self._prefix_offset = self._read_offset = 0
         self.stopped_text: str | None = None
 
     @property
@@ -117,21 +123,27 @@ class IncrementalText:
         """The text ready to send after ``token``, and whether a stop string ended the continuation."""
         if token not in self.end_ids:
             self.tokens.append(token)
-        full = self.text
-        found = [index for index in (full.find(stop) for stop in self.stops) if index >= 0]
+            decode = lambda ids: self.tokenizer.decode(ids, skip_special_tokens=True)  # noqa: E731
+            before = decode(self.tokens[self._prefix_offset:self._read_offset])
+            after = decode(self.tokens[self._prefix_offset:])
+            if len(after) > len(before) and not after.endswith("\ufffd"):  # not half a character
+                self.decoded += after[len(before):]
+                self._prefix_offset, self._read_offset = self._read_offset, len(self.tokens)
+        # a stop string cannot start inside the text sent: its start would have been held back
+        found = [index for index in (self.decoded.find(stop, len(self.sent)) for stop in self.stops) if index >= 0]
         if found:
-            self.stopped_text = full[:min(found)]
+            self.stopped_text = self.decoded[:min(found)]
             return self._take(self.stopped_text), True
-        ready = full.rstrip("\ufffd")  # bytes of a character whose other bytes are still to come
-        held = max((k for stop in self.stops for k in range(1, len(stop)) if ready.endswith(stop[:k])), default=0)
-        return self._take(ready[:len(ready) - held]), False
+        held = max((k for stop in self.stops for k in range(1, len(stop)) if self.decoded.endswith(stop[:k])), default=0)
+        return self._take(self.decoded[:len(self.decoded) - held]), False
 
     def rest(self) -> str:
-        """What is left to send once the continuation ended."""
+        """What is left to send once the continuation ended: the whole text decoded at once, less what was
+        sent (nothing, in the rare case where a tokenizer's clean-up rewrote text already sent)."""
         return self._take(self.text)
 
     def _take(self, ready: str) -> str:
-        if not ready.startswith(self.sent):  # the tokenizer rewrote text already sent; nothing more fits
+        if not ready.startswith(self.sent):
             return ""
         delta, self.sent = ready[len(self.sent):], ready
         return delta
