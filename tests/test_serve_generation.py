@@ -154,6 +154,21 @@ def test_64_concurrent_requests_of_random_lengths_each_get_their_one_at_a_time_t
     assert any(len(b["prompt"].split()) + b["max_tokens"] > 64 for b in bodies)
 
 
+def test_a_sampled_completion_follows_its_seed_streamed_and_not(server):
+    def sampled(seed: int, stream: bool = False) -> list[str]:
+        client = openai_client(server)
+        texts = []
+        for prompt in PROMPTS[:3]:
+            answer = client.completions.create(model=MODEL, prompt=prompt, max_tokens=12, temperature=1.0, top_p=0.9,
+                                               seed=seed, stream=stream)
+            texts.append("".join(c.choices[0].text for c in answer) if stream else answer.choices[0].text)
+        return texts
+
+    first = sampled(5)
+    assert sampled(5) == first and sampled(5, stream=True) == first
+    assert sampled(6) != first
+
+
 # ---------------------------------------------------------------------------------- errors
 def test_bad_requests_are_refused_by_field_while_other_streams_go_on(server):
     client = openai_client(server)
@@ -241,6 +256,13 @@ def test_four_streams_dropped_mid_stream_leave_the_batch_and_four_new_requests_c
                        - dropped_before == 4 and small_server.metric("distrain_running_batch_size") == 0, 10,
                        "the 4 dropped streams to leave the batch")
     assert dropped
+    # a client that stops waiting for a whole (not streamed) completion is noticed as soon as it closes
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(small_server.url + "/v1/completions", json={"prompt": "sat", "max_tokens": 3000},
+                   timeout=httpx.Timeout(30, read=0.5))
+    wait_for(lambda: small_server.metric('distrain_generations_cancelled_total{reason="disconnected"}')
+             - dropped_before == 5 and small_server.metric("distrain_running_batch_size") == 0, 10,
+             "the abandoned request to leave the batch")
     started = time.perf_counter()
     with ThreadPoolExecutor(4) as pool:
         answers = list(pool.map(lambda p: completion(small_server, prompt=p, max_tokens=8), PROMPTS[:4]))
