@@ -211,6 +211,34 @@ def test_bad_requests_are_refused_by_field_while_other_streams_go_on(server):
     assert answers == alone * 2
 
 
+def test_the_demo_page_streams_a_completion_token_by_token(server):
+    from playwright.sync_api import sync_playwright
+
+    from test_serve_demo_page import CHROMIUM
+
+    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: run scripts/setup.sh as root (apt-get install chromium)"
+    expected = completion(server, prompt="the big red", max_tokens=12).json()["choices"][0]["text"]
+    info = httpx.get(server.url + "/info", timeout=10).json()
+    assert info["generates"] and info["generation"]["max_new_tokens"] == 12 and info["context_length"] == 64
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        try:
+            page = browser.new_page()
+            page.goto(server.url + "/")
+            page.wait_for_selector("body[data-ready=true]", timeout=30_000)
+            page.fill("#field-prompt", "the big red")
+            page.click("#submit")
+            page.wait_for_selector("body[data-done=true]", timeout=30_000)
+            assert page.inner_text("#completion") == expected
+            assert "length" in page.inner_text("#finish") and page.locator("#error").is_hidden()
+            page.fill("#field-prompt", "word " * 70)
+            page.click("#submit")
+            page.wait_for_selector("#error:not([hidden])", timeout=30_000)
+            assert "400" in page.inner_text("#error") and "context of 64" in page.inner_text("#error")
+        finally:
+            browser.close()
+
+
 # ----------------------------------------------------------- limits, disconnects, chat, drain
 @contextlib.contextmanager
 def long_streams(server: ServerProcess, count: int, max_tokens: int = 3000):

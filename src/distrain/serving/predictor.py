@@ -104,12 +104,19 @@ class Predictor:
         return self.vocab.tokens(namespace)
 
     def describe(self) -> dict[str, Any]:
-        return {
+        described = {
             "model": self.config.get("model", {}).get("type", type(self.model).__name__),
             "dataset_reader": type(self.reader).__name__,
             "input_fields": self.input_fields,
             "labels": self.labels,
+            "generates": self.generates,
         }
+        if self.generates:
+            import dataclasses
+
+            described["generation"] = dataclasses.asdict(self.model.generation)
+            described["context_length"] = self.model.context_length()
+        return described
 
     def warm_up_record(self) -> dict[str, Any] | None:
         """A record to run once before declaring the server ready, or None if its fields cannot be made up."""
