@@ -292,8 +292,13 @@ class LanguageModelRoutes:
             return Response(status_code=499)
         self.state.in_flight += 1  # the drain waits for the stream as for any request
         self.state.idle.clear()
-        return StreamingResponse(self.sse(stream, events, first, text, shape), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return EventStream(self.sse(stream, events, first, text, shape), lambda: self.stream_closed(stream))
+
+    def stream_closed(self, stream) -> None:
+        self.state.engine.cancel(stream)  # nothing to do unless the client left before the first chunk was sent
+        self.state.in_flight -= 1
+        if self.state.in_flight == 0:
+            self.state.idle.set()
 
     async def sse(self, stream, events, first, text: IncrementalText, shape: ChunkShape) -> AsyncIterator[str]:
         try:
@@ -321,9 +326,26 @@ class LanguageModelRoutes:
             yield "data: [DONE]\n\n"
         finally:
             await events.aclose()
-            self.state.in_flight -= 1
-            if self.state.in_flight == 0:
-                self.state.idle.set()
+
+
+class EventStream(StreamingResponse):
+    """Server-sent events whose end is always noticed: ``on_close`` runs once the response is over, however
+    it ended (a client that leaves before the first chunk is sent never starts the generator, whose own
+    ``finally`` would then never run)."""
+
+    def __init__(self, events: AsyncIterator[str], on_close) -> None:
+        super().__init__(events, media_type="text/event-stream", headers={"Cache-Control": "no-cache",
+                                                                         "X-Accel-Buffering": "no"})
+        self.on_close = on_close
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            try:
+                await self.body_iterator.aclose()
+            finally:
+                self.on_close()
 
 
 class ChunkShape:
