@@ -27,6 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "longest, padding included); default no cap")
     parser.add_argument("--model-name", default=None, metavar="NAME",
                         help="language models: the model id GET /v1/models lists (default: the archive's file name)")
+    parser.add_argument("--torch-threads", type=int, default=None, metavar="N",
+                        help="language models: torch's intra-op threads (default: the cores less one, leaving one "
+                             "to the HTTP event loop)")
     parser.add_argument("--max-batch-tokens", type=int, default=None, metavar="N",
                         help="padded tokens (count x longest) per batch at most; the oldest request always runs")
     parser.add_argument("--max-padding", type=float, default=0.1, metavar="F",
@@ -51,6 +54,8 @@ def options_from_args(args: argparse.Namespace):
 
     at_least_one = {"--max-batch-size": args.max_batch_size, "--max-queue": args.max_queue,
                     "--max-request-bytes": args.max_request_bytes, "--max-prefill-tokens": args.max_prefill_tokens}
+    if args.torch_threads is not None:
+        at_least_one["--torch-threads"] = args.torch_threads
     for flag, value in {"--max-batch-tokens": args.max_batch_tokens, "--max-cached-tokens": args.max_cached_tokens}.items():
         if value is not None:
             at_least_one[flag] = value
@@ -72,6 +77,7 @@ def options_from_args(args: argparse.Namespace):
         max_queue=args.max_queue, request_timeout_s=args.request_timeout_s,
         max_request_bytes=args.max_request_bytes, drain_timeout_s=args.drain_timeout_s,
         max_prefill_tokens=args.max_prefill_tokens, max_cached_tokens=args.max_cached_tokens, model_name=args.model_name,
+        torch_threads=args.torch_threads,
     )
 
 

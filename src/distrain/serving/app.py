@@ -46,6 +46,8 @@ class ServeOptions:
     max_cached_tokens: int | None = None
     #: the id /v1/models lists (default: the archive's file name)
     model_name: str | None = None
+    #: torch's intra-op threads for a language model (default: the cores less one, for the event loop)
+    torch_threads: int | None = None
 
 
 @dataclass

@@ -112,6 +112,7 @@ async def _serve(sock: socket.socket, archive: str, load_predictor, options: Ser
                 return
             state.phase = "warming up"
             if predictor.generates:
+                log(f"distrain serve: the model computes on {_set_torch_threads(state.options.torch_threads)} thread(s)")
                 state.engine = _make_engine(state, predictor)
                 state.engine.start()
                 await _warm_up(state.engine, predictor)
@@ -159,6 +160,20 @@ def _make_batcher(state: ServingState, predictor: Any):
         timeout_s=options.request_timeout_s,
         on_batch=state.metrics.observe_batch,
     )
+
+
+def _set_torch_threads(threads: int | None) -> int:
+    """torch's intra-op threads for the engine: by default one core is left to the event loop. With as many
+    threads as cores, each decode step's threads wait for the core the event loop holds: on the 2-core
+    machine, loaded by other processes, 32 streaming clients of a 41 M-parameter Llama got 44 and 32
+    tokens/s with 2 threads, 200 and 109 with 1."""
+    import torch
+
+    if threads is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        threads = max(1, cores - 1)
+    torch.set_num_threads(threads)
+    return threads
 
 
 def _make_engine(state: ServingState, predictor: Any):
