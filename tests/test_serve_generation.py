@@ -316,48 +316,51 @@ def test_chat_completions_apply_the_tokenizers_chat_template(small_server):
     assert bad_role.status_code == 422 and bad_role.json()["error"]["field"] == "messages.0.role"
 
 
-def test_sigterm_finishes_the_16_streams_in_flight_and_exits_0(server):
-    """Last in the module: the shared server exits."""
+def test_sigterm_finishes_the_16_streams_in_flight_and_exits_0(cycle_lm_archive, tmp_path):
+    """A server of its own, with a context long enough for streams of 300 tokens (the drain outlasts the late request)."""
+    overrides = {"model.config.max_position_embeddings": 4096}
+    with ServerProcess(cycle_lm_archive, tmp_path / "server", "-o", json.dumps(overrides)) as server:
+        streams = asyncio.run(streams_through_a_drain(server))
+        for chunks in streams:
+            assert chunks[-1] == {"done": True}
+            assert chunks[-2]["choices"][0]["finish_reason"] == "length"  # all 300 tokens
+        assert server.process.wait(30) == 0
+        assert "drained" in server.output()
 
-    async def main() -> list[list[dict]]:
-        limits = httpx.Limits(max_connections=17, max_keepalive_connections=17)
-        async with httpx.AsyncClient(timeout=60, limits=limits) as client:
-            first_chunks = asyncio.Event()
-            started = 0
 
-            async def one(k: int) -> list[dict]:
-                nonlocal started
-                body = {"prompt": PROMPTS[k % len(PROMPTS)], "max_tokens": 40, "stream": True, "temperature": 0}
-                chunks = []
-                async with client.stream("POST", server.url + "/v1/completions", json=body) as response:
-                    assert response.status_code == 200
-                    async for line in response.aiter_lines():
-                        if not line:
-                            continue
-                        if line == "data: [DONE]":
-                            chunks.append({"done": True})
-                            break
-                        chunks.append(json.loads(line.removeprefix("data: ")))
-                        if len(chunks) == 1:
-                            started += 1
-                            if started == 16:
-                                first_chunks.set()
-                return chunks
+async def streams_through_a_drain(server: ServerProcess) -> list[list[dict]]:
+    """16 streams of 300 tokens; SIGTERM once each has its first chunk; a new request then gets 503."""
+    limits = httpx.Limits(max_connections=17, max_keepalive_connections=17)
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+        first_chunks = asyncio.Event()
+        started = 0
 
-            streams = [asyncio.create_task(one(k)) for k in range(16)]
-            await asyncio.wait_for(first_chunks.wait(), 60)
-            server.signal(signal.SIGTERM)
-            await asyncio.sleep(0.2)
-            late = await client.post(server.url + "/v1/completions", json={"prompt": "too late"})
-            assert late.status_code == 503 and late.json()["error"]["type"] == "draining"
-            return await asyncio.gather(*streams)
+        async def one(k: int) -> list[dict]:
+            nonlocal started
+            body = {"prompt": PROMPTS[k % len(PROMPTS)], "max_tokens": 300, "stream": True, "temperature": 0}
+            chunks = []
+            async with client.stream("POST", server.url + "/v1/completions", json=body) as response:
+                assert response.status_code == 200
+                async for line in response.aiter_lines():
+                    if not line:
+                        continue
+                    if line == "data: [DONE]":
+                        chunks.append({"done": True})
+                        break
+                    chunks.append(json.loads(line.removeprefix("data: ")))
+                    if len(chunks) == 1:
+                        started += 1
+                        if started == 16:
+                            first_chunks.set()
+            return chunks
 
-    streams = asyncio.run(main())
-    for chunks in streams:
-        assert chunks[-1] == {"done": True}
-        assert chunks[-2]["choices"][0]["finish_reason"] in ("length", "stop")
-    assert server.process.wait(30) == 0
-    assert "drained" in server.output()
+        streams = [asyncio.create_task(one(k)) for k in range(16)]
+        await asyncio.wait_for(first_chunks.wait(), 60)
+        server.signal(signal.SIGTERM)
+        await asyncio.sleep(0.2)
+        late = await client.post(server.url + "/v1/completions", json={"prompt": "too late"})
+        assert late.status_code == 503 and late.json()["error"]["type"] == "draining"
+        return await asyncio.gather(*streams)
 
 
 # ------------------------------------------------------------------------ streamed text alone
