@@ -402,3 +402,74 @@ def test_streamed_text_joins_to_the_whole_decoding_and_stops_before_a_stop_strin
             pieces.append(streamed.rest())
         assert "".join(pieces) == streamed.text == expected, stops
         assert sum(1 for piece in pieces if piece) > 5  # token by token, not at the end
+
+
+# ------------------------------------------------------------------------------- engine alone
+def test_the_engine_streams_each_request_its_own_tokens_and_keeps_its_limits():
+    """The engine without HTTP: concurrent requests get the tokens they get alone; a full queue, a
+    deadline and a cancel are refused, timed out and dropped; a step that raises fails only the
+    rows it held, and the engine serves on; close() waits for the streams in flight."""
+    from test_running_batch import END, PAD, requests, tiny
+
+    from distrain.inference.generation import GenerationSettings, Request, RunningBatch, generate
+    from distrain.inference.scheduler import Limits
+    from distrain.serving.batcher import Draining, QueueFull, RequestTimedOut
+    from distrain.serving.generation_engine import GenerationEngine
+
+    model = tiny("llama")
+    failing = {"now": False}
+
+    class Flaky(torch.nn.Module):
+        """The model, failing while ``failing["now"]``."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = model
+
+        def forward(self, cache=None, logits_to_keep=0, **inputs):
+            if failing["now"]:
+                raise RuntimeError("the accelerator fell over")
+            return self.inner(cache=cache, logits_to_keep=logits_to_keep, **inputs)
+
+    async def collect(stream) -> list[int]:
+        return [event.token async for event in stream]
+
+    async def main() -> None:
+        engine = GenerationEngine(lambda: RunningBatch(Flaky(), {END}, PAD, 64), Limits(max_batch_size=3), max_queue=8,
+                                  timeout_s=5.0)
+        engine.start()
+        rows = requests(8, seed=7)
+        streams = [engine.submit(row) for row in rows]
+        with pytest.raises(QueueFull):
+            engine.submit(Request([1, 7]))
+        engine.cancel(streams[6])
+        outcomes = await asyncio.gather(*(collect(stream) for stream in streams))
+        for row, tokens in zip(rows, outcomes):
+            alone = generate(model, [row.prompt], row.settings, {END}, PAD, 64)[0].tokens
+            assert tokens == ([] if row is rows[6] else alone), row.number
+
+        long = engine.submit(Request([1, 7, 8], GenerationSettings(max_new_tokens=60)))
+        assert (await long.__anext__()).token is not None
+        failing["now"] = True
+        failed = [event async for event in long]
+        assert failed[-1].error is not None and "fell over" in str(failed[-1].error)
+        failing["now"] = False
+        again = Request([1, 20, 21], GenerationSettings(max_new_tokens=5))
+        assert await collect(engine.submit(again)) == generate(model, [again.prompt], again.settings, {END}, PAD, 64)[0].tokens
+
+        engine.timeout_s = 0.0  # a deadline already past
+        late = engine.submit(Request([1, 7], GenerationSettings(max_new_tokens=5)))
+        with pytest.raises(RequestTimedOut):
+            await late.__anext__()
+        engine.cancel(late, "timeout")  # what the route does
+        engine.timeout_s = 5.0
+        last = engine.submit(Request([1, 9], GenerationSettings(max_new_tokens=10)))
+        closing = asyncio.ensure_future(engine.close())
+        await asyncio.sleep(0)
+        with pytest.raises(Draining):
+            engine.submit(Request([1, 7]))
+        assert len(await collect(last)) == 10  # accepted before the drain: runs to its end
+        await closing
+        assert not engine._thread.is_alive() and not engine.active
+
+    asyncio.run(asyncio.wait_for(main(), 60))  # a stream that never ends fails here instead of hanging

@@ -35,7 +35,8 @@ class TokenEvent:
 
 
 class TokenStream:
-    """The tokens of one request as they are decoded. ``async for event in stream``, on the event loop."""
+    """The tokens of one request as they are decoded. ``async for event in stream``, on the event loop:
+    the iteration ends after the last token (its ``finish_reason`` set), an error, or a cancel."""
 
     def __init__(self, request: Any, deadline: float | None) -> None:
         self.request = request
@@ -45,7 +46,7 @@ class TokenStream:
         self.last_token_at: float | None = None
         self.finished = False
         self.finish_reason: str | None = None
-        self._events: asyncio.Queue[TokenEvent | None] = asyncio.Queue()  # None: cancelled
+        self._events: asyncio.Queue[TokenEvent | None] = asyncio.Queue()  # None: the end
 
     @property
     def started(self) -> bool:
@@ -63,7 +64,7 @@ class TokenStream:
                 raise RequestTimedOut("waited in the queue past the request timeout without being computed") from None
         else:
             event = await self._events.get()
-        if event is None:  # cancelled: nothing more will come
+        if event is None:  # ended: nothing more will come
             self._events.put_nowait(None)
             raise StopAsyncIteration
         return event
@@ -147,7 +148,6 @@ class GenerationEngine:
         if stream.finished:
             return
         self._end(stream, "cancelled")
-        stream._push(None)
         if self.on_cancel is not None:
             self.on_cancel(stream, reason)
         with self._wake:
@@ -166,6 +166,7 @@ class GenerationEngine:
 
     def _end(self, stream: TokenStream, reason: str) -> None:
         stream.finished, stream.finish_reason = True, reason
+        stream._push(None)  # its iteration ends after the events already queued
         self.waiting.discard(stream)
         self.active.discard(stream)
         if not self.active:
