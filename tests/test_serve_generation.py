@@ -407,8 +407,9 @@ def test_streamed_text_joins_to_the_whole_decoding_and_stops_before_a_stop_strin
 # ------------------------------------------------------------------------------- engine alone
 def test_the_engine_streams_each_request_its_own_tokens_and_keeps_its_limits():
     """The engine without HTTP: concurrent requests get the tokens they get alone; a full queue, a
-    deadline and a cancel are refused, timed out and dropped; a step that raises fails only the
-    rows it held, and the engine serves on; close() waits for the streams in flight."""
+    deadline and a cancel are refused, timed out and dropped; a prompt whose prefill raises fails
+    alone, a decode step that raises fails the rows it held, and the engine serves on; close() waits
+    for the streams in flight."""
     from test_running_batch import END, PAD, requests, tiny
 
     from distrain.inference.generation import GenerationSettings, Request, RunningBatch, generate
@@ -418,6 +419,7 @@ def test_the_engine_streams_each_request_its_own_tokens_and_keeps_its_limits():
 
     model = tiny("llama")
     failing = {"now": False}
+    POISON = 3  # a prompt holding it fails its prefill (the random prompts hold ids 6 to 99)
 
     class Flaky(torch.nn.Module):
         """The model, failing while ``failing["now"]``."""
@@ -426,10 +428,12 @@ def test_the_engine_streams_each_request_its_own_tokens_and_keeps_its_limits():
             super().__init__()
             self.inner = model
 
-        def forward(self, cache=None, logits_to_keep=0, **inputs):
+        def forward(self, input_ids, cache=None, logits_to_keep=0, **inputs):
             if failing["now"]:
                 raise RuntimeError("the accelerator fell over")
-            return self.inner(cache=cache, logits_to_keep=logits_to_keep, **inputs)
+            if input_ids.shape[1] > 1 and input_ids.eq(POISON).any():
+                raise ValueError("this prompt breaks the model")
+            return self.inner(input_ids=input_ids, cache=cache, logits_to_keep=logits_to_keep, **inputs)
 
     async def collect(stream) -> list[int]:
         return [event.token async for event in stream]
@@ -447,6 +451,16 @@ def test_the_engine_streams_each_request_its_own_tokens_and_keeps_its_limits():
         for row, tokens in zip(rows, outcomes):
             alone = generate(model, [row.prompt], row.settings, {END}, PAD, 64)[0].tokens
             assert tokens == ([] if row is rows[6] else alone), row.number
+
+        # a prompt the model fails on fails alone: the running row and its admission-mate go on
+        running = engine.submit(Request([1, 7, 8], GenerationSettings(max_new_tokens=60)))
+        first = await running.__anext__()
+        poisoned, mate = (engine.submit(Request(prompt, GenerationSettings(max_new_tokens=8)))
+                          for prompt in ([1, 40, POISON], [1, 30, 31]))
+        assert [event.error is not None for event in [e async for e in poisoned]] == [True]
+        for stream, head in ((running, [first.token]), (mate, [])):
+            tokens = head + await collect(stream)
+            assert tokens == generate(model, [stream.request.prompt], stream.request.settings, {END}, PAD, 64)[0].tokens
 
         long = engine.submit(Request([1, 7, 8], GenerationSettings(max_new_tokens=60)))
         assert (await long.__anext__()).token is not None

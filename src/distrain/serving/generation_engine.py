@@ -211,8 +211,11 @@ class GenerationEngine:
                     if cancelled and self.on_step is not None:
                         self.on_step(0, 0, 0)
                     continue
+                self._admit(scheduler.admissions(), streams)
+                if not len(scheduler.batch):
+                    continue
                 try:
-                    finished = scheduler.step()
+                    finished = scheduler.batch.step()
                 except Exception as error:  # noqa: BLE001 - the model failed: fail the rows it held, keep serving
                     self._fail_running(streams, error)
                     continue
@@ -228,12 +231,33 @@ class GenerationEngine:
             self._loop.call_soon_threadsafe(self._deliver, [(s, TokenEvent(None, error=error)) for s in streams.values()])
             raise
 
+    def _admit(self, newcomers: list, streams: dict[int, TokenStream]) -> None:
+        """Prefill ``newcomers`` together; if that raises, one at a time, so only a prompt the model fails
+        on is answered with the error (the running rows are untouched: newcomers join only once prefilled)."""
+        if not newcomers:
+            return
+        try:
+            self.scheduler.batch.admit(newcomers)
+            return
+        except Exception as error:  # noqa: BLE001 - isolated below
+            if len(newcomers) == 1:
+                self._fail(streams, newcomers, error)
+                return
+        for request in newcomers:
+            try:
+                self.scheduler.batch.admit([request])
+            except Exception as error:  # noqa: BLE001 - this prompt's own failure
+                self._fail(streams, [request], error)
+
     def _fail_running(self, streams: dict[int, TokenStream], error: Exception) -> None:
-        """Every request not waiting any more (running, or admitted by the step that failed) gets
-        ``error``; the batch starts empty again, so the requests still waiting are unaffected."""
-        waiting = {id(request) for request in self.scheduler.waiting}
-        failed = [streams.pop(key) for key in list(streams) if key not in waiting]
+        """A decode step failed: every running row gets ``error`` and the batch starts empty again, so the
+        requests still waiting are unaffected."""
+        rows = list(self.scheduler.batch.rows)
         self.scheduler.batch = self._make_batch()
         if self.on_step is not None:
             self.on_step(0, 0, 0)
+        self._fail(streams, rows, error)
+
+    def _fail(self, streams: dict[int, TokenStream], requests: list, error: Exception) -> None:
+        failed = [streams.pop(id(request)) for request in requests if id(request) in streams]
         self._loop.call_soon_threadsafe(self._deliver, [(s, TokenEvent(None, error=error)) for s in failed])
