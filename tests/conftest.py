@@ -115,7 +115,7 @@ def text_config(data: dict[str, Path], **trainer) -> dict:
 
 
 # session-wide archives for the `distrain serve` tests (trained once, shared by its test modules)
-from serving_support import drug_archive, probe_archive  # noqa: E402,F401
+from serving_support import cycle_lm_archive, drug_archive, probe_archive  # noqa: E402,F401
 
 # one-process references shared by test_fsdp.py and test_model_parallel.py
 from reference_runs import one_process_references  # noqa: E402,F401

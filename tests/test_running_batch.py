@@ -124,3 +124,20 @@ def test_the_scheduler_runs_requests_within_the_batch_size_and_each_gets_its_own
     assert rows[5].tokens == []
     for row in finished:
         assert row.tokens == generate(model, [row.prompt], row.settings, {END}, PAD, 64)[0].tokens
+
+
+def test_cancelling_one_of_two_identical_requests_leaves_the_other_to_run():
+    from distrain.inference.scheduler import Limits, Scheduler
+
+    model = tiny("llama")
+    scheduler = Scheduler(RunningBatch(model, {END}, PAD, context_length=64), Limits(max_batch_size=1))
+    first, second, third = (Request([1, 7, 8], GenerationSettings(max_new_tokens=4)) for _ in range(3))
+    for row in (first, second, third):
+        scheduler.submit(row)
+    scheduler.step()  # the first runs; the others wait (one row at a time)
+    scheduler.cancel(third)  # equal to the second in every field, but another client's request
+    scheduler.cancel(first)  # running
+    assert list(scheduler.waiting) == [second] and scheduler.waiting[0] is second and len(scheduler.batch) == 0
+    while not scheduler.idle:
+        scheduler.step()
+    assert first.tokens and len(second.tokens) == 4 and third.tokens == []

@@ -103,6 +103,9 @@ def test_bad_requests_get_json_errors_with_the_right_status(drug_archive, tmp_pa
             (post(json={"text": "fine", "label": "no such label"}), 422, "invalid_input"),
             (post("/predict_batch", json={"text": "not a list"}), 422, "invalid_input"),
             (httpx.get(server.url + "/nowhere"), 404, "not_found"),
+            # a classifier has no OpenAI routes (a causal-LM archive answers them: test_serve_generation.py)
+            (post("/v1/completions", json={"prompt": "fine"}), 404, "not_found"),
+            (httpx.get(server.url + "/v1/models"), 404, "not_found"),
             (httpx.get(server.url + "/predict"), 405, "method_not_allowed"),
         ]
         for response, status, kind in cases:

@@ -1,7 +1,8 @@
 """``distrain serve ARCHIVE``: the model behind HTTP, with dynamic request batching and a demo page.
 
 ``POST /predict`` takes one record (a line of ``distrain predict``'s input) and answers that line of
-its output; ``/predict_batch`` a list. ``/health``, ``/ready``, ``/metrics`` (Prometheus), ``/info``
+its output; ``/predict_batch`` a list. A causal-LM archive generates with continuous batching and
+also answers OpenAI's ``/v1/completions``, ``/v1/chat/completions`` and ``/v1/models``. ``/health``, ``/ready``, ``/metrics`` (Prometheus), ``/info``
 and the demo page at ``/``. Needs the ``serve`` extra (``pip install 'distrain[serve]'``).
 """
 
@@ -18,6 +19,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8000, help="port to listen on; 0 picks a free one (default 8000)")
     parser.add_argument("--port-file", default=None, metavar="F", help="write the port listened on to F once bound")
     parser.add_argument("--max-batch-size", type=int, default=32, help="requests per batch at most (default 32)")
+    parser.add_argument("--max-prefill-tokens", type=int, default=2048, metavar="N",
+                        help="language models: prompt tokens prefilled per decode step at most; the first waiting "
+                             "request always joins an empty batch (default 2048)")
+    parser.add_argument("--max-cached-tokens", type=int, default=None, metavar="N",
+                        help="language models: key-value positions the running batch may cache at most (rows x "
+                             "longest, padding included); default no cap")
+    parser.add_argument("--model-name", default=None, metavar="NAME",
+                        help="language models: the model id GET /v1/models lists (default: the archive's file name)")
+    parser.add_argument("--torch-threads", type=int, default=None, metavar="N",
+                        help="language models: torch's intra-op threads (default: the cores less one, leaving one "
+                             "to the HTTP event loop)")
     parser.add_argument("--max-batch-tokens", type=int, default=None, metavar="N",
                         help="padded tokens (count x longest) per batch at most; the oldest request always runs")
     parser.add_argument("--max-padding", type=float, default=0.1, metavar="F",
@@ -41,9 +53,12 @@ def options_from_args(args: argparse.Namespace):
     from distrain.serving.app import ServeOptions
 
     at_least_one = {"--max-batch-size": args.max_batch_size, "--max-queue": args.max_queue,
-                    "--max-request-bytes": args.max_request_bytes}
-    if args.max_batch_tokens is not None:
-        at_least_one["--max-batch-tokens"] = args.max_batch_tokens
+                    "--max-request-bytes": args.max_request_bytes, "--max-prefill-tokens": args.max_prefill_tokens}
+    if args.torch_threads is not None:
+        at_least_one["--torch-threads"] = args.torch_threads
+    for flag, value in {"--max-batch-tokens": args.max_batch_tokens, "--max-cached-tokens": args.max_cached_tokens}.items():
+        if value is not None:
+            at_least_one[flag] = value
     for flag, value in at_least_one.items():
         if value < 1:
             raise UsageError(f"{flag} must be at least 1, got {value}")
@@ -61,6 +76,8 @@ def options_from_args(args: argparse.Namespace):
         max_padding=None if args.max_padding == -1 else args.max_padding,
         max_queue=args.max_queue, request_timeout_s=args.request_timeout_s,
         max_request_bytes=args.max_request_bytes, drain_timeout_s=args.drain_timeout_s,
+        max_prefill_tokens=args.max_prefill_tokens, max_cached_tokens=args.max_cached_tokens, model_name=args.model_name,
+        torch_threads=args.torch_threads,
     )
 
 

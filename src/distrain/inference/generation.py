@@ -92,9 +92,11 @@ def generate(
     return [Continuation(request.tokens, request.finish_reason or "length") for request in requests]
 
 
-@dataclass
+@dataclass(eq=False)
 class Request:
-    """One prompt to continue; ``number`` seeds its samples (see :func:`generators_for`)."""
+    """One prompt to continue; ``number`` seeds its samples (see :func:`generators_for`). Requests are
+    equal only to themselves: two clients may send the same prompt, and cancelling one must not touch
+    the other."""
 
     prompt: list[int]
     settings: GenerationSettings = GenerationSettings()

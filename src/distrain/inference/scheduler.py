@@ -60,9 +60,13 @@ class Scheduler:
     def idle(self) -> bool:
         return not self.waiting and not len(self.batch)
 
-    def step(self) -> list[Request]:
-        """Admit, decode one token for every row; the requests that finished."""
+    def admissions(self) -> list[Request]:
+        """The waiting requests that join before the next step (taken off the queue, not yet admitted)."""
         count = admissible([len(request.prompt) for request in self.waiting], len(self.batch),
                            self.batch.attention_mask.shape[1], self.limits)
-        self.batch.admit([self.waiting.popleft() for _ in range(count)])
+        return [self.waiting.popleft() for _ in range(count)]
+
+    def step(self) -> list[Request]:
+        """Admit, decode one token for every row; the requests that finished."""
+        self.batch.admit(self.admissions())
         return self.batch.step()

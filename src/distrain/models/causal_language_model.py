@@ -258,11 +258,21 @@ class CausalLanguageModel(Model):
         tokenizer = load_tokenizer(self.tokenizer_name)
         lengths = inputs["prompt_length"].tolist()
         prompts = [row[:length] for row, length in zip(inputs["input_ids"].tolist(), lengths)]
+        ends, pad = self.end_and_pad_ids(tokenizer)
+        continuations = generate(self.transformer, prompts, self.generation, ends, pad, self.context_length(),
+                                 inputs["prompt_number"].tolist())
+        return [self.completion_record(tokenizer, ends, c.tokens, c.finish_reason) for c in continuations]
+
+    def end_and_pad_ids(self, tokenizer: Any) -> tuple[set[int], int]:
+        """The ids that end a continuation (the tokenizer's end, else its separator, and the model
+        config's ``eos_token_id``) and the id that pads prompts."""
         configured = getattr(self.transformer.config, "eos_token_id", None)  # an id, a list of them, or None
         ends = {tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.sep_token_id,
                 *(configured if isinstance(configured, list) else [configured])} - {None}
-        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-        continuations = generate(self.transformer, prompts, self.generation, ends, pad, self.context_length(),
-                                 inputs["prompt_number"].tolist())
-        return [{"completion": tokenizer.decode([t for t in c.tokens if t not in ends], skip_special_tokens=True),
-                 "tokens": len(c.tokens), "finish_reason": c.finish_reason} for c in continuations]
+        return ends, tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+
+    @staticmethod
+    def completion_record(tokenizer: Any, ends: set[int], tokens: list[int], finish_reason: str) -> dict[str, Any]:
+        """What ``distrain predict`` writes for a continuation (``distrain serve``'s ``/predict`` answers the same)."""
+        return {"completion": tokenizer.decode([t for t in tokens if t not in ends], skip_special_tokens=True),
+                "tokens": len(tokens), "finish_reason": finish_reason}

@@ -1,8 +1,11 @@
-"""The HTTP routes of ``distrain serve`` (Starlette). Every error is JSON ``{"error": {"type", "message"}}``.
+"""The HTTP routes of ``distrain serve`` (Starlette). Every error is JSON ``{"error": {"type", "message"}}``
+(with ``"field"`` where one field of the request is to blame).
 
 The routes only translate: bodies into records, records into prepared instances (refused with 422
 before they can join a batch), the batcher's answers and refusals into status codes. The model,
 the queue and the process lifecycle live in :mod:`.predictor`, :mod:`.batcher` and :mod:`.server`.
+A causal-LM archive answers ``/predict`` and the OpenAI routes (:mod:`.openai_api`) through the
+:mod:`.generation_engine` instead of the batcher; each kind answers the other's routes with 404.
 """
 
 from __future__ import annotations
@@ -38,6 +41,13 @@ class ServeOptions:
     request_timeout_s: float = 30.0
     max_request_bytes: int = 1_048_576
     drain_timeout_s: float = 30.0
+    # causal-LM archives (continuous batching): prompt tokens prefilled per decode step, cached positions
+    max_prefill_tokens: int = 2048
+    max_cached_tokens: int | None = None
+    #: the id /v1/models lists (default: the archive's file name)
+    model_name: str | None = None
+    #: torch's intra-op threads for a language model (default: the cores less one, for the event loop)
+    torch_threads: int | None = None
 
 
 @dataclass
@@ -50,6 +60,9 @@ class ServingState:
     phase: str = "loading"
     predictor: Any = None
     batcher: Any = None
+    #: a causal-LM archive's :class:`~distrain.serving.generation_engine.GenerationEngine` (then no batcher)
+    engine: Any = None
+    started: float = field(default_factory=time.time)
     metrics: ServerMetrics = None  # type: ignore[assignment]
     #: prediction requests being handled right now (the drain waits for them)
     in_flight: int = 0
@@ -57,8 +70,24 @@ class ServingState:
 
     def __post_init__(self) -> None:
         if self.metrics is None:
-            self.metrics = ServerMetrics(lambda: self.batcher.depth if self.batcher is not None else 0, lambda: self.in_flight)
+            self.metrics = ServerMetrics(lambda: self.queue_depth, lambda: self.in_flight)
         self.idle.set()
+
+    @property
+    def queue_depth(self) -> int:
+        """Requests accepted and waiting for the model."""
+        queue = self.engine if self.engine is not None else self.batcher
+        return queue.depth if queue is not None else 0
+
+    def prepare(self, record: Any):
+        """``record`` validated and indexed by the predictor, or a 422 naming its field."""
+        try:
+            return self.predictor.prepare(record)
+        except RecordError as error:
+            extra = {"field": error.field} if error.field else {}
+            raise ApiError(422, "invalid_input", str(error), **extra) from None
+        except (ValueError, TypeError, KeyError) as error:
+            raise ApiError(422, "invalid_input", f"{type(error).__name__}: {error}") from None
 
 
 class ApiError(Exception):
@@ -113,7 +142,7 @@ def build_app(state: ServingState) -> Starlette:
 
     def refuse_if_full() -> None:
         """Answer an overloaded server at once, before spending time on the body."""
-        if state.batcher.depth >= options.max_queue:
+        if state.queue_depth >= options.max_queue:
             raise ApiError(503, "overloaded", f"the queue is full ({options.max_queue} requests waiting); retry shortly",
                            {"Retry-After": "1"})
 
@@ -136,14 +165,15 @@ def build_app(state: ServingState) -> Starlette:
         except (ValueError, UnicodeDecodeError) as error:
             raise ApiError(400, "malformed_json", f"the body is not valid JSON: {error}") from None
 
-    def prepare(record: Any):
-        try:
-            return state.predictor.prepare(record)
-        except RecordError as error:
-            extra = {"field": error.field} if error.field else {}
-            raise ApiError(422, "invalid_input", str(error), **extra) from None
-        except (ValueError, TypeError, KeyError) as error:
-            raise ApiError(422, "invalid_input", f"{type(error).__name__}: {error}") from None
+    prepare = state.prepare
+    from distrain.serving.openai_api import LanguageModelRoutes
+
+    language_model = LanguageModelRoutes(state, read_json)
+
+    def require_classifier(request: Request) -> None:
+        if state.engine is not None:
+            raise ApiError(404, "not_found", f"{request.url.path}: a language model answers POST /predict one prompt "
+                                             "at a time and the OpenAI routes (POST /v1/completions); it has no batch route")
 
     async def compute(prepared) -> Any:
         try:
@@ -162,11 +192,14 @@ def build_app(state: ServingState) -> Starlette:
         require_accepting()
         refuse_if_full()
         record = await read_json(request)
+        if state.engine is not None:
+            return await language_model.predict(request, record)
         return json_response(await compute(prepare(record)))
 
     @counted("predict_batch", prediction=True)
     async def predict_batch(request: Request) -> Response:
         require_accepting()
+        require_classifier(request)
         records = await read_json(request)
         if not isinstance(records, list):
             raise ApiError(422, "invalid_input", "expected a JSON list of records")
@@ -205,6 +238,21 @@ def build_app(state: ServingState) -> Starlette:
             raise ApiError(503, "not_ready", f"the model is {state.phase}", {"Retry-After": "1"})
         return json_response({"archive": state.archive, **state.predictor.describe(), "options": vars(options)})
 
+    def generation(endpoint: str, handler):
+        @counted(endpoint, prediction=True)
+        async def route(request: Request) -> Response:
+            language_model.require_language_model(request)
+            require_accepting()
+            refuse_if_full()
+            return await handler(request)
+        return route
+
+    @counted("models")
+    async def models(request: Request) -> Response:
+        if state.predictor is None:
+            raise ApiError(503, "not_ready", f"the model is {state.phase}", {"Retry-After": "1"})
+        return await language_model.models(request)
+
     async def metrics(request: Request) -> Response:
         body, content_type = state.metrics.render()
         return Response(body, headers={"Content-Type": content_type})
@@ -228,6 +276,9 @@ def build_app(state: ServingState) -> Starlette:
         Route("/ready", ready, methods=["GET"]),
         Route("/info", info, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
+        Route("/v1/completions", generation("completions", language_model.completions), methods=["POST"]),
+        Route("/v1/chat/completions", generation("chat_completions", language_model.chat_completions), methods=["POST"]),
+        Route("/v1/models", models, methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: server_error})

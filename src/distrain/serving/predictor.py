@@ -51,7 +51,51 @@ class Predictor:
         reader = archive.model.prediction_reader(experiment.validation_dataset_reader)
         return cls(archive.model, reader, archive.vocab, archive.config, device)
 
-    # --------------------------------------------------------------------------- description
+    # ------------------------------------------------------------------- language models
+    @property
+    def generates(self) -> bool:
+        """Whether the model continues prompts (a causal LM): the server then answers through a
+        :class:`~distrain.serving.generation_engine.GenerationEngine` and the OpenAI routes."""
+        return hasattr(self.model, "end_and_pad_ids") and hasattr(self.model, "transformer")
+
+    @property
+    def tokenizer(self) -> Any:
+        from distrain.pretrained import load_tokenizer
+
+        return load_tokenizer(self.model.tokenizer_name)
+
+    def generation_setup(self) -> tuple[set[int], int, int | None]:
+        """The end ids, the pad id and the model's context length."""
+        ends, pad = self.model.end_and_pad_ids(self.tokenizer)
+        return ends, pad, self.model.context_length()
+
+    def make_batch(self) -> Any:
+        """An empty running batch over the model (the engine thread's)."""
+        from distrain.inference.generation import RunningBatch
+
+        ends, pad, context = self.generation_setup()
+        return RunningBatch(self.model.transformer, ends, pad, context)
+
+    def prompt_ids(self, prompt: str) -> list[int]:
+        """A prompt as ``distrain predict`` tokenizes it; :class:`RecordError` if it is empty or leaves
+        no room in the context for a new token."""
+        instance = self.prepare({self.reader.prompt_key: prompt}).instance
+        return instance["input_ids"].ids.tolist()
+
+    def chat_prompt_ids(self, messages: list[dict[str, str]]) -> list[int]:
+        """``messages`` through the tokenizer's chat template, ready for the assistant's turn;
+        :class:`RecordError` if the tokenizer has none or the result leaves no room for a new token."""
+        tokenizer = self.tokenizer
+        if not getattr(tokenizer, "chat_template", None):
+            raise RecordError("the model's tokenizer has no chat template; use /v1/completions with a prompt", "messages")
+        text = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"]  # the template writes its own special tokens
+        context = self.model.context_length()
+        if not ids or (context is not None and len(ids) >= context):
+            raise RecordError(f"the conversation is {len(ids)} tokens, which leaves no room for a new token in the "
+                              f"model's context of {context}", "messages")
+        return ids
+
     @property
     def labels(self) -> list[str] | None:
         namespace = getattr(self.model, "label_namespace", None)
@@ -60,12 +104,19 @@ class Predictor:
         return self.vocab.tokens(namespace)
 
     def describe(self) -> dict[str, Any]:
-        return {
+        described = {
             "model": self.config.get("model", {}).get("type", type(self.model).__name__),
             "dataset_reader": type(self.reader).__name__,
             "input_fields": self.input_fields,
             "labels": self.labels,
+            "generates": self.generates,
         }
+        if self.generates:
+            import dataclasses
+
+            described["generation"] = dataclasses.asdict(self.model.generation)
+            described["context_length"] = self.model.context_length()
+        return described
 
     def warm_up_record(self) -> dict[str, Any] | None:
         """A record to run once before declaring the server ready, or None if its fields cannot be made up."""

@@ -1,5 +1,7 @@
 // The demo page: one input per field of the archive's reader (from /info), POST /predict, and the
 // predicted label with its probabilities, or the server's own error message when a request fails.
+// For a language model (info.generates) the prompt goes to /v1/completions with stream: true and the
+// completion appears token by token as the server-sent events arrive.
 "use strict";
 
 let info = null;
@@ -36,6 +38,41 @@ function buildForm() {
   }
   document.getElementById("model").textContent =
     `${info.model} from ${info.archive}` + (info.labels ? ` — labels: ${info.labels.join(", ")}` : "");
+  if (info.generates) document.getElementById("submit").textContent = "Generate";
+}
+
+async function streamCompletion(prompt) {
+  const output = document.getElementById("completion");
+  const finish = document.getElementById("finish");
+  output.textContent = "";
+  finish.textContent = "";
+  delete document.body.dataset.done;
+  const response = await fetch("/v1/completions", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ prompt, stream: true }),
+  });
+  if (!response.ok) { showError(await errorMessage(response)); return; }
+  show(document.getElementById("error"), false);
+  show(document.getElementById("generated"), true);
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const event = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      if (!event.startsWith("data: ")) continue;
+      const data = event.slice(6);
+      if (data === "[DONE]") { document.body.dataset.done = "true"; return; }
+      const chunk = JSON.parse(data);
+      if (chunk.error) { showError(`${chunk.error.type}: ${chunk.error.message}`); return; }
+      output.textContent += chunk.choices[0].text;
+      if (chunk.choices[0].finish_reason) finish.textContent = `finish reason: ${chunk.choices[0].finish_reason}`;
+    }
+  }
 }
 
 function readForm() {
@@ -75,6 +112,7 @@ async function submit(event) {
   const button = document.getElementById("submit");
   button.disabled = true;
   try {
+    if (info.generates) { await streamCompletion(Object.values(readForm())[0]); return; }
     const response = await fetch("/predict", {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(readForm()),
     });
