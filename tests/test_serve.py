@@ -129,6 +129,14 @@ def test_bad_flags_and_missing_archive_exit_2_with_one_line(tmp_path):
     assert flag.returncode == 2 and "--max-batch-size must be at least 1" in flag.stderr
 
 
+def test_a_model_that_fails_to_load_in_the_background_exits_2_with_its_error(probe_archive):
+    """The archive loads on a thread while /health answers; its failure must reach the command, not
+    leave the server loading forever."""
+    result = run_cli("serve", str(probe_archive.archive), "--port", "0", *probe_flags(embedding_dim=16), timeout=120)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "weights do not fit the model" in result.stderr.strip().splitlines()[-1]
+
+
 # -------------------------------------------------------------------------------- isolation
 def test_a_bad_request_and_a_model_failure_do_not_fail_their_batch(probe_archive, tmp_path):
     good = sentiment_records(14, seed=5)

@@ -170,6 +170,11 @@ def load_archive(path: str | Path, overrides: dict[str, Any] | None = None) -> A
             model.load_state_dict(load_state_file(weights, model))
         except CheckpointError as error:
             raise ArchiveError(f"{path}: {str(error).replace(str(weights) + ': ', '', 1)}") from None
+        except RuntimeError as error:  # torch's size mismatches, one line per weight: name the first
+            details = [line.strip() for line in str(error).splitlines()[1:] if line.strip()]
+            first = details[0] if details else str(error).strip()
+            more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
+            raise ArchiveError(f"{path}: weights do not fit the model: {first}{more}") from None
     model.eval()
     return Archive(model, config, vocab, meta)
 

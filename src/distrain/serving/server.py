@@ -227,7 +227,7 @@ def _make_engine(state: ServingState, predictor: Any):
     from distrain.serving.generation_engine import GenerationEngine
 
     options = state.options
-    limits = Limits(options.max_batch_size, options.max_prefill_tokens, options.max_cached_tokens)
+    limits = Limits(options.max_batch_size, options.max_prefill_tokens, options.max_cached_tokens, options.static_batching)
     return GenerationEngine(predictor.make_batch, limits, max_queue=options.max_queue,
                             timeout_s=options.request_timeout_s, on_step=state.metrics.observe_step,
                             on_token=state.metrics.observe_token, on_cancel=lambda stream, reason: state.metrics.cancelled.labels(reason).inc())
@@ -253,7 +253,8 @@ async def _in_daemon_thread(function: Callable[[], Any]) -> Any:
         try:
             result = function()
         except BaseException as error:  # noqa: BLE001 - handed to the awaiting task
-            loop.call_soon_threadsafe(lambda: future.done() or future.set_exception(error))
+            # bound now: Python unbinds ``error`` when the except clause ends, before the loop runs the callback
+            loop.call_soon_threadsafe(lambda failure=error: future.done() or future.set_exception(failure))
         else:
             loop.call_soon_threadsafe(lambda: future.done() or future.set_result(result))
 
