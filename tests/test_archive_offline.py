@@ -173,3 +173,17 @@ def test_a_transformer_classifier_predicts_from_its_archive_after_its_folder_is_
     before = predictions()
     shutil.rmtree(folder)
     assert predictions() == before
+
+
+def test_a_model_whose_weights_come_from_the_archive_keeps_its_output_layer_tied():
+    """Built for an archive (no weights initialised), a causal LM with tied embeddings still ties them:
+    the archive stores the tied weight once, so an untied output layer would be left unloaded."""
+    from distrain.data.vocabulary import Vocabulary
+    from distrain.models.causal_language_model import CausalLanguageModel
+    from distrain.pretrained import weights_elsewhere
+
+    settings = {"model_type": "llama", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 50, "tie_word_embeddings": True}
+    with weights_elsewhere():
+        model = CausalLanguageModel(Vocabulary(), config=settings)
+    assert model.transformer.get_output_embeddings().weight is model.transformer.get_input_embeddings().weight

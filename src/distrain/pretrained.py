@@ -146,7 +146,11 @@ def model_from_config(config: Any, auto_class: str = "AutoModel", **kwargs: Any)
     model_class = getattr(transformers, auto_class)
     if getattr(_WEIGHTS_ELSEWHERE, "active", False):
         with _no_init_weights():
-            return model_class.from_config(config, **kwargs)
+            model = model_class.from_config(config, **kwargs)
+        # skipping the init skips the tying too: an output layer tied to the input embeddings would stay a
+        # separate, unloaded weight (an archive stores a tied weight once)
+        model.tie_weights()
+        return model
     return model_class.from_config(config, **kwargs)
 
 
