@@ -105,6 +105,8 @@ def test_admission_keeps_arrival_order_and_every_limit_but_never_starves_the_fir
     # the cache counts padding: 2 running rows 10 wide, a newcomer of 20 makes it 3 rows x 20
     assert admissible([20], 2, 10, Limits(max_cached_tokens=59)) == 0
     assert admissible([20], 2, 10, Limits(max_cached_tokens=60)) == 1
+    assert admissible([5, 5], 0, 0, Limits(static=True)) == 2  # static: a batch forms when none runs
+    assert admissible([5, 5], 1, 9, Limits(static=True)) == 0  # and no one joins it
 
 
 def test_the_scheduler_runs_requests_within_the_batch_size_and_each_gets_its_own_tokens():

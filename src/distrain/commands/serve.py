@@ -25,6 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-cached-tokens", type=int, default=None, metavar="N",
                         help="language models: key-value positions the running batch may cache at most (rows x "
                              "longest, padding included); default no cap")
+    parser.add_argument("--batching", choices=("continuous", "static"), default="continuous",
+                        help="language models: continuous (requests join the running batch at every decode step) or "
+                             "static (a batch runs until all its rows end before the next forms; for comparison)")
     parser.add_argument("--model-name", default=None, metavar="NAME",
                         help="language models: the model id GET /v1/models lists (default: the archive's file name)")
     parser.add_argument("--torch-threads", type=int, default=None, metavar="N",
@@ -77,7 +80,7 @@ def options_from_args(args: argparse.Namespace):
         max_queue=args.max_queue, request_timeout_s=args.request_timeout_s,
         max_request_bytes=args.max_request_bytes, drain_timeout_s=args.drain_timeout_s,
         max_prefill_tokens=args.max_prefill_tokens, max_cached_tokens=args.max_cached_tokens, model_name=args.model_name,
-        torch_threads=args.torch_threads,
+        static_batching=args.batching == "static", torch_threads=args.torch_threads,
     )
 
 

@@ -22,11 +22,15 @@ class Limits:
     max_batch_size: int = 32
     max_prefill_tokens: int = 2048
     max_cached_tokens: int | None = None
+    #: static batching: no one joins a running batch; the next forms when all its rows have ended
+    static: bool = False
 
 
 def admissible(waiting: Sequence[int], running_rows: int, running_width: int, limits: Limits) -> int:
     """How many of the ``waiting`` prompts (their lengths, in arrival order) join a batch of
     ``running_rows`` rows whose cache is ``running_width`` positions wide."""
+    if limits.static and running_rows:
+        return 0
     count, prefill, width = 0, 0, running_width
     for length in waiting:
         rows, wider = running_rows + count + 1, max(width, length)

@@ -44,6 +44,8 @@ class ServeOptions:
     # causal-LM archives (continuous batching): prompt tokens prefilled per decode step, cached positions
     max_prefill_tokens: int = 2048
     max_cached_tokens: int | None = None
+    #: a batch runs until all its rows end before the waiting requests form the next (bench_generate's baseline)
+    static_batching: bool = False
     #: the id /v1/models lists (default: the archive's file name)
     model_name: str | None = None
     #: torch's intra-op threads for a language model (default: the cores less one, for the event loop)
