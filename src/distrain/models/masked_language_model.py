@@ -21,6 +21,7 @@ from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.average import Average
 from distrain.metrics.metric import Metric
 from distrain.models.model import Model
+from distrain.modules.adapter import Adapter, adapt
 from distrain.modules.masking import IGNORE, MaskingScheme, mask_tokens, sample_seed
 from distrain.modules.pretrained_transformer import PretrainedTransformerEncoder
 from distrain.pretrained import PretrainedName, load_tokenizer
@@ -54,6 +55,7 @@ class MaskedLanguageModel(Model):
         random_fraction: Probability = 0.1,
         masking_seed: int = 0,
         metrics: dict[str, Metric] | None = None,
+        adapter: Adapter | None = None,
     ) -> None:
         super().__init__(vocab, {"perplexity": TokenPerplexity(), **(metrics or {})})
         tokenizer = load_tokenizer(tokenizer_name)
@@ -83,6 +85,8 @@ class MaskedLanguageModel(Model):
         # Counts training forward passes; every worker makes one per global batch, so it is the same
         # on 1 or N workers. A buffer, so it is saved with the weights and a resumed run goes on.
         self.register_buffer("masking_round", torch.zeros((), dtype=torch.long))
+        if adapter is not None:  # the head's transform and bias train; its decoder is the frozen embeddings
+            adapt(self, self.encoder.transformer, adapter, model_name)
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:

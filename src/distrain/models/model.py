@@ -18,6 +18,12 @@ from distrain.registry import Registrable
 
 class Model(torch.nn.Module, Registrable):
     runtime_args = ("vocab",)
+    #: the adapter injected into this model's transformer (see :mod:`distrain.modules.adapter`), if any
+    adapter: Any = None
+    #: the pretrained folder an adapted model's frozen base comes from (its hash goes into archives)
+    adapter_base: str | None = None
+    #: state names checkpoints and archives leave out: the frozen base, loaded again from ``adapter_base``
+    frozen_state_names: frozenset[str] = frozenset()
 
     def __init__(self, vocab: Vocabulary, metrics: dict[str, Metric] | None = None) -> None:
         super().__init__()

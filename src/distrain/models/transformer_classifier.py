@@ -12,6 +12,7 @@ from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 from distrain.metrics.metric import Metric
 from distrain.models.classification import ClassifierOutputs
 from distrain.models.model import Model
+from distrain.modules.adapter import Adapter, adapt
 from distrain.modules.pretrained_transformer import PretrainedTransformerEncoder
 from distrain.pretrained import PretrainedName
 
@@ -19,6 +20,8 @@ from distrain.pretrained import PretrainedName
 @Model.register("transformer_classifier")
 class TransformerClassifier(ClassifierOutputs, Model):
     """``pooling``: ``cls`` takes the first token's vector, ``mean`` averages the unpadded tokens.
+
+    ``adapter`` (e.g. ``{"type": "lora"}``) trains an adapter and the output layer, the encoder frozen.
 
     The token field must come from the ``pretrained_transformer`` tokenizer of the same model;
     ``pad_token_id`` marks padding (0 for BERT-style vocabularies)."""
@@ -33,6 +36,7 @@ class TransformerClassifier(ClassifierOutputs, Model):
         label_namespace: str = "labels",
         gradient_checkpointing: bool = False,
         metrics: dict[str, Metric] | None = None,
+        adapter: Adapter | None = None,
     ) -> None:
         super().__init__(vocab, metrics if metrics is not None else {"accuracy": CategoricalAccuracy()})
         self.label_namespace = label_namespace
@@ -41,6 +45,8 @@ class TransformerClassifier(ClassifierOutputs, Model):
         self.encoder = PretrainedTransformerEncoder(model_name, gradient_checkpointing=gradient_checkpointing)
         self.dropout = torch.nn.Dropout(dropout) if dropout > 0 else torch.nn.Identity()
         self.output = torch.nn.Linear(self.encoder.output_dim, vocab.size(label_namespace))
+        if adapter is not None:
+            adapt(self, self.encoder.transformer, adapter, model_name)
 
     def shard_units(self) -> list[str]:
         """The transformer's layers (the embeddings stay with the root, beside what reuses them)."""

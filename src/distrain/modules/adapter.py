@@ -1,0 +1,117 @@
+"""Adapters: a few trainable parameters injected into a frozen ``transformers`` model (``model.adapter``).
+
+A model that holds a transformers model takes ``adapter: Adapter | None`` and calls :func:`adapt` once
+its transformer and head are built: the adapter is injected into the transformer (implementations in
+:mod:`distrain.modules.adapters`, e.g. ``lora`` through ``peft``), every other parameter of the
+transformer is frozen, and what the model adds (its task head) stays trainable. The optimizer and the
+strategies see ``requires_grad`` only, so they hold state for what trains and nothing else.
+
+Checkpoints and archives keep only what trains when the frozen base can be found again: a pretrained
+folder, named in the archive with the content hash of its weights files (:func:`weights_digest`), which
+loading checks. A base built from a config (random init) cannot be found again: its weights are kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from distrain.config.errors import ConfigError, Problem
+from distrain.registry import Registrable
+
+
+class AdapterError(ConfigError):
+    """A configured adapter that does not fit its model (found when the model is built: also on the meta
+    device before any data is read, see :mod:`distrain.experiment.checks`)."""
+
+
+class Adapter(Registrable):
+    """Injects its parameters into a transformers model in place and freezes the rest of it."""
+
+    def apply(self, transformer: torch.nn.Module, path: str) -> None:
+        """Inject into ``transformer``; problems are :class:`AdapterError` at config key ``path``."""
+        raise NotImplementedError
+
+    def describe(self) -> dict[str, Any]:
+        """The settings an exported adapter folder records (see ``distrain export``)."""
+        raise NotImplementedError
+
+
+def linear_names(transformer: torch.nn.Module) -> list[str]:
+    """The names of the transformer's linear layers (``transformers``' GPT-2 ``Conv1D`` counts as one)."""
+    return [name for name, module in transformer.named_modules()
+            if isinstance(module, torch.nn.Linear) or type(module).__name__ == "Conv1D"]
+
+
+def default_targets(transformer: torch.nn.Module) -> list[str]:
+    """The last names of the linear layers inside the repeated blocks (the members of any ``ModuleList``):
+    the attention and feed-forward projections of any architecture, named by the architecture itself."""
+    blocks = [f"{name}.{index}" for name, module in transformer.named_modules()
+              if isinstance(module, torch.nn.ModuleList) for index in range(len(module))]
+    inside = [name for name in linear_names(transformer) if any(name.startswith(block + ".") for block in blocks)]
+    return sorted({name.rpartition(".")[2] for name in inside})
+
+
+def matches(name: str, target: str) -> bool:
+    """``peft``'s rule: a target names a module by its full name or by its last dotted parts."""
+    return name == target or name.endswith("." + target)
+
+
+def target_problems(transformer: torch.nn.Module, targets: list[str], path: str) -> list[Problem]:
+    """A problem at ``path`` for each target that names none of the transformer's linear layers."""
+    names = linear_names(transformer)
+    unmatched = [target for target in targets if not any(matches(name, target) for name in names)]
+    if not unmatched:
+        return []
+    existing = sorted({name.rpartition(".")[2] for name in names})
+    return [Problem(path, f"{', '.join(repr(t) for t in unmatched)} matches no linear layer of the model; "
+                          f"its linear layers are named {', '.join(existing)}")]
+
+
+def adapt(model: torch.nn.Module, transformer: torch.nn.Module, adapter: Adapter, base_name: str | None) -> None:
+    """Inject ``adapter`` into ``transformer`` (held by ``model``), freeze the transformer's own parameters,
+    and record what checkpoints may leave out: the frozen state, when ``base_name`` (a pretrained folder)
+    can give it back; a config-built base (``base_name`` None) is kept whole."""
+    adapter.apply(transformer, "model.adapter")
+    prefix = next(name for name, module in model.named_modules() if module is transformer)
+    adapted = {id(parameter) for name, parameter in transformer.named_parameters() if _is_adapter(name)}
+    for parameter in transformer.parameters():
+        parameter.requires_grad_(id(parameter) in adapted)
+    trainable = {name for name, parameter in model.named_parameters() if parameter.requires_grad}
+    model.adapter = adapter
+    model.adapter_base = base_name if base_name is not None and weights_files(base_name) else None
+    if model.adapter_base is not None:
+        model.frozen_state_names = frozenset(name for name in model.state_dict()
+                                             if name.startswith(prefix + ".") and name not in trainable)
+
+
+def _is_adapter(name: str) -> bool:
+    return any(part.startswith("lora_") for part in name.split("."))
+
+
+def weights_files(name: str) -> list[Path]:
+    """The weights files of the pretrained folder ``name`` (safetensors, else torch files); [] for none."""
+    from distrain.pretrained import PretrainedNotFound, locate
+
+    try:
+        folder = Path(locate(name))
+    except PretrainedNotFound:
+        return []
+    if not folder.is_dir():
+        return []
+    found = sorted(folder.glob("*.safetensors")) or sorted(folder.glob("*.bin"))
+    return [path for path in found if path.is_file()]
+
+
+def weights_digest(name: str) -> str:
+    """sha256 over the names and contents of ``name``'s weights files: what an adapter was trained on."""
+    digest = hashlib.sha256()
+    for path in weights_files(name):
+        digest.update(path.name.encode() + b"\0")
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
