@@ -27,7 +27,7 @@ from distrain.inference.generation import GenerationSettings
 from distrain.metrics.average import Average
 from distrain.metrics.metric import Metric
 from distrain.models.masked_language_model import TokenPerplexity
-from distrain.models.model import Model
+from distrain.models.model import Model, TransformersModel
 from distrain.modules.adapter import Adapter, adapt
 from distrain.modules.masking import IGNORE
 from distrain.pretrained import PretrainedName
@@ -236,6 +236,17 @@ class CausalLanguageModel(Model):
         self.metrics["perplexity"](loss.detach(), count)
         self.metrics["accuracy"](logits.detach().argmax(-1).eq(targets), mask=counted)
         return {"loss": loss, "loss_weight": count}
+
+    def to_transformers(self) -> TransformersModel:
+        """The transformers model itself, adapters merged."""
+        import copy
+
+        from distrain.modules.adapter import merged_state
+        from distrain.pretrained import model_from_config
+
+        plain = model_from_config(copy.deepcopy(self.transformer.config), "AutoModelForCausalLM")
+        plain.load_state_dict(merged_state(self.transformer))
+        return TransformersModel("AutoModelForCausalLM", plain.eval(), lambda ids: self(input_ids=ids)["logits"])
 
     # ------------------------------------------------------------------------------- generation
     def prediction_reader(self, reader: Any) -> Any:

@@ -20,7 +20,7 @@ from distrain.config.errors import Problem
 from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.average import Average
 from distrain.metrics.metric import Metric
-from distrain.models.model import Model
+from distrain.models.model import Model, TransformersModel
 from distrain.modules.adapter import Adapter, adapt
 from distrain.modules.masking import IGNORE, MaskingScheme, mask_tokens, sample_seed
 from distrain.modules.pretrained_transformer import PretrainedTransformerEncoder
@@ -108,6 +108,25 @@ class MaskedLanguageModel(Model):
 
     def tensor_parallel_sizes(self) -> dict[str, int]:
         return self.encoder.tensor_parallel_sizes()
+
+    def to_transformers(self) -> TransformersModel:
+        """``AutoModelForMaskedLM`` of the encoder's architecture: its head's weights (a transform, the decoder
+        tied to the embeddings, a bias) are this model's, matched by shape."""
+        import copy
+
+        from distrain.modules.pretrained_transformer import copy_by_shape, plain_with_base
+
+        config = copy.deepcopy(self.encoder.transformer.config)
+        plain, head = plain_with_base("AutoModelForMaskedLM", config, self.encoder.transformer)
+        ours = [*self.transform.state_dict().values(), self.output_bias]
+        copy_by_shape(head, ours, f"the masked-LM head of {type(plain).__name__}")
+
+        def logits(ids: torch.Tensor) -> torch.Tensor:
+            states = self.transform(self.encoder(ids, ids.ne(self.pad_token_id)))
+            return torch.nn.functional.linear(states, self.encoder.transformer.get_input_embeddings().weight,
+                                              self.output_bias)
+
+        return TransformersModel("AutoModelForMaskedLM", plain.eval(), logits)
 
     def forward(self, tokens: torch.Tensor, sample_id: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
         padding = tokens.eq(self.pad_token_id)

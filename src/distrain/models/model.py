@@ -7,13 +7,24 @@ Metrics are declared in ``self.metrics`` (name → :class:`Metric`, usually from
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
 
 import torch
 
 from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.metric import Metric
 from distrain.registry import Registrable
+
+
+@dataclass
+class TransformersModel:
+    """A model as plain ``transformers`` holds it (see :meth:`Model.to_transformers`): the Auto class that loads
+    it, the model (adapters merged), and distrain's own logits for token ids, which the export checks it gives."""
+
+    auto_class: str
+    model: Any
+    logits: Callable[[torch.Tensor], torch.Tensor]
 
 
 class Model(torch.nn.Module, Registrable):
@@ -89,6 +100,14 @@ class Model(torch.nn.Module, Registrable):
     def pipeline_loss(self, outputs: tuple[torch.Tensor, ...], label: torch.Tensor) -> torch.Tensor:
         """The mean loss of one micro-batch from the last unit's outputs (metrics updated here)."""
         raise NotImplementedError
+
+    def to_transformers(self) -> TransformersModel:
+        """This model as a plain ``transformers`` model with its weights (``distrain export``); a model with no
+        transformers equivalent raises :class:`~distrain.errors.NotExportable` saying why."""
+        from distrain.errors import NotExportable
+
+        raise NotExportable(f"{type(self).__name__} has no transformers equivalent: it is built from distrain's own "
+                            "modules, which no transformers Auto class loads")
 
     def get_metrics(self, reset: bool = False) -> dict[str, float]:
         """Every metric's value; a metric returning a dict contributes one entry per key."""

@@ -115,3 +115,19 @@ def weights_digest(name: str) -> str:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
     return digest.hexdigest()
+
+
+def merged_state(transformer: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """The transformer's state under its own names (as before the adapter), each adapted layer's update merged
+    into its weight: what a plain transformers model of the same architecture loads."""
+    merged: dict[str, torch.Tensor] = {}
+    layers = {name: module for name, module in transformer.named_modules() if hasattr(module, "get_delta_weight")}
+    for name, tensor in transformer.state_dict().items():
+        if _is_adapter(name):
+            continue
+        merged[name.replace(".base_layer.", ".")] = tensor.detach().clone()
+    with torch.no_grad():
+        for name, layer in layers.items():
+            for adapter_name in layer.active_adapters:
+                merged[f"{name}.weight"] += layer.get_delta_weight(adapter_name).to(merged[f"{name}.weight"].dtype)
+    return merged
