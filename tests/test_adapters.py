@@ -90,6 +90,16 @@ def test_only_the_adapter_and_the_head_train_and_are_saved(lora_run):
     assert {name for name, p in model.named_parameters() if p.requires_grad} == set(names)
 
 
+def test_check_prints_trainable_and_total_parameters_and_the_state_each_rank_holds(lora_run):
+    result = run_cli("check", str(lora_run["root"] / "config.json"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    # 2 layers x (4 attention projections 64->64 + 64->128 + 128->64) at r 4, and the 64->2 output layer
+    trainable = 2 * (4 * (64 * 4 + 4 * 64) + 2 * (4 * 64 + 128 * 4)) + 64 * 2 + 2
+    model_line = next(line for line in result.stdout.splitlines() if line.strip().startswith("model "))
+    assert model_line.endswith(f"parameters ({trainable:,} trainable)"), model_line
+    assert "rank 0 holds     parameters" in result.stdout and "optimizer state" in result.stdout
+
+
 def test_evaluate_and_predict_run_from_the_adapter_archive(lora_run):
     from distrain.data.loader import DataLoader
     from distrain.distributed.world import SINGLE
