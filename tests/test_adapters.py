@@ -100,7 +100,7 @@ def test_check_prints_trainable_and_total_parameters_and_the_state_each_rank_hol
     assert "rank 0 holds     parameters" in result.stdout and "optimizer state" in result.stdout
 
 
-def test_evaluate_and_predict_run_from_the_adapter_archive(lora_run):
+def test_evaluate_predict_and_serve_run_from_the_adapter_archive(lora_run):
     from distrain.data.loader import DataLoader
     from distrain.distributed.world import SINGLE
     from distrain.experiment.inference import load_job
@@ -117,6 +117,12 @@ def test_evaluate_and_predict_run_from_the_adapter_archive(lora_run):
     labels = [json.loads(line)["label"] for line in lora_run["data"].read_text().splitlines()]
     correct = sum(record["label"] == label for record, label in zip(records, labels))
     assert len(records) == 32 and correct / 32 == pytest.approx(metrics["accuracy"])
+    from distrain.serving.predictor import Predictor  # what distrain serve runs
+
+    predictor = Predictor.from_archive(str(lora_run["archive"]))
+    texts = [json.loads(line)["text"] for line in lora_run["data"].read_text().splitlines()[:4]]
+    served = predictor.predict([predictor.prepare({"text": text}) for text in texts])
+    assert [record["label"] for record in served] == [record["label"] for record in records[:4]]
 
 
 def test_a_base_that_moved_or_changed_is_a_one_line_error(lora_run, tmp_path):
