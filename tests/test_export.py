@@ -1,6 +1,6 @@
 """``distrain export ARCHIVE OUT --format hf``: folders that plain transformers (and peft) load in a fresh
 process that never imports distrain give distrain's logits (within 1e-5) for a classifier, a masked LM, a causal
-LM, a merged LoRA classifier and an unmerged LoRA causal LM (a PEFT adapter folder on its base);
+LM, a merged LoRA classifier and masked LM, and an unmerged LoRA causal LM (a PEFT adapter folder on its base);
 ``transformers.pipeline("text-classification")`` gives the labels ``distrain predict`` gives. Refused, in one
 line with nothing written: a non-empty OUT without --force, a model with no transformers equivalent, a LoRA
 classifier as a PEFT folder (its head is distrain's own)."""
@@ -96,6 +96,9 @@ def archives(tmp_path_factory) -> dict:
         "lora_classifier": ({"dataset_reader": classifier_reader, "model": {**classifier, "adapter": lora}}, LABELS),
         "masked_lm": ({"dataset_reader": text, "model": {"type": "masked_language_model", "tokenizer_name": str(bert),
                                                          "model_name": str(bert)}}, None),
+        "lora_masked_lm": ({"dataset_reader": text, "model": {"type": "masked_language_model", "adapter": lora,
+                                                              "tokenizer_name": str(bert), "model_name": str(bert)}},
+                           None),
         "causal_lm": ({"dataset_reader": packed, "model": {"type": "causal_language_model", "model_name": str(llama)}},
                       None),
         "lora_causal_lm": ({"dataset_reader": packed, "model": {"type": "causal_language_model",
@@ -141,6 +144,7 @@ def test_exported_folders_give_distrains_logits_in_a_process_without_distrain(ar
     assert (out / "classifier" / "model.safetensors").is_file() and (out / "classifier" / "tokenizer.json").is_file()
     export_archive(archives["lora_classifier"], out / "lora_classifier", merge_adapters=True)
     export_archive(archives["masked_lm"], out / "masked_lm")
+    export_archive(archives["lora_masked_lm"], out / "lora_masked_lm", merge_adapters=True)
     export_archive(archives["causal_lm"], out / "causal_lm")
     export_archive(archives["lora_causal_lm"], out / "lora_causal_lm")  # unmerged: a PEFT adapter folder
     assert sorted(p.name for p in (out / "lora_causal_lm").iterdir() if p.suffix in (".json", ".safetensors")) == [
@@ -148,6 +152,7 @@ def test_exported_folders_give_distrains_logits_in_a_process_without_distrain(ar
     jobs = {"classifier": ("AutoModelForSequenceClassification", str(out / "classifier")),
             "lora_classifier": ("AutoModelForSequenceClassification", str(out / "lora_classifier")),
             "masked_lm": ("AutoModelForMaskedLM", str(out / "masked_lm")),
+            "lora_masked_lm": ("AutoModelForMaskedLM", str(out / "lora_masked_lm")),
             "causal_lm": ("AutoModelForCausalLM", str(out / "causal_lm")),
             "lora_causal_lm": ("peft", str(out / "lora_causal_lm"))}
     texts = [json.loads(line)["text"] for line in archives["data"].read_text().splitlines()]
