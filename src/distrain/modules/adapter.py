@@ -6,6 +6,11 @@ its transformer and head are built: the adapter is injected into the transformer
 transformer is frozen, and what the model adds (its task head) stays trainable. The optimizer and the
 strategies see ``requires_grad`` only, so they hold state for what trains and nothing else.
 
+Applied in the model's constructor rather than as a transform at assembly (where DESIGN.md suggests it): every
+path that builds a model (training, the meta-device checks before data is read, FSDP's delayed initialisation,
+archive loading, ``distrain check``) goes through the constructor, so each sees the adapted model with no step of
+its own, and ``model.adapter`` is where the config puts it.
+
 Checkpoints and archives keep only what trains when the frozen base can be found again: a pretrained
 folder, named in the archive with the content hash of its weights files (:func:`weights_digest`), which
 loading checks. A base built from a config (random init) cannot be found again: its weights are kept.
