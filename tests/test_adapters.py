@@ -125,7 +125,7 @@ def test_evaluate_predict_and_serve_run_from_the_adapter_archive(lora_run):
     assert [record["label"] for record in served] == [record["label"] for record in records[:4]]
 
 
-def test_a_base_that_moved_or_changed_is_a_one_line_error(lora_run, tmp_path):
+def test_a_base_that_moved_or_changed_is_a_one_line_error_for_archives_and_checkpoints(lora_run, tmp_path):
     from safetensors.torch import load_file, save_file
 
     from distrain.experiment.archive import ArchiveError, load_archive
@@ -143,6 +143,12 @@ def test_a_base_that_moved_or_changed_is_a_one_line_error(lora_run, tmp_path):
         assert len(lines) == 1 and lines[0].startswith(f"error: {archive}: the adapter's base model {folder} has other "
                                                        "weights than it was trained on (sha256 "), lines
         assert not (tmp_path / "m.json").exists()
+        # the checkpoints leave the base out too: resuming on other base weights is refused
+        result = run_cli("train", str(lora_run["root"] / "config.json"), "-s", str(lora_run["run"]), "--recover")
+        assert result.returncode == 2
+        errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+        assert len(errors) == 1 and f"the adapter's base model {folder} has other weights than the checkpoint was " \
+                                    "trained on" in errors[0], errors
         weights.rename(tmp_path / "moved.safetensors")
         with pytest.raises(ArchiveError, match=f"^{archive}: the adapter's base model {folder} is not found "):
             load_archive(archive)

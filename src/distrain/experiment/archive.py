@@ -67,11 +67,10 @@ BASE_KEY = ("model", "model_name")
 def base_reference(model: Any) -> dict[str, Any] | None:
     """What an adapted model's archive needs to find its frozen base again: the pretrained name (at
     ``BASE_KEY`` in the config) and the sha256 of its weights files; None when the archive holds the base."""
-    if not getattr(model, "frozen_state_names", None) or model.adapter_base is None:
-        return None
-    from distrain.modules.adapter import weights_digest
+    from distrain.modules.adapter import base_digest
 
-    return {"key_path": list(BASE_KEY), "name": model.adapter_base, "sha256": weights_digest(model.adapter_base)}
+    digest = base_digest(model)
+    return None if digest is None else {"key_path": list(BASE_KEY), "name": model.adapter_base, "sha256": digest}
 
 
 def _verified_base(reference: Any, archive: Path) -> tuple[list[str], str]:

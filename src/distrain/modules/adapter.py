@@ -18,6 +18,7 @@ loading checks. A base built from a config (random init) cannot be found again: 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from pathlib import Path
 from typing import Any
@@ -111,10 +112,25 @@ def weights_files(name: str) -> list[Path]:
     return [path for path in found if path.is_file()]
 
 
+def base_digest(model: torch.nn.Module) -> str | None:
+    """The :func:`weights_digest` of the base an adapted model's checkpoints leave out; None when they keep it."""
+    if not getattr(model, "frozen_state_names", None) or getattr(model, "adapter_base", None) is None:
+        return None
+    return weights_digest(model.adapter_base)
+
+
 def weights_digest(name: str) -> str:
-    """sha256 over the names and contents of ``name``'s weights files: what an adapter was trained on."""
+    """sha256 over the names and contents of ``name``'s weights files: what an adapter was trained on (read
+    once per process while the files keep their sizes and modification times)."""
+    files = weights_files(name)
+    return _digest(tuple((str(path), path.stat().st_size, path.stat().st_mtime_ns) for path in files))
+
+
+@functools.lru_cache(maxsize=8)
+def _digest(files: tuple[tuple[str, int, int], ...]) -> str:
     digest = hashlib.sha256()
-    for path in weights_files(name):
+    for path, _, _ in files:
+        path = Path(path)
         digest.update(path.name.encode() + b"\0")
         with open(path, "rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):

@@ -31,6 +31,7 @@ import torch
 from distrain.distributed.collectives import all_gather_object, barrier, broadcast_object
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import World
+from distrain.modules.adapter import base_digest
 from distrain.training.checkpointing import (
     CheckpointError, Checkpointer, load_state_file, load_training_state, trained_state,
 )
@@ -144,6 +145,7 @@ class CheckpointManager:
             "world_size": self.world.size,
             "order": order_fingerprint(self.sampler, position.epoch),
             "vocabulary": vocabulary_fingerprint(self.model),
+            "adapter_base": base_digest(self.model),  # the frozen base the checkpoint leaves out
             "parts": {name: part.state_dict() for name, part in self._stored(parts).items()},
             "ranks": all_gather_object(rank_parts().state_dict()),
         }
