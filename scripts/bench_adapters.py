@@ -6,13 +6,13 @@ parameters, optimizer-state bytes, checkpoint bytes, peak RSS and training examp
 
 Each run is ``distrain train`` of configs/drug_reviews_minilm.jsonnet (full) or
 configs/drug_reviews_minilm_lora.jsonnet (LoRA) with ``trainer.random_seed`` set, as the configs say (2 CPU
-processes). Figures per run: the best validation accuracy (metrics.json), trainable parameters and
-optimizer-state bytes (the worker log's "rank 0 holds ..." after training: Adam's two moments of what
-trains), the last checkpoint's bytes on disk (weights + training state), the largest resident set of any
-process of the run (``ru_maxrss`` of the finished children), and training examples per second (training
-instances x epochs / the training loop's time, validation included, in whole seconds). ``--quick``: 1 seed, 1 epoch, 64 training and 64 validation reviews,
-1 process: a smoke check of the script, not a measurement. The last line is ``name=value`` pairs: medians
-over the seeds and the LoRA/full ratios.
+processes). Figures per run: the best validation accuracy (metrics.json), trainable parameters and optimizer-state
+bytes (the worker log's "rank 0 holds ..." after training: Adam's two moments of what trains), the last
+checkpoint's bytes on disk (weights + training state), the largest resident set of any process of the run
+(``ru_maxrss`` of the finished children), and training examples per second (training instances x epochs / the
+training loop's time, validation included, in whole seconds). ``--quick``: 1 seed, 1 epoch, 64 training and 64
+validation reviews, 1 process: a smoke check of the script, not a measurement. The last line is ``name=value``
+pairs: medians over the seeds and the LoRA/full ratios.
 """
 
 from __future__ import annotations

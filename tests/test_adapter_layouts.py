@@ -1,7 +1,7 @@
-"""LoRA on a pretrained tiny Llama folder (the base frozen, read from the folder; checkpoints hold the adapters
-alone) takes the same steps on one process, DDP 2 and FSDP 2 (step losses and adapter weights within 1e-5);
-a one-process run killed with SIGKILL mid-epoch resumes with ``--recover`` bitwise to the uninterrupted one, and on
-FSDP 2 to within 1e-5 of it."""
+"""LoRA on a pretrained tiny Llama folder (the base frozen, read from the folder; checkpoints, full or sharded,
+hold the adapters alone) takes the same steps on one process, DDP 2 and FSDP 2 (step losses and adapter weights
+within 1e-5); a one-process run killed with SIGKILL mid-epoch resumes with ``--recover`` bitwise to the
+uninterrupted one, and on FSDP 2 to within 1e-5 of it."""
 
 from __future__ import annotations
 
@@ -23,16 +23,20 @@ KILLED_AT = 3  # killed in step 3's callbacks, before its checkpoint: resumed fr
 RESUMED_FROM = "epoch_0000_batch_00000002"
 
 
-def lora_config(root: Path, losses: Path, workers: int = 1, strategy: str = "ddp", resumable: bool = False) -> dict:
+def lora_config(root: Path, losses: Path, workers: int = 1, strategy: str = "ddp", resumable: bool = False,
+                sharded: bool = False) -> dict:
     """2 epochs of 4 global batches of 16-token blocks; ``resumable``: a checkpoint
-    after every batch, all kept, and the test kill switch."""
+    after every batch, all kept, and the test kill switch; ``sharded``: checkpoints in the sharded format. The best
+    epoch's weights are loaded at the end (a validation set), through the checkpoint format."""
     folder = root / "llama"
     if not folder.exists():
         write_tiny_llama(folder)
         write_corpus(root / "corpus", files=1, sentences=60, seed=3)
+        write_corpus(root / "heldout", files=1, sentences=12, seed=4)
     config = {
         "dataset_reader": {"type": "packed_text", "tokenizer_name": str(folder), "sequence_length": 16},
         "train_data_path": str(root / "corpus"),
+        "validation_data_path": str(root / "heldout"),
         "model": {"type": "causal_language_model", "model_name": str(folder),
                   "adapter": {"type": "lora", "r": 4, "alpha": 8}},
         "data_loader": {"batch_size": GLOBAL_BATCH // workers, "shuffle": True},
@@ -43,6 +47,8 @@ def lora_config(root: Path, losses: Path, workers: int = 1, strategy: str = "ddp
     if resumable:
         config["trainer"].update(save_every_num_batches=1, keep_checkpoints=0)
         config["trainer"]["callbacks"].insert(0, {"type": "test_kill_switch"})
+    if sharded:
+        config["trainer"]["checkpoint_format"] = "sharded"
     if workers > 1:
         config["distributed"] = {"cuda_devices": [-1] * workers, "strategy": {"type": strategy}}
     return config
@@ -58,7 +64,8 @@ def step_losses(losses: Path) -> list[float]:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("adapter_layouts")
-    for name, layout in {"one": {}, "ddp2": {"workers": 2}, "fsdp2": {"workers": 2, "strategy": "fsdp"}}.items():
+    layouts = {"one": {}, "ddp2": {"workers": 2}, "fsdp2": {"workers": 2, "strategy": "fsdp", "sharded": True}}
+    for name, layout in layouts.items():
         config = write_config(root / f"{name}.json", lora_config(root, root / name / "losses", **layout))
         result = run_cli("train", str(config), "-s", str(root / name / "out"), *PLUGINS, timeout=300)
         assert result.returncode == 0, f"{name}: {result.stderr[-3000:]}"
@@ -76,12 +83,17 @@ def test_lora_takes_the_steps_of_one_process_under(runs, layout):
 
 def test_checkpoints_of_every_layout_hold_the_adapters_alone(runs):
     from safetensors import safe_open
+    from torch.distributed.checkpoint import FileSystemReader
 
-    for layout in ("one", "ddp2", "fsdp2"):
+    for layout in ("one", "ddp2"):
         last = sorted((runs / layout / "out" / "checkpoints").glob("epoch_*"))[-1]  # the end of epoch 2
         with safe_open(str(last / "model.safetensors"), "pt") as handle:
             names = list(handle.keys())
         assert len(names) == 2 * 7 * 2 and all(".lora_" in name for name in names), (layout, names)
+    last = sorted((runs / "fsdp2" / "out" / "checkpoints").glob("epoch_*"))[-1]  # FSDP's, in the sharded format
+    stored = FileSystemReader(str(last / "sharded")).read_metadata().state_dict_metadata
+    names = [name for name in stored if name.startswith("model.")]
+    assert len(names) == 2 * 7 * 2 and all(".lora_" in name for name in names), names
 
 
 def test_a_lora_run_killed_mid_epoch_resumes_bitwise_and_on_fsdp2(runs, tmp_path):

@@ -183,8 +183,9 @@ def test_exports_that_cannot_be_done_are_refused_in_one_line_with_nothing_writte
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [f"error: {occupied}: exists and is not empty; give --force to replace it"]
     assert [p.name for p in tmp_path.iterdir()] == ["occupied"] and (occupied / "keep.txt").read_text() == "mine"
-    with pytest.raises(NotExportable, match=r"^TransformerClassifier trains a head of distrain's own \(output.weight, "
-                                            r"output.bias\), which a PEFT adapter cannot carry; export with --merge-adapters$"):
+    refusal = (r"^TransformerClassifier trains a head of distrain's own \(output.weight, output.bias\), which a PEFT "
+               r"adapter cannot carry; export with --merge-adapters$")
+    with pytest.raises(NotExportable, match=refusal):
         export_archive(archives["lora_classifier"], tmp_path / "peft")
     run = build_archive(tmp_path / "basic", {"dataset_reader": {"type": "text_classification_json"},
                                              "train_data_path": str(archives["data"]),

@@ -67,7 +67,8 @@ class PretrainedTransformerEncoder(torch.nn.Module):
         return self.transformer(input_ids=token_ids, attention_mask=mask.long()).last_hidden_state
 
 
-def plain_with_base(auto_class: str, config: Any, transformer: torch.nn.Module) -> tuple[Any, list[tuple[str, torch.nn.Parameter]]]:
+def plain_with_base(auto_class: str, config: Any,
+                    transformer: torch.nn.Module) -> tuple[Any, list[tuple[str, torch.nn.Parameter]]]:
     """A fresh ``transformers.<auto_class>`` of ``config`` whose base model holds ``transformer``'s weights
     (adapters merged), and the parameters it still lacks, in its own order: its task head, for the caller."""
     from distrain.errors import NotExportable
