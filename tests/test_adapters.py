@@ -168,6 +168,13 @@ def test_bad_adapter_configs_name_their_key_path_before_data_is_read(lora_run, t
         "error: model.adapter.target_modules: 'q_proj' matches no linear layer of the model; its linear layers are "
         "named dense, key, query, value"]
     assert not (tmp_path / "run").exists()
+    tensor_parallel = {**config, "distributed": {"cuda_devices": [-1, -1], "tensor_parallel_size": 2}}
+    tensor_parallel["model"] = {**config["model"], "adapter": {"type": "lora"}}
+    with pytest.raises(ConfigError) as raised:
+        validate_experiment(tensor_parallel)
+    assert [str(problem) for problem in raised.value.problems] == [
+        "model.adapter: adapters cannot be split by tensor parallelism (peft's layers are not DTensor-aware); "
+        "use fsdp or ddp"]
     config["model"] = {"type": "basic_classifier", "embedding_dim": 8, "encoder": {"type": "boe"},
                        "adapter": {"type": "lora"}}
     with pytest.raises(ConfigError) as raised:

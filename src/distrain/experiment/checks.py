@@ -52,7 +52,7 @@ def module_problems(plan: Any) -> list[Problem]:
     unit_problems = getattr(getattr(strategy, "cls", None), "unit_problems", None)
     if unit_problems is not None:
         checks.append(lambda model: unit_problems(strategy.arguments, model, "distributed.strategy"))
-    if distributed is not None and distributed.tensor_parallel_size > 1:
+    if distributed is not None and distributed.tensor_parallel_size > 1 and adapter is None:
         from distrain.distributed.tensor_parallel import plan_problems
 
         checks.append(lambda model: plan_problems(model, distributed.tensor_parallel_size,
