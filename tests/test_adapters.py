@@ -6,6 +6,7 @@ base moved or its weights changed; bad adapter configs are reported with their k
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tarfile
 from pathlib import Path
@@ -97,7 +98,16 @@ def test_check_prints_trainable_and_total_parameters_and_the_state_each_rank_hol
     trainable = 2 * (4 * (64 * 4 + 4 * 64) + 2 * (4 * 64 + 128 * 4)) + 64 * 2 + 2
     model_line = next(line for line in result.stdout.splitlines() if line.strip().startswith("model "))
     assert model_line.endswith(f"parameters ({trainable:,} trainable)"), model_line
+    total = int(re.search(r": ([\d,]+) parameters", model_line).group(1).replace(",", ""))
     assert "rank 0 holds     parameters" in result.stdout and "optimizer state" in result.stdout
+    # the dry run at another size (rank 0 on the meta device, the pretrained base built from its config)
+    fsdp = json.dumps({"distributed": {"cuda_devices": [-1, -1], "strategy": {"type": "fsdp"}}})
+    result = run_cli("check", str(lora_run["root"] / "config.json"), "--world-size", "4", "-o", fsdp)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"FSDPTransformerClassifier: {total:,} parameters ({trainable:,} trainable)" in result.stdout
+    # Adam's two float32 moments of each rank's quarter of what trains (+ step counts)
+    optimizer = re.search(r"optimizer +[\d.]+ [KM]iB \(([\d,]+) B\)", result.stdout)
+    assert optimizer and 2 * 4 * trainable // 4 <= int(optimizer.group(1).replace(",", "")) < 2 * 4 * trainable // 3
 
 
 def test_evaluate_predict_and_serve_run_from_the_adapter_archive(lora_run):
