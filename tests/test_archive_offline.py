@@ -15,24 +15,9 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli, sentiment_records, write_config, write_jsonl
-from transformer_fixtures import write_corpus, write_tiny_bert
+from transformer_fixtures import write_corpus, write_tiny_bert, write_tiny_llama
 
 PROMPTS = ["the cat", "a dog ran to the", "she saw"]
-
-
-def write_tiny_llama(folder: Path) -> Path:
-    """A pretrained-looking causal LM folder: the tiny WordPiece tokenizer and a 2-layer Llama's weights."""
-    import torch
-    from transformers import AutoModelForCausalLM, LlamaConfig
-
-    write_tiny_bert(folder)
-    (folder / "config.json").unlink()
-    torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=48, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
-                         bos_token_id=None, eos_token_id=3, pad_token_id=0)
-    AutoModelForCausalLM.from_config(config).save_pretrained(folder)
-    return folder
 
 
 def members(archive: Path) -> list[str]:

@@ -33,3 +33,18 @@ def write_corpus(folder: Path, files: int = 2, sentences: int = 60, seed: int = 
         lines = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 9))) + " ." for _ in range(sentences)]
         (folder / f"part{number}.txt").write_text("\n".join(lines) + "\n")
     return folder
+
+
+def write_tiny_llama(folder: Path) -> Path:
+    """A pretrained-looking causal LM folder: the tiny WordPiece tokenizer and a 2-layer Llama's weights."""
+    import torch
+    from transformers import AutoModelForCausalLM, LlamaConfig
+
+    write_tiny_bert(folder)
+    (folder / "config.json").unlink()
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=48, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
+                         bos_token_id=None, eos_token_id=3, pad_token_id=0)
+    AutoModelForCausalLM.from_config(config).save_pretrained(folder)
+    return folder

@@ -15,6 +15,7 @@ COMMANDS = {
     "check": ("distrain.commands.check", "validate a config and build everything short of training"),
     "evaluate": ("distrain.commands.evaluate", "write an archived model's loss and metrics on a data file"),
     "predict": ("distrain.commands.predict", "write an archived model's predictions, one JSON line per input"),
+    "export": ("distrain.commands.export", "write an archived model as a folder plain transformers (or peft) loads"),
     "list": ("distrain.commands.list_components", "list registered components and their arguments"),
     "shard": ("distrain.commands.shard", "split a JSON-lines or text file into N balanced shard files"),
     "schema": ("distrain.commands.schema", "write the JSON Schema of a training config (for editors)"),

@@ -53,6 +53,10 @@ class Problem:
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
+class NotExportable(BadInput):
+    """A model ``distrain export`` cannot write in the format asked for; the message says why."""
+
+
 class ConfigError(BadInput):
     """Every problem found in a config, reported together."""
 

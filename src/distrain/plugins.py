@@ -18,6 +18,7 @@ BUILTIN_PACKAGES = (
     "distrain.data.tokenizers",
     "distrain.data.readers",
     "distrain.modules",
+    "distrain.modules.adapters",
     "distrain.metrics",
     "distrain.models",
     "distrain.training",

@@ -70,8 +70,9 @@ def run_dry(args: argparse.Namespace) -> int:
     figures, assembly = dry_run(config, args.world_size, args.nodes)
     model = assembly.model
     parameters = sum(p.numel() for p in model.parameters())
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     print(f"config OK at {args.world_size} process(es): {args.config}")
-    print(f"  model            {type(model).__name__}: {parameters:,} parameters")
+    print(f"  model            {type(model).__name__}: {parameters:,} parameters ({trainable:,} trainable)")
     print(f"  optimizer        {type(assembly.trainer.optimizer).__name__}")
     print(render(figures))
     return 0

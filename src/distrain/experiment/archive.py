@@ -8,6 +8,7 @@ safetensors file, so an archive from elsewhere cannot run code or write where it
 
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
 import tarfile
@@ -30,9 +31,10 @@ class ArchiveError(BadInput):
 
 
 def write_archive(serialization_dir: Path, weights: dict[str, Any], vocab: Any, config: dict[str, Any],
-                  pretrained: list[tuple[tuple, str]] = ()) -> Path:
+                  pretrained: list[tuple[tuple, str]] = (), adapter_base: dict[str, Any] | None = None) -> Path:
     """Write ``serialization_dir/model.tar.gz`` atomically from a full model state (``weights``);
-    ``pretrained``: the config's pretrained names by key path (see :func:`pretrained_references`)."""
+    ``pretrained``: the config's pretrained names by key path (see :func:`pretrained_references`);
+    ``adapter_base``: the frozen base ``weights`` leave out (see :func:`base_reference`), kept in meta.json."""
     from distrain.experiment.archived_pretrained import FOLDER, save_pretrained_files
     from distrain.version import __version__
     from distrain.training.checkpointing import save_state_file
@@ -45,7 +47,10 @@ def write_archive(serialization_dir: Path, weights: dict[str, Any], vocab: Any, 
         (staging / "config.json").write_text(json.dumps(config, indent=2))
         vocab.save(staging / "vocabulary")
         save_state_file(weights, staging / WEIGHTS_NAME)
-        (staging / "meta.json").write_text(json.dumps(_versions(__version__), indent=2))
+        meta = _versions(__version__)
+        if adapter_base is not None:
+            meta["adapter_base"] = adapter_base
+        (staging / "meta.json").write_text(json.dumps(meta, indent=2))
         members = ["config.json", "vocabulary", WEIGHTS_NAME, "meta.json"]
         if save_pretrained_files(list(pretrained), staging):
             members.append(FOLDER)
@@ -53,6 +58,37 @@ def write_archive(serialization_dir: Path, weights: dict[str, Any], vocab: Any, 
             for name in members:
                 tar.add(staging / name, arcname=name)
     return target
+
+
+#: where the three models that take an adapter name their pretrained base
+BASE_KEY = ("model", "model_name")
+
+
+def base_reference(model: Any) -> dict[str, Any] | None:
+    """What an adapted model's archive needs to find its frozen base again: the pretrained name (at
+    ``BASE_KEY`` in the config) and the sha256 of its weights files; None when the archive holds the base."""
+    from distrain.modules.adapter import base_digest
+
+    digest = base_digest(model)
+    return None if digest is None else {"key_path": list(BASE_KEY), "name": model.adapter_base, "sha256": digest}
+
+
+def _verified_base(reference: Any, archive: Path) -> tuple[list[str], str]:
+    """The key path and name of an archive's base, after checking its weights are the ones trained on."""
+    from distrain.modules.adapter import weights_digest, weights_files
+
+    try:
+        path, name, expected = list(reference["key_path"]), str(reference["name"]), str(reference["sha256"])
+    except (KeyError, TypeError):
+        raise ArchiveError(f"{archive}: meta.json has an unreadable adapter_base") from None
+    if not weights_files(name):
+        raise ArchiveError(f"{archive}: the adapter's base model {name} is not found (no weights files there); the "
+                           f"archive holds only what trained, on base weights with sha256 {expected[:16]}…")
+    found = weights_digest(name)
+    if found != expected:
+        raise ArchiveError(f"{archive}: the adapter's base model {name} has other weights than it was trained on "
+                           f"(sha256 {found[:16]}…, expected {expected[:16]}…)")
+    return path, name
 
 
 def _versions(distrain_version: str) -> dict[str, str]:
@@ -161,13 +197,19 @@ def load_archive(path: str | Path, overrides: dict[str, Any] | None = None) -> A
             vocab = Vocabulary.load(root / "vocabulary")
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise ArchiveError(f"{path}: unreadable vocabulary ({error.__class__.__name__}: {error})") from None
+        base = meta.get("adapter_base")
+        if base is not None:  # the frozen base is read from its folder, which must hold what was trained on
+            key_path, name = _verified_base(base, Path(path))
+            _set_path(config, key_path, name)
         experiment = resolve_experiment(config).build()
-        with weights_elsewhere():  # the archive's weights replace any pretrained ones: none are read
+        # the archive's weights replace any pretrained ones: none are read (an adapter's base aside)
+        with weights_elsewhere() if base is None else contextlib.nullcontext():
             model = experiment.model.construct(vocab=vocab)
         weights = root / WEIGHTS_NAME
         _check_safetensors(weights, path)
         try:
-            model.load_state_dict(load_state_file(weights, model))
+            # an adapter's archive leaves out the frozen base (checked by load_state_file), read above
+            model.load_state_dict(load_state_file(weights, model), strict=not model.frozen_state_names)
         except CheckpointError as error:
             raise ArchiveError(f"{path}: {str(error).replace(str(weights) + ': ', '', 1)}") from None
         except RuntimeError as error:  # torch's size mismatches, one line per weight: name the first
@@ -177,6 +219,12 @@ def load_archive(path: str | Path, overrides: dict[str, Any] | None = None) -> A
             raise ArchiveError(f"{path}: weights do not fit the model: {first}{more}") from None
     model.eval()
     return Archive(model, config, vocab, meta)
+
+
+def _set_path(config: dict[str, Any], key_path: list[str], value: str) -> None:
+    for key in key_path[:-1]:
+        config = config[key]
+    config[key_path[-1]] = value
 
 
 def _check_safetensors(weights: Path, archive: Path) -> None:

@@ -74,7 +74,7 @@ def save_pretrained_files(references: list[tuple[KeyPath, str]], archive_root: P
         if settings is not None:
             (slot / "config.json").write_text(json.dumps(settings, indent=2))
             held["config"] = True
-        tokenizer = _tokenizer_or_none(name)
+        tokenizer = tokenizer_or_none(name)
         if tokenizer is not None:
             tokenizer.save_pretrained(str(slot))
             held["tokenizer"] = True
@@ -98,7 +98,7 @@ def _raw_config(name: str) -> dict[str, Any] | None:
     return settings if settings.get("model_type") else None
 
 
-def _tokenizer_or_none(name: str) -> Any:
+def tokenizer_or_none(name: str) -> Any:
     from distrain.config.errors import ConfigError
     from distrain.pretrained import load_tokenizer
 

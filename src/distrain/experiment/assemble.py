@@ -19,11 +19,12 @@ from distrain.data.streaming import StreamingLoader, StreamingSource
 from distrain.distributed.config import DistributedConfig
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import World
-from distrain.experiment.archive import write_archive
+from distrain.experiment.archive import base_reference, write_archive
 from distrain.experiment.archived_pretrained import pretrained_references
 from distrain.experiment.plan import Experiment, ResolvedExperiment
 from distrain.experiment.prepare import DataPlan, PreparedData, prepare_data
 from distrain.models.model import Model
+from distrain.training.checkpointing import trained_state
 from distrain.training.curves import write_run_curves
 from distrain.training.state_bytes import held_state_bytes
 from distrain.training.summary import print_training_summary
@@ -112,8 +113,9 @@ def train_worker(
     logger.info("rank %d holds %s after training", world.rank, held.describe())
     weights = assembly.strategy.model_state_dict()  # every rank takes part (sharded strategies gather)
     if world.is_primary:
-        archive = write_archive(Path(serialization_dir), weights, assembly.prepared.vocab, resolved.config,
-                                list(pretrained_references(resolved.plan)))
+        archive = write_archive(Path(serialization_dir), trained_state(assembly.model, weights),
+                                assembly.prepared.vocab, resolved.config, list(pretrained_references(resolved.plan)),
+                                adapter_base=base_reference(assembly.model))
         for callback in assembly.trainer.callbacks:
             callback.on_archive(assembly.trainer, archive)
         write_run_curves(Path(serialization_dir))

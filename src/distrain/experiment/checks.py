@@ -15,6 +15,7 @@ from typing import Any
 
 from distrain.config.errors import Problem
 from distrain.data.vocabulary import Vocabulary
+from distrain.modules.adapter import AdapterError
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +39,12 @@ def module_problems(plan: Any) -> list[Problem]:
 
         problems += offloading_problems("cuda" if distributed is not None and distributed.uses_cuda else "cpu")
     checks = []
+    adapter = _argument(plan.arguments["model"], "adapter") if hasattr(plan.arguments["model"], "arguments") else None
+    if adapter is not None:  # its target modules are checked when the model is built (below)
+        checks.append(lambda model: [])
+        if distributed is not None and distributed.tensor_parallel_size > 1:
+            problems.append(Problem("model.adapter", "adapters cannot be split by tensor parallelism (peft's layers "
+                                                     "are not DTensor-aware); use fsdp or ddp"))
     checkpointing = _argument(trainer, "activation_checkpointing")
     if checkpointing is not None:
         checks.append(lambda model: _checkpointing_problems(model, checkpointing.modules))
@@ -45,7 +52,7 @@ def module_problems(plan: Any) -> list[Problem]:
     unit_problems = getattr(getattr(strategy, "cls", None), "unit_problems", None)
     if unit_problems is not None:
         checks.append(lambda model: unit_problems(strategy.arguments, model, "distributed.strategy"))
-    if distributed is not None and distributed.tensor_parallel_size > 1:
+    if distributed is not None and distributed.tensor_parallel_size > 1 and adapter is None:
         from distrain.distributed.tensor_parallel import plan_problems
 
         checks.append(lambda model: plan_problems(model, distributed.tensor_parallel_size,
@@ -61,7 +68,10 @@ def module_problems(plan: Any) -> list[Problem]:
         checks.append(lambda model: _context_problems(model, lengths))
     if not checks:
         return problems
-    model = _meta_model(plan.arguments["model"])
+    try:
+        model = _meta_model(plan.arguments["model"])
+    except AdapterError as error:
+        return problems + list(error.problems)
     if model is None:
         return problems
     for check in checks:
@@ -122,11 +132,17 @@ def _checkpointing_problems(model: Any, patterns: list[str]) -> list[Problem]:
 
 
 def _meta_model(node: Any) -> Any:
+    """The model on the meta device, built from its pretrained configs (no weights read); an adapter that
+    does not fit it raises :class:`AdapterError`."""
     import torch
 
+    from distrain.pretrained import weights_elsewhere
+
     try:
-        with torch.device("meta"):
+        with torch.device("meta"), weights_elsewhere():
             return node.construct(vocab=_StandInVocabulary())
+    except AdapterError:
+        raise
     except Exception as error:  # noqa: BLE001 - any failure: the real build checks the patterns later
         logger.debug("module patterns not checked before reading data (%s)", error)
         return None

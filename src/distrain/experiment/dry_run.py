@@ -216,10 +216,13 @@ def render(dry: DryRun, max_groups: int = 12) -> str:
 
 @contextlib.contextmanager
 def meta_device():
-    """Tensors created inside (the model, its optimizer state) live on the meta device: shapes only."""
+    """Tensors created inside (the model, its optimizer state) live on the meta device: shapes only. Pretrained
+    models are built from their configs (transformers refuses to load weights onto the meta device)."""
     import torch
 
-    with torch.device("meta"):
+    from distrain.pretrained import weights_elsewhere
+
+    with torch.device("meta"), weights_elsewhere():
         yield
 
 

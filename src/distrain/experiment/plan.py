@@ -83,6 +83,7 @@ def resolve_experiment(config: dict[str, Any]) -> ResolvedExperiment:
     config.setdefault("trainer", {})
     problems: list[Problem] = []
     plan = resolve_object(Experiment, config, "", problems)
+    problems = [_adapter_problem(problem, config) for problem in problems]
     if not problems and isinstance(plan, Build):
         resolved = ResolvedExperiment(plan, config)
         distributed = resolved.distributed
@@ -92,6 +93,19 @@ def resolve_experiment(config: dict[str, Any]) -> ResolvedExperiment:
     if problems:
         raise ConfigError(problems)
     return resolved
+
+
+def _adapter_problem(problem: Problem, config: dict[str, Any]) -> Problem:
+    """``model.adapter`` on a model that takes none: say why (it holds no transformers model) and which do."""
+    if problem.path != "model.adapter" or not problem.message.startswith("unknown key"):
+        return problem
+    import inspect
+
+    takers = [name for name in Model.list_available()
+              if "adapter" in inspect.signature(Model.by_name(name).__init__).parameters]
+    kind = config.get("model", {}).get("type") if isinstance(config.get("model"), dict) else None
+    return Problem(problem.path, f"{kind or 'this model'} holds no transformers model to adapt; adapters apply "
+                                 f"to {', '.join(takers)}")
 
 
 def experiment_schema() -> dict[str, Any]:

@@ -27,7 +27,8 @@ from distrain.inference.generation import GenerationSettings
 from distrain.metrics.average import Average
 from distrain.metrics.metric import Metric
 from distrain.models.masked_language_model import TokenPerplexity
-from distrain.models.model import Model
+from distrain.models.model import Model, TransformersModel
+from distrain.modules.adapter import Adapter, adapt
 from distrain.modules.masking import IGNORE
 from distrain.pretrained import PretrainedName
 
@@ -109,7 +110,8 @@ class CausalLanguageModel(Model):
     its config, e.g. ``{"is_decoder": true}`` to run an encoder's weights causally) or ``config`` alone
     (an architecture's settings, random init). With ``config``, ``tokenizer_name`` sets ``vocab_size`` (unless the config
     does) and the special token ids, so the model fits the reader's tokenizer. ``generation``: how
-    ``distrain predict`` continues prompts (override it there with ``-o '{"model.generation.top_p": 0.9}'``)."""
+    ``distrain predict`` continues prompts (override it there with ``-o '{"model.generation.top_p": 0.9}'``).
+    ``adapter`` (e.g. ``{"type": "lora"}``) trains an adapter alone, the transformer (output layer included) frozen."""
 
     def __init__(
         self,
@@ -119,6 +121,7 @@ class CausalLanguageModel(Model):
         tokenizer_name: PretrainedName | None = None,
         metrics: dict[str, Metric] | None = None,
         generation: GenerationSettings = GenerationSettings(),
+        adapter: Adapter | None = None,
     ) -> None:
         super().__init__(vocab, {"perplexity": TokenPerplexity(), "accuracy": Average(), **(metrics or {})})
         from transformers import AutoConfig
@@ -135,6 +138,8 @@ class CausalLanguageModel(Model):
 
             built = AutoConfig.for_model(**self._with_tokenizer(dict(config or {}), tokenizer_name))
             self.transformer = model_from_config(built, "AutoModelForCausalLM")
+        if adapter is not None:  # only the adapter trains: the output layer is the pretrained one, frozen
+            adapt(self, self.transformer, adapter, model_name)
 
     @staticmethod
     def _with_tokenizer(settings: dict[str, Any], tokenizer_name: str | None) -> dict[str, Any]:
@@ -235,6 +240,17 @@ class CausalLanguageModel(Model):
         chosen = scored.gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze(-1)
         self.metrics["accuracy"](chosen >= scored.amax(-1), mask=counted)
         return {"loss": loss, "loss_weight": count}
+
+    def to_transformers(self) -> TransformersModel:
+        """The transformers model itself, adapters merged."""
+        import copy
+
+        from distrain.modules.adapter import merged_state
+        from distrain.pretrained import model_from_config
+
+        plain = model_from_config(copy.deepcopy(self.transformer.config), "AutoModelForCausalLM")
+        plain.load_state_dict(merged_state(self.transformer))
+        return TransformersModel("AutoModelForCausalLM", plain.eval(), lambda ids: self(input_ids=ids)["logits"])
 
     # ------------------------------------------------------------------------------- generation
     def prediction_reader(self, reader: Any) -> Any:

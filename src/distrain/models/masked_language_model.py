@@ -20,7 +20,8 @@ from distrain.config.errors import Problem
 from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.average import Average
 from distrain.metrics.metric import Metric
-from distrain.models.model import Model
+from distrain.models.model import Model, TransformersModel
+from distrain.modules.adapter import Adapter, adapt
 from distrain.modules.masking import IGNORE, MaskingScheme, mask_tokens, sample_seed
 from distrain.modules.pretrained_transformer import PretrainedTransformerEncoder
 from distrain.pretrained import PretrainedName, load_tokenizer
@@ -54,6 +55,7 @@ class MaskedLanguageModel(Model):
         random_fraction: Probability = 0.1,
         masking_seed: int = 0,
         metrics: dict[str, Metric] | None = None,
+        adapter: Adapter | None = None,
     ) -> None:
         super().__init__(vocab, {"perplexity": TokenPerplexity(), **(metrics or {})})
         tokenizer = load_tokenizer(tokenizer_name)
@@ -83,6 +85,8 @@ class MaskedLanguageModel(Model):
         # Counts training forward passes; every worker makes one per global batch, so it is the same
         # on 1 or N workers. A buffer, so it is saved with the weights and a resumed run goes on.
         self.register_buffer("masking_round", torch.zeros((), dtype=torch.long))
+        if adapter is not None:  # the head's transform and bias train; its decoder is the frozen embeddings
+            adapt(self, self.encoder.transformer, adapter, model_name)
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
@@ -104,6 +108,25 @@ class MaskedLanguageModel(Model):
 
     def tensor_parallel_sizes(self) -> dict[str, int]:
         return self.encoder.tensor_parallel_sizes()
+
+    def to_transformers(self) -> TransformersModel:
+        """``AutoModelForMaskedLM`` of the encoder's architecture: its head's weights (a transform, the decoder
+        tied to the embeddings, a bias) are this model's, matched by shape."""
+        import copy
+
+        from distrain.modules.pretrained_transformer import copy_by_shape, plain_with_base
+
+        config = copy.deepcopy(self.encoder.transformer.config)
+        plain, head = plain_with_base("AutoModelForMaskedLM", config, self.encoder.transformer)
+        ours = [*self.transform.state_dict().values(), self.output_bias]
+        copy_by_shape(head, ours, f"the masked-LM head of {type(plain).__name__}")
+
+        def logits(ids: torch.Tensor) -> torch.Tensor:
+            states = self.transform(self.encoder(ids, ids.ne(self.pad_token_id)))
+            return torch.nn.functional.linear(states, self.encoder.transformer.get_input_embeddings().weight,
+                                              self.output_bias)
+
+        return TransformersModel("AutoModelForMaskedLM", plain.eval(), logits)
 
     def forward(self, tokens: torch.Tensor, sample_id: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
         padding = tokens.eq(self.pad_token_id)

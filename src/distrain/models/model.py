@@ -7,7 +7,8 @@ Metrics are declared in ``self.metrics`` (name → :class:`Metric`, usually from
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Iterator
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
 
 import torch
 
@@ -16,8 +17,24 @@ from distrain.metrics.metric import Metric
 from distrain.registry import Registrable
 
 
+@dataclass
+class TransformersModel:
+    """A model as plain ``transformers`` holds it (see :meth:`Model.to_transformers`): the Auto class that loads
+    it, the model (adapters merged), and distrain's own logits for token ids, which the export checks it gives."""
+
+    auto_class: str
+    model: Any
+    logits: Callable[[torch.Tensor], torch.Tensor]
+
+
 class Model(torch.nn.Module, Registrable):
     runtime_args = ("vocab",)
+    #: the adapter injected into this model's transformer (see :mod:`distrain.modules.adapter`), if any
+    adapter: Any = None
+    #: the pretrained folder an adapted model's frozen base comes from (its hash goes into archives)
+    adapter_base: str | None = None
+    #: state names checkpoints and archives leave out: the frozen base, loaded again from ``adapter_base``
+    frozen_state_names: frozenset[str] = frozenset()
 
     def __init__(self, vocab: Vocabulary, metrics: dict[str, Metric] | None = None) -> None:
         super().__init__()
@@ -83,6 +100,14 @@ class Model(torch.nn.Module, Registrable):
     def pipeline_loss(self, outputs: tuple[torch.Tensor, ...], label: torch.Tensor) -> torch.Tensor:
         """The mean loss of one micro-batch from the last unit's outputs (metrics updated here)."""
         raise NotImplementedError
+
+    def to_transformers(self) -> TransformersModel:
+        """This model as a plain ``transformers`` model with its weights (``distrain export``); a model with no
+        transformers equivalent raises :class:`~distrain.errors.NotExportable` saying why."""
+        from distrain.errors import NotExportable
+
+        raise NotExportable(f"{type(self).__name__} has no transformers equivalent: it is built from distrain's own "
+                            "modules, which no transformers Auto class loads")
 
     def get_metrics(self, reset: bool = False) -> dict[str, float]:
         """Every metric's value; a metric returning a dict contributes one entry per key."""

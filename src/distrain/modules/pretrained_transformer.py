@@ -65,3 +65,38 @@ class PretrainedTransformerEncoder(torch.nn.Module):
 
     def forward(self, token_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.transformer(input_ids=token_ids, attention_mask=mask.long()).last_hidden_state
+
+
+def plain_with_base(auto_class: str, config: Any,
+                    transformer: torch.nn.Module) -> tuple[Any, list[tuple[str, torch.nn.Parameter]]]:
+    """A fresh ``transformers.<auto_class>`` of ``config`` whose base model holds ``transformer``'s weights
+    (adapters merged), and the parameters it still lacks, in its own order: its task head, for the caller."""
+    from distrain.errors import NotExportable
+    from distrain.modules.adapter import merged_state
+    from distrain.pretrained import model_from_config
+
+    plain = model_from_config(config, auto_class)
+    base = plain.base_model
+    loaded = base.load_state_dict(merged_state(transformer), strict=False)
+    if loaded.unexpected_keys:
+        raise NotExportable(f"{type(plain).__name__}'s base model has no {', '.join(loaded.unexpected_keys[:3])}")
+    prefix = next(name for name, module in plain.named_modules() if module is base)
+    given = {f"{prefix}.{name}" if prefix else name for name in base.state_dict() if name not in loaded.missing_keys}
+    rest = [(name, parameter) for name, parameter in plain.named_parameters() if name not in given]
+    return plain, rest
+
+
+def copy_by_shape(targets: list[tuple[str, torch.nn.Parameter]], sources: list[torch.Tensor], what: str) -> None:
+    """Copy ``sources`` into ``targets``, matched by shape, in order within each shape (a head's weights
+    registered in the same order in both); anything left unmatched: :class:`~distrain.errors.NotExportable`."""
+    from distrain.errors import NotExportable
+
+    remaining = list(sources)
+    with torch.no_grad():
+        for name, target in targets:
+            index = next((i for i, source in enumerate(remaining) if source.shape == target.shape), None)
+            if index is None:
+                raise NotExportable(f"{what}: {name} {tuple(target.shape)} has no counterpart in distrain's head")
+            target.copy_(remaining.pop(index))
+    if remaining:
+        raise NotExportable(f"{what}: {len(remaining)} of distrain's head weights have no counterpart")

@@ -31,7 +31,10 @@ import torch
 from distrain.distributed.collectives import all_gather_object, barrier, broadcast_object
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import World
-from distrain.training.checkpointing import CheckpointError, Checkpointer, load_state_file, load_training_state
+from distrain.modules.adapter import base_digest
+from distrain.training.checkpointing import (
+    CheckpointError, Checkpointer, load_state_file, load_training_state, trained_state,
+)
 from distrain.training.recovery import EpochProgress, RankParts, fits_problem, order_fingerprint, vocabulary_fingerprint
 from distrain.training.sharded_checkpoint import is_sharded, load_sharded, save_sharded
 
@@ -118,6 +121,7 @@ class CheckpointManager:
         weights = self.strategy.model_state_dict()  # every rank takes part (sharded strategies gather)
         if not self.world.is_primary:
             return None
+        weights = trained_state(self.model, weights)
         if is_best:
             self.folders.save_best(weights)
         return self.folders.save(position.epoch, position.batches, weights, state, is_best)
@@ -141,6 +145,7 @@ class CheckpointManager:
             "world_size": self.world.size,
             "order": order_fingerprint(self.sampler, position.epoch),
             "vocabulary": vocabulary_fingerprint(self.model),
+            "adapter_base": base_digest(self.model),  # the frozen base the checkpoint leaves out
             "parts": {name: part.state_dict() for name, part in self._stored(parts).items()},
             "ranks": all_gather_object(rank_parts().state_dict()),
         }

@@ -64,6 +64,13 @@ def save_state_file(state: dict[str, torch.Tensor], path: Path) -> None:
         save_file(unique, str(temporary), metadata={"format": "pt"})
 
 
+def trained_state(model: torch.nn.Module, weights: dict[str, Any]) -> dict[str, Any]:
+    """``weights`` less the frozen base of an adapted model (see :mod:`distrain.modules.adapter`): what a
+    checkpoint or an archive keeps."""
+    frozen = getattr(model, "frozen_state_names", frozenset())
+    return {name: tensor for name, tensor in weights.items() if name not in frozen} if frozen else weights
+
+
 def load_state_file(path: Path, model: torch.nn.Module) -> dict[str, torch.Tensor]:
     """The full state dict of ``model`` stored in ``path``: a name the file lacks is accepted only when
     it is tied to one the file has (the same tensor in ``model``); anything else does not fit."""
@@ -74,6 +81,7 @@ def load_state_file(path: Path, model: torch.nn.Module) -> dict[str, torch.Tenso
     except Exception as error:  # noqa: BLE001 - safetensors raises several kinds; all mean "unreadable"
         raise CheckpointError(f"{path}: cannot load weights ({_one_line(error)})") from None
     expected = model.state_dict()
+    frozen = getattr(model, "frozen_state_names", frozenset())  # an adapter's base: the model has it already
     groups: dict[tuple, list[str]] = {}
     for name, tensor in expected.items():
         groups.setdefault(_storage_key(tensor), []).append(name)
@@ -81,7 +89,8 @@ def load_state_file(path: Path, model: torch.nn.Module) -> dict[str, torch.Tenso
     for name, tensor in expected.items():
         source = next((alias for alias in groups[_storage_key(tensor)] if alias in stored), None)
         if source is None:
-            missing.append(name)
+            if name not in frozen:
+                missing.append(name)
         else:
             state[name] = stored[source]
     unexpected = sorted(set(stored) - set(expected))

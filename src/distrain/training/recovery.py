@@ -132,6 +132,14 @@ def fits_problem(state: dict[str, Any], model: torch.nn.Module, sampler: Any, ep
     vocabulary = vocabulary_fingerprint(model)
     if state["vocabulary"] and vocabulary and state["vocabulary"] != vocabulary:
         return "the vocabulary differs from the checkpoint's (the data changed?)"
+    saved_base = state.get("adapter_base")
+    if saved_base:
+        from distrain.modules.adapter import base_digest
+
+        digest = base_digest(model)
+        if digest is not None and digest != saved_base:
+            return (f"the adapter's base model {model.adapter_base} has other weights than the checkpoint was trained "
+                    f"on (sha256 {digest[:16]}…, expected {saved_base[:16]}…)")
     order = order_fingerprint(sampler, epoch)
     if state["order"] and order and state["order"] != order:
         return (f"the global sample order of epoch {epoch + 1} differs from the checkpoint's "

@@ -29,7 +29,10 @@ def save_sharded(model: torch.nn.Module, optimizer: torch.optim.Optimizer, check
     import torch.distributed.checkpoint as dcp
     from torch.distributed.checkpoint.state_dict import get_state_dict
 
+    from distrain.training.checkpointing import trained_state
+
     model_state, optimizer_state = get_state_dict(model, optimizer)
+    model_state = trained_state(model, model_state)  # an adapter's frozen base is read from its folder again
     dcp.save({"model": model_state, "optimizer": optimizer_state}, checkpoint_id=Path(checkpoint) / SHARDED_DIR,
              no_dist=_no_dist())
 
@@ -51,6 +54,9 @@ def load_sharded(model: torch.nn.Module, optimizer: torch.optim.Optimizer | None
         state: dict[str, Any] = {"model": model_state, "optimizer": optimizer_state}
     else:
         state = {"model": get_model_state_dict(model)}
+    from distrain.training.checkpointing import trained_state
+
+    state["model"] = trained_state(model, state["model"])  # what the checkpoint holds: not an adapter's base
     dcp.load(state, checkpoint_id=folder, no_dist=_no_dist())
     if optimizer is not None:
         set_state_dict(model, optimizer, model_state_dict=state["model"],

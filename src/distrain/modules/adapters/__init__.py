@@ -1,0 +1,1 @@
+"""Adapter implementations (the base is :mod:`distrain.modules.adapter`)."""
