@@ -135,7 +135,8 @@ def generated_tokens(server: Server) -> float:
 
 
 def measure(archive: Path, bodies: list[dict], clients: int, seconds: float, rounds: int, folder: Path) -> dict:
-    servers = {name: Server(archive, flags, folder) for name, flags in MODES.items()}
+    # one at a time, 32 clients wait minutes for a place: no queue timeout, the time to first token says it
+    servers = {name: Server(archive, [*flags, "--request-timeout-s", "3600"], folder) for name, flags in MODES.items()}
     pooled = {name: {"first": [], "gaps": [], "rates": []} for name in servers}
     try:
         for server in servers.values():
