@@ -27,6 +27,7 @@ from starlette.staticfiles import StaticFiles
 from distrain.data.reader import RecordError
 from distrain.serving.batcher import Draining, QueueFull, RequestTimedOut
 from distrain.serving.metrics import ServerMetrics
+from distrain.serving.responses import ApiError, json_response
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -90,20 +91,6 @@ class ServingState:
             raise ApiError(422, "invalid_input", str(error), **extra) from None
         except (ValueError, TypeError, KeyError) as error:
             raise ApiError(422, "invalid_input", f"{type(error).__name__}: {error}") from None
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, kind: str, message: str, headers: dict[str, str] | None = None, **extra: Any) -> None:
-        super().__init__(message)
-        self.status, self.kind, self.message, self.headers, self.extra = status, kind, message, headers or {}, extra
-
-    def response(self) -> Response:
-        return json_response({"error": {"type": self.kind, "message": self.message, **self.extra}}, self.status, self.headers)
-
-
-def json_response(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    # json.dumps as `distrain predict` writes its lines, so an answer is byte for byte that line
-    return Response(json.dumps(body), status_code=status, headers=headers, media_type="application/json")
 
 
 def build_app(state: ServingState) -> Starlette:

@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from distrain.data.reader import RecordError
-from distrain.serving.app import ApiError, json_response
+from distrain.serving.responses import ApiError, json_response
 from distrain.serving.batcher import Draining, QueueFull, RequestTimedOut
 
 MAX_STOP_STRINGS = 4
