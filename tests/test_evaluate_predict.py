@@ -3,36 +3,21 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import run_cli
 
 TWO_WORKERS = json.dumps({"distributed": {"cuda_devices": [-1, -1]}})
 
 
 @pytest.fixture(scope="module")
-def drug_reviews(tmp_path_factory):
-    """The drug-review data and a model trained on it for two epochs (once for this module)."""
-    folder = tmp_path_factory.mktemp("drug_reviews")
-    subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--only", "drug_reviews", "--out", str(folder)],
-        check=True, capture_output=True, timeout=120,
-    )
-    data = folder / "drug_reviews"
-    overrides = {
-        "train_data_path": str(data / "train.jsonl"),
-        "validation_data_path": str(data / "validation.jsonl"),
-        "trainer.num_epochs": 2,
-        "trainer.progress_bar": False,
-    }
-    run = folder / "run"
-    result = run_cli("train", str(ROOT / "configs" / "drug_reviews_boe.jsonnet"), "-s", str(run), "-o", json.dumps(overrides))
-    assert result.returncode == 0, result.stderr
-    return {"archive": run / "model.tar.gz", "validation": data / "validation.jsonl", "folder": folder}
+def drug_reviews(drug_archive, tmp_path_factory):
+    """The drug-review data and the session's model trained on it for two epochs (``drug_archive``, shared
+    with the serving tests); this module writes its outputs to a folder of its own."""
+    return {"archive": drug_archive.archive, "validation": drug_archive.validation,
+            "folder": tmp_path_factory.mktemp("evaluate_predict")}
 
 
 def _cli_ok(*args):

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -12,11 +10,8 @@ from conftest import ROOT, run_cli
 
 
 @pytest.fixture(scope="module")
-def example_data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("data")
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--out", str(out)], check=True,
-                   capture_output=True)
-    return out
+def example_data(prepared_data):
+    return prepared_data / "data"
 
 
 def train_example(config: str, data_dir, out, **overrides):
