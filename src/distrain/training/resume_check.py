@@ -26,6 +26,8 @@ HARMLESS = (
     "trainer.skip_nonfinite_steps",
     "trainer.callbacks",
     "trainer.checkpoint_format",
+    "trainer.checkpointer",
+    "trainer.cuda_device",
     "trainer.activation_checkpointing",
     "trainer.activation_offloading",
     "distributed",
