@@ -29,7 +29,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.world_size is not None:  # validated at that size, not at the configured one
         return run_dry(args)
+    from distrain.commands.train import refuse_missing_gpus
+
     config, resolved = load_experiment_from_args(args)
+    refuse_missing_gpus(resolved)
     experiment = resolved.build()
     prepared = prepare_data(DataPlan.of(experiment, config))
     with tempfile.TemporaryDirectory() as scratch, dry_run_world(resolved.distributed) as world:
