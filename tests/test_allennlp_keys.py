@@ -104,3 +104,22 @@ def test_datasets_for_vocab_creation_picks_the_splits_whose_tokens_count(tmp_pat
 
     assert tokens(None) == {"seen", "in", "training"}
     assert tokens(["validation", "test"]) == {"only", "validation", "test", "words"}
+
+
+def test_the_json_schema_accepts_allennlp_keys_and_short_forms():
+    import jsonschema
+
+    from distrain.experiment.plan import experiment_schema
+    from distrain.plugins import import_plugins
+
+    import_plugins([])
+    validator = jsonschema.Draft202012Validator(experiment_schema())
+    config = text_config({"train": "t", "validation": "v"}, optimizer="huggingface_adamw", grad_clipping=1.0,
+                         learning_rate_scheduler="slanted_triangular", checkpointer={"keep_most_recent_by_count": 1})
+    config["model"]["initializer"] = {"regexes": [["weight", {"type": "xavier_normal"}], ["bias", "zero"]]}
+    config["model"]["regularizer"] = {"regexes": [["weight", {"type": "l2", "alpha": 0.1}]]}
+    config["data_loader"] = {"batch_sampler": {"type": "bucket", "sorting_keys": ["tokens"]}}
+    config.update({"random_seed": 1, "test_data_path": "t", "evaluate_on_test": True})
+    assert list(validator.iter_errors(config)) == []
+    config["model"]["initializer"]["regexes"][0] = ["weight", "xavier_nrmal"]
+    assert list(validator.iter_errors(config))

@@ -190,8 +190,9 @@ def _adapter_problem(problem: Problem, config: dict[str, Any]) -> Problem:
 def experiment_schema() -> dict[str, Any]:
     """The JSON Schema of a training config, with every component registered right now."""
     from distrain.config.json_schema import config_schema
+    from distrain.experiment.model_keys import APPLIED_AT_ASSEMBLY
 
-    return config_schema(Experiment)
+    return config_schema(Experiment, {Model: APPLIED_AT_ASSEMBLY})
 
 
 def load_experiment(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass
 from typing import Literal
 
 import torch
@@ -150,21 +151,22 @@ class PretrainedInitializer(Initializer):
             tensor.copy_(source)
 
 
+@dataclass
 class InitializerApplicator:
     """The ``model.initializer`` block (AllenNLP's form); :meth:`apply` runs it over a model."""
 
-    def __init__(self, regexes: list[tuple[Regex, Initializer]] | None = None,
-                 prevent_regexes: list[Regex] | None = None) -> None:
-        self.regexes = [(regex, initializer) for regex, initializer in (regexes or [])]
-        self.prevent = [re.compile(regex) for regex in prevent_regexes or []]
+    regexes: list[tuple[Regex, Initializer]] | None = None
+    prevent_regexes: list[Regex] | None = None
 
     def apply(self, model: torch.nn.Module, path: str = "model.initializer") -> list[str]:
         """Initialise the matching parameters of ``model``; return their names."""
+        pairs = [(regex, initializer) for regex, initializer in self.regexes or []]
+        prevent = [re.compile(regex) for regex in self.prevent_regexes or []]
         used, done = set(), []
         for name, parameter in model.named_parameters():
-            if any(prevent.search(name) for prevent in self.prevent):
+            if any(pattern.search(name) for pattern in prevent):
                 continue
-            for index, (regex, initializer) in enumerate(self.regexes):
+            for index, (regex, initializer) in enumerate(pairs):
                 if re.search(regex, name):
                     used.add(index)
                     if not parameter.is_meta:
@@ -173,7 +175,7 @@ class InitializerApplicator:
                     done.append(name)
                     break
         unused = [Problem(f"{path}.regexes.{index}", f"{regex!r} matches no parameter of the model")
-                  for index, (regex, _) in enumerate(self.regexes) if index not in used]
+                  for index, (regex, _) in enumerate(pairs) if index not in used]
         if unused:
             raise ConfigError(unused)
         logger.info("initialised %d parameter(s) by model.initializer", len(done))

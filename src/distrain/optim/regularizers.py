@@ -9,6 +9,7 @@ workers (the penalty does not depend on the data). The reported training loss ex
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Iterable
 
 import torch
@@ -52,14 +53,14 @@ class L1Regularizer(Regularizer):
         parameter.grad.add_(parameter.detach().sign(), alpha=self.alpha)
 
 
+@dataclass
 class RegularizerApplicator:
     """The ``model.regularizer`` block: each parameter takes the first regularizer whose regex matches."""
 
-    def __init__(self, regexes: list[tuple[Regex, Regularizer]] | None = None) -> None:
-        self.regexes = [(re.compile(regex), regularizer) for regex, regularizer in (regexes or [])]
+    regexes: list[tuple[Regex, Regularizer]] | None = None
 
     def _pick(self, name: str) -> Regularizer | None:
-        return next((regularizer for regex, regularizer in self.regexes if regex.search(name)), None)
+        return next((regularizer for regex, regularizer in self.regexes or [] if re.search(regex, name)), None)
 
     def penalty(self, named_parameters: Iterable[tuple[str, torch.nn.Parameter]]) -> torch.Tensor:
         """The total penalty (AllenNLP's ``get_regularization_penalty``)."""
