@@ -48,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  training data    {len(prepared.train)} instances from {experiment.train_data_path}")
     if prepared.validation is not None:
         print(f"  validation data  {len(prepared.validation)} instances from {experiment.validation_data_path}")
+    if prepared.test is not None:
+        print(f"  test data        {len(prepared.test)} instances from {experiment.test_data_path}")
     print(f"  vocabulary       {prepared.vocab}")
     print(f"  model            {type(model).__name__}: {parameters:,} parameters ({trainable:,} trainable)")
     print(f"  trainer          {type(trainer).__name__}, optimizer {type(trainer.optimizer).__name__}")

@@ -31,6 +31,7 @@ HARMLESS = (
     "trainer.activation_checkpointing",
     "trainer.activation_offloading",
     "distributed",
+    "evaluate_on_test",
     "validation_data_loader",
     # compared as global quantities below
     "data_loader.batch_size",
