@@ -40,7 +40,7 @@ from distrain.training.callback import Callback
 from distrain.training.activations import ActivationCheckpointing, offloaded, offloading_problems
 from distrain.training.amp import AmpDtype, MixedPrecision
 from distrain.training.checkpoint_manager import DEFAULT_FORMAT, CheckpointFormat, CheckpointManager
-from distrain.training.checkpointer_config import CheckpointerConfig, checkpointer_problems
+from distrain.training.checkpoint_retention import CheckpointRetention, retention_problems
 from distrain.training.checkpointing import CheckpointError
 from distrain.training.disk import write_text_atomically
 from distrain.training.loss_weighting import StepWeights
@@ -109,7 +109,7 @@ class GradientDescentTrainer(Trainer):
         activation_checkpointing: ActivationCheckpointing | None = None,
         activation_offloading: bool = False,
         checkpoint_format: CheckpointFormat = DEFAULT_FORMAT,
-        checkpointer: CheckpointerConfig | None = None,
+        checkpointer: CheckpointRetention | None = None,
         cuda_device: Annotated[int, Ge(-1)] | None = None,
         regularizer: Any = None,
     ) -> None:
@@ -174,7 +174,7 @@ class GradientDescentTrainer(Trainer):
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
-        return checkpointer_problems(arguments)
+        return retention_problems(arguments)
 
     # ------------------------------------------------------------------------------- the loop
     def train(self) -> dict[str, Any]:

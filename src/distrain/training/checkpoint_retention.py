@@ -16,7 +16,7 @@ from distrain.config.errors import Problem
 
 
 @dataclass
-class CheckpointerConfig:
+class CheckpointRetention:
     """``keep_most_recent_by_count`` (alias ``num_serialized_models_to_keep``): how many recent
     checkpoints stay (null: all); the best is always kept as well. ``keep_most_recent_by_age`` and
     ``save_completed_epochs: false`` are not supported (every epoch ends with a checkpoint, which
@@ -57,7 +57,7 @@ _SAME_SETTING = {
 }
 
 
-def checkpointer_problems(arguments: Mapping[str, Any]) -> list[Problem]:
+def retention_problems(arguments: Mapping[str, Any]) -> list[Problem]:
     """A trainer's ``checkpointer`` (a recipe) against its own checkpoint keys; paths relative to the trainer."""
     block = arguments.get("checkpointer")
     if block is None:
