@@ -123,3 +123,15 @@ def test_the_json_schema_accepts_allennlp_keys_and_short_forms():
     assert list(validator.iter_errors(config)) == []
     config["model"]["initializer"]["regexes"][0] = ["weight", "xavier_nrmal"]
     assert list(validator.iter_errors(config))
+
+
+def test_recover_on_another_worker_count_keeps_the_bucket_samplers_global_batch():
+    from distrain.training.resume_check import changes_that_matter
+
+    def config(per_worker: int, workers: int) -> dict:
+        return {"data_loader": {"batch_sampler": {"type": "bucket", "batch_size": per_worker}},
+                "distributed": {"cuda_devices": [-1] * workers}}
+
+    assert changes_that_matter(config(16, 1), config(8, 2), 1, 2) == []
+    assert changes_that_matter(config(16, 1), config(16, 2), 1, 2) == [
+        "data_loader.batch_size x workers changed from 16 (1 worker(s)) to 32 (2 worker(s)); keep the global value the same"]
