@@ -88,3 +88,22 @@ def test_cpu_processes_pass_and_a_dry_run_for_another_machine_only_notes_the_gpu
     result = run_cli("check", str(write_config(tmp_path / "c.json", config)))
     assert result.returncode == 0, result.stderr
     assert json.dumps(config["distributed"]["cuda_devices"]) in result.stdout
+
+
+def test_a_reader_subclass_that_reads_differently_is_not_trusted_with_its_parents_fields():
+    from distrain.config.schema import Build
+    from distrain.data.readers.text_classification_json import TextClassificationJsonReader
+    from distrain.experiment.field_check import reader_fields
+
+    class Renamed(TextClassificationJsonReader):
+        def text_to_instance(self, text, label=None):
+            return {"text": self.tokenizer.to_field(text)}
+
+    class Declared(Renamed):
+        @classmethod
+        def declared_fields(cls, arguments):
+            return {"text": True}
+
+    assert reader_fields(Build(TextClassificationJsonReader, {})) == {"tokens": True, "label": False}
+    assert reader_fields(Build(Renamed, {})) is None
+    assert reader_fields(Build(Declared, {})) == {"text": True}

@@ -32,16 +32,20 @@ def test_allennlp_keys_train_evaluate_on_test_and_keep_allennlp_vocabulary(tmp_p
     config.update({"test_data_path": str(test_path), "evaluate_on_test": True, "random_seed": 5, "numpy_seed": 6,
                    "pytorch_seed": 7, "vocabulary": {"type": "from_files",
                                                      "directory": str(allennlp_vocabulary(tmp_path / "vocab"))}})
+    config["model"]["initializer"] = [["output.bias", {"type": "constant", "val": 0.25}]]  # AllenNLP's pre-1.0 list form
+    config["model"]["regularizer"] = {"regexes": [["weight", "l1"]]}
     run = tmp_path / "run"
     result = run_cli("train", str(write_config(tmp_path / "c.json", config)), "-s", str(run))
     assert result.returncode == 0, result.stderr[-3000:]
+    assert "initialised 1 parameter(s) by model.initializer" in (run / "out_worker0.log").read_text()
     metrics = json.loads((run / "metrics.json").read_text())
     assert {"test_loss", "test_accuracy"} <= metrics.keys() and 0 <= metrics["test_accuracy"] <= 1
     # keep 1 recent checkpoint (plus the best, which may be the same)
     assert len([p for p in (run / "checkpoints").iterdir() if p.name.startswith("epoch_")]) <= 2
     from distrain import load_archive
 
-    vocab = load_archive(run / "model.tar.gz").vocab
+    archive = load_archive(run / "model.tar.gz")  # its config's model keys are set aside again when loading
+    vocab = archive.vocab
     assert vocab.tokens("tokens") == ["@@PADDING@@", "@@UNKNOWN@@", "good", "bad", "great", "awful", "the", "movie"]
     assert vocab.tokens("labels") == ["pos", "neg"]
 
