@@ -132,6 +132,13 @@ def test_polynomial_decay_follows_allennlp():
     assert rates[0] == pytest.approx(0.5) and rates[5] == pytest.approx(0.325) and rates[9] == pytest.approx(0.1)
 
 
+def test_linear_with_warmup_is_allennlps_polynomial_decay_with_100_warmup_steps():
+    scheduler = built(LearningRateScheduler, "linear_with_warmup", optimizer=optimizer(lr=1.0), num_training_steps=300)
+    rates = [rate for (rate,) in distrain_rates(scheduler, 3, 100)]
+    assert rates == pytest.approx(allennlp_polynomial_decay(1.0, 300, 100, 1.0, 0.0, 300))
+    assert rates[98] == pytest.approx(0.99) and rates[99] == pytest.approx(1.0) and rates[199] == pytest.approx(0.5)
+
+
 def model_parameters() -> list[tuple[str, torch.nn.Parameter]]:
     torch.manual_seed(0)
     return list(torch.nn.Linear(3, 2).named_parameters())

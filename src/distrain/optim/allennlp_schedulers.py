@@ -1,5 +1,5 @@
-"""AllenNLP's ``slanted_triangular`` and ``polynomial_decay``, with AllenNLP's formulas, so its configs
-keep their learning rates.
+"""AllenNLP's ``slanted_triangular``, ``polynomial_decay`` and ``linear_with_warmup``, with AllenNLP's
+formulas, so its configs keep their learning rates.
 
 AllenNLP sets the rate of optimizer step ``n`` (1-based) from ``n`` (``step_batch(n)`` just before the
 step); distrain's schedules give the rate of step ``s + 1`` after ``s`` steps, so both read ``n = s + 1``.
@@ -112,3 +112,13 @@ class PolynomialDecay(LearningRateScheduler):
     def _apply(self) -> None:
         for group, rate in zip(self.optimizer.param_groups, self.rates(self.steps)):
             group["lr"] = rate
+
+
+@LearningRateScheduler.register("linear_with_warmup")
+class LinearWithWarmup(PolynomialDecay):
+    """AllenNLP's ``linear_with_warmup``: ``polynomial_decay`` with ``power`` 1 and ``end_learning_rate`` 0,
+    100 warmup steps unless told (distrain's own ``linear`` warms up for 0 and decays one step later)."""
+
+    def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int,
+                 warmup_steps: NonNegativeInt = 100, total_steps: PositiveInt | None = None) -> None:
+        super().__init__(optimizer, num_training_steps, warmup_steps, total_steps, power=1.0, end_learning_rate=0.0)
