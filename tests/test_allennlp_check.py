@@ -37,7 +37,7 @@ def test_field_no_forward_argument_takes_and_an_unknown_sorting_key_are_named(tm
     assert "2 problems in the config" in result.stderr
     assert ('  dataset_reader: field "source" of huggingface is taken by no argument of model '
             'strict_forward_classifier.forward (tokens, label)') in result.stderr
-    assert ('  data_loader.batch_sampler.sorting_keys.0: "text" is not a field of dataset_reader; '
+    assert ('  data_loader.batch_sampler.sorting_keys[0]: "text" is not a field of dataset_reader; '
             'its fields: label, source, tokens') in result.stderr
 
 

@@ -70,7 +70,7 @@ def test_bad_allennlp_keys_are_one_line_each_with_their_key_path(tmp_path, text_
         "(it has no non_padded_namespaces.txt)",
         "trainer.checkpointer.keep_most_recent_by_count: also given as trainer.keep_checkpoints; keep one",
         "evaluate_on_test: needs test_data_path",
-        'datasets_for_vocab_creation.1: "test" has no test_data_path',
+        'datasets_for_vocab_creation[1]: "test" has no test_data_path',
     ])
 
 

@@ -193,7 +193,7 @@ def test_initializer_regex_that_matches_nothing_names_its_key_path():
     applicator = built(InitializerApplicator, {"regexes": [["weight", "zero"], ["encoder", "orthogonal"]]})
     with pytest.raises(ConfigError) as error:
         applicator.apply(Tagger())
-    assert [p.path for p in error.value.problems] == ["model.initializer.regexes.1"]
+    assert [p.path for p in error.value.problems] == ["model.initializer.regexes[1]"]
 
 
 def test_pretrained_initializer_copies_named_weights(tmp_path):

@@ -97,6 +97,6 @@ def _sorting_key_problems(plan: Build, key: str, fields: dict[str, bool]) -> lis
     if not isinstance(sampler, Build) or "sorting_keys" not in sampler.arguments:
         return []
     keys = sampler.argument("sorting_keys") or []
-    return [Problem(f"data_loader.batch_sampler.sorting_keys.{index}",
+    return [Problem(f"data_loader.batch_sampler.sorting_keys[{index}]",
                     f'"{name}" is not a field of {key}; its fields: {", ".join(fields)}')
             for index, name in enumerate(keys) if name not in fields]

@@ -86,7 +86,7 @@ class Experiment:
                  "test": arguments["test_data_path"]}
         for index, split in enumerate(arguments["datasets_for_vocab_creation"] or []):
             if paths[split] is None:
-                problems.append(Problem(f"datasets_for_vocab_creation.{index}", f'"{split}" has no {split}_data_path'))
+                problems.append(Problem(f"datasets_for_vocab_creation[{index}]", f'"{split}" has no {split}_data_path'))
         return problems
 
 

@@ -174,7 +174,7 @@ class InitializerApplicator:
                             initializer(parameter, name=name)
                     done.append(name)
                     break
-        unused = [Problem(f"{path}.regexes.{index}", f"{regex!r} matches no parameter of the model")
+        unused = [Problem(f"{path}.regexes[{index}]", f"{regex!r} matches no parameter of the model")
                   for index, (regex, _) in enumerate(pairs) if index not in used]
         if unused:
             raise ConfigError(unused)
