@@ -66,8 +66,7 @@ def test_bad_allennlp_keys_are_one_line_each_with_their_key_path(tmp_path, text_
     assert sorted(found) == sorted([
         "data_loader.shuffle: is decided by batch_sampler; set it there",
         "data_loader.batch_size: 8 differs from batch_sampler.batch_size (4); keep one",
-        f"vocabulary.directory: {tmp_path} is not an AllenNLP vocabulary directory "
-        "(it has no non_padded_namespaces.txt)",
+        f"vocabulary.directory: {tmp_path} is not an AllenNLP vocabulary (it has no non_padded_namespaces.txt)",
         "trainer.checkpointer.keep_most_recent_by_count: also given as trainer.keep_checkpoints; keep one",
         "evaluate_on_test: needs test_data_path",
         'datasets_for_vocab_creation[1]: "test" has no test_data_path',
@@ -139,3 +138,18 @@ def test_recover_on_another_worker_count_keeps_the_bucket_samplers_global_batch(
     assert changes_that_matter(config(16, 1), config(8, 2), 1, 2) == []
     assert changes_that_matter(config(16, 1), config(16, 2), 1, 2) == [
         "data_loader.batch_size x workers changed from 16 (1 worker(s)) to 32 (2 worker(s)); keep the global value the same"]
+
+
+def test_vocabulary_from_an_allennlp_model_archive(tmp_path):
+    import tarfile
+
+    from distrain.data.vocabulary_files import read_vocabulary_directory
+
+    folder = allennlp_vocabulary(tmp_path / "vocabulary")
+    (folder / "tokens.txt").write_text("@@UNKNOWN@@\nline@@NEWLINE@@break\nword\n")
+    with tarfile.open(tmp_path / "model.tar.gz", "w:gz") as archive:
+        archive.add(folder, arcname="vocabulary")
+    from_archive = read_vocabulary_directory(tmp_path / "model.tar.gz")
+    assert from_archive == read_vocabulary_directory(folder)
+    assert from_archive.tokens("tokens") == ["@@PADDING@@", "@@UNKNOWN@@", "line\nbreak", "word"]
+    assert from_archive.tokens("labels") == ["pos", "neg"]

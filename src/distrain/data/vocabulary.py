@@ -28,8 +28,8 @@ class VocabularyConfig:
 
     min_count: NonNegativeInt | dict[str, NonNegativeInt] = 1
     max_size: PositiveInt | dict[str, PositiveInt] | None = None
-    #: ``from_files``: AllenNLP's vocabulary directory ``directory``, used as it is (nothing counted;
-    #: see :mod:`distrain.data.vocabulary_files`)
+    #: ``from_files``: AllenNLP's vocabulary directory (or a model archive holding ``vocabulary/``) at
+    #: ``directory``, used as it is (nothing counted; see :mod:`distrain.data.vocabulary_files`)
     type: Literal["from_instances", "from_files"] = "from_instances"
     directory: str | None = None
 
@@ -39,10 +39,7 @@ class VocabularyConfig:
             return [Problem("directory", "is read only with type from_files")] if arguments["directory"] else []
         if arguments["directory"] is None:
             return [Problem("directory", "missing: from_files needs the vocabulary directory")]
-        directory = Path(arguments["directory"])
-        if not (directory / NON_PADDED_FILE).is_file():
-            return [Problem("directory", f"{directory} is not an AllenNLP vocabulary directory (it has no {NON_PADDED_FILE})")]
-        return []
+        return []  # what the directory holds is checked with the experiment (distrain.data.vocabulary_files)
 
 
 def is_padded(namespace: str) -> bool:

@@ -84,6 +84,12 @@ class Experiment:
             problems.append(Problem("evaluate_on_test", "needs test_data_path"))
         paths = {"train": arguments["train_data_path"], "validation": arguments["validation_data_path"],
                  "test": arguments["test_data_path"]}
+        vocabulary = arguments["vocabulary"]
+        if vocabulary is not None and vocabulary.argument("type") == "from_files" and vocabulary.argument("directory"):
+            from distrain.data.vocabulary_files import directory_problem
+
+            problem = directory_problem(vocabulary.argument("directory"))
+            problems += [Problem("vocabulary.directory", problem)] if problem else []
         for index, split in enumerate(arguments["datasets_for_vocab_creation"] or []):
             if paths[split] is None:
                 problems.append(Problem(f"datasets_for_vocab_creation[{index}]", f'"{split}" has no {split}_data_path'))
