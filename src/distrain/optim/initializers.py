@@ -180,3 +180,7 @@ class InitializerApplicator:
             raise ConfigError(unused)
         logger.info("initialised %d parameter(s) by model.initializer", len(done))
         return done
+
+    def __call__(self, module: torch.nn.Module) -> None:
+        """AllenNLP's spelling (``initializer(self)`` in a model's constructor)."""
+        self.apply(module)

@@ -71,6 +71,10 @@ class RegularizerApplicator:
                 total = total + regularizer.penalty(parameter)
         return total
 
+    def __call__(self, module: torch.nn.Module) -> torch.Tensor:
+        """AllenNLP's spelling: the penalty of ``module``'s parameters."""
+        return self.penalty(module.named_parameters())
+
     @torch.no_grad()
     def add_gradients(self, named_parameters: Iterable[tuple[str, torch.nn.Parameter]]) -> None:
         """Add the penalty's gradient to every trainable parameter it covers."""
