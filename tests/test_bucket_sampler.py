@@ -64,6 +64,16 @@ def test_padding_noise_is_seeded_by_seed_and_epoch():
     assert len(in_batch_orders) == 4
 
 
+def test_a_fields_sub_columns_give_its_length():
+    # a text field with token indexers is stored as sub-columns field::indexer::key (issue 29, part A)
+    offsets = np.concatenate([[0], np.cumsum(LENGTHS)])
+    data = IndexedDataset({"text::tokens::tokens": RaggedColumn(np.ones(offsets[-1], dtype=np.int64), offsets),
+                           "label": RaggedColumn(np.ones(50, dtype=np.int64), np.arange(51))})
+    assert np.array_equal(data.field_lengths("text"), LENGTHS)
+    with pytest.raises(KeyError):
+        data.field_lengths("tex")
+
+
 def test_unknown_sorting_key_names_the_fields():
     sampler = BucketBatchSampler(batch_size=4, sorting_keys=["text"])
     loader = DataLoader(dataset(), DataLoaderConfig(batch_sampler=sampler))
