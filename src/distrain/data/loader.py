@@ -107,7 +107,7 @@ class DataLoader:
         try:
             return self.dataset.field_lengths(name)
         except KeyError:
-            fields = ", ".join(self.dataset.columns)
+            fields = ", ".join(dict.fromkeys(column.split("::")[0] for column in self.dataset.columns))
             raise ConfigError([Problem("data_loader.batch_sampler.sorting_keys",
                                        f'"{name}" is not a field of the data; its fields: {fields}')]) from None
 
