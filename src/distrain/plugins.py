@@ -17,10 +17,12 @@ logger = logging.getLogger(__name__)
 BUILTIN_PACKAGES = (
     "distrain.data.tokenizers",
     "distrain.data.readers",
+    "distrain.data.batch_samplers",
     "distrain.modules",
     "distrain.modules.adapters",
     "distrain.metrics",
     "distrain.models",
+    "distrain.optim",
     "distrain.training",
     "distrain.training.callbacks",
     "distrain.distributed.strategies",

@@ -29,7 +29,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.world_size is not None:  # validated at that size, not at the configured one
         return run_dry(args)
+    from distrain.commands.train import refuse_missing_gpus
+
     config, resolved = load_experiment_from_args(args)
+    refuse_missing_gpus(resolved)
     experiment = resolved.build()
     prepared = prepare_data(DataPlan.of(experiment, config))
     with tempfile.TemporaryDirectory() as scratch, dry_run_world(resolved.distributed) as world:
@@ -45,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  training data    {len(prepared.train)} instances from {experiment.train_data_path}")
     if prepared.validation is not None:
         print(f"  validation data  {len(prepared.validation)} instances from {experiment.validation_data_path}")
+    if prepared.test is not None:
+        print(f"  test data        {len(prepared.test)} instances from {experiment.test_data_path}")
     print(f"  vocabulary       {prepared.vocab}")
     print(f"  model            {type(model).__name__}: {parameters:,} parameters ({trainable:,} trainable)")
     print(f"  trainer          {type(trainer).__name__}, optimizer {type(trainer.optimizer).__name__}")

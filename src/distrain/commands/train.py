@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
         from distrain.training.run_dir import prepare_serialization_dir
 
         config, resolved = validate_experiment(config, args.include_package)  # the only resolution
+    refuse_missing_gpus(resolved)  # before any data is read
     serialization_dir = Path(args.serialization_dir)
     job = Job(
         work=train_worker,
@@ -63,6 +64,16 @@ def run(args: argparse.Namespace) -> int:
     if primary:
         print(f"training finished; outputs in {serialization_dir}")
     return 0
+
+
+def refuse_missing_gpus(resolved) -> None:
+    """A config naming GPUs this machine lacks is a config error now, not a worker's crash later."""
+    from distrain.config.errors import ConfigError
+    from distrain.distributed.devices import missing_gpu_problems
+
+    problems = missing_gpu_problems(resolved)
+    if problems:
+        raise ConfigError(problems)
 
 
 def resume_after_restart(job):

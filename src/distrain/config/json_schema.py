@@ -42,8 +42,10 @@ def _json_default(value: Any) -> tuple[bool, Any]:
 class SchemaBuilder:
     """Collects one ``$defs`` entry per registrable base, registered class and config dataclass."""
 
-    def __init__(self) -> None:
+    def __init__(self, extra_keys: dict[type, dict[str, type]] | None = None) -> None:
         self.defs: dict[str, Any] = {}
+        #: keys every implementation of a base accepts besides its own (e.g. ``model.initializer``)
+        self.extra_keys = extra_keys or {}
 
     # ------------------------------------------------------------------------------ annotations
     def annotation(self, annotation: Any) -> dict[str, Any]:
@@ -60,9 +62,14 @@ class SchemaBuilder:
         if origin is Lazy:
             return self.annotation(typing.get_args(annotation)[0])
         if inspect.isclass(annotation) and issubclass(annotation, Registrable):
-            return {"$ref": f"#/$defs/{self.base(annotation)}"}
+            # a block, or AllenNLP's short form: the bare type name
+            return {"anyOf": [{"$ref": f"#/$defs/{self.base(annotation)}"},
+                              {"type": "string", "enum": annotation.list_available()}]}
         if inspect.isclass(annotation) and dataclasses.is_dataclass(annotation):
             return {"$ref": f"#/$defs/{self.plain(annotation)}"}
+        if origin is tuple:
+            items = [self.annotation(item) for item in typing.get_args(annotation)]
+            return {"type": "array", "prefixItems": items, "minItems": len(items), "maxItems": len(items)}
         if origin in _SEQUENCES:
             (item,) = typing.get_args(annotation) or (Any,)
             return {"type": "array", "items": self.annotation(item)}
@@ -148,17 +155,19 @@ class SchemaBuilder:
         if name not in self.defs:
             self.defs[name] = {}
             schema = self.properties(cls)
-            schema["properties"] = {"type": {"const": registered}, **schema["properties"]}
+            extra = {key: self.annotation(kind) for key, kind in self.extra_keys.get(base, {}).items()
+                     if key not in schema["properties"]}
+            schema["properties"] = {"type": {"const": registered}, **schema["properties"], **extra}
             description = first_line(cls)
             self.defs[name] = {"title": f"{registered} ({base.__name__})",
                                **({"description": description} if description else {}), **schema}
         return name
 
 
-def config_schema(top_level: type) -> dict[str, Any]:
+def config_schema(top_level: type, extra_keys: dict[type, dict[str, type]] | None = None) -> dict[str, Any]:
     """The JSON Schema of a config whose top-level keys are ``top_level``'s signature, with every
-    component registered right now."""
-    builder = SchemaBuilder()
+    component registered right now (``extra_keys``: keys a base's every implementation also takes)."""
+    builder = SchemaBuilder(extra_keys)
     root = builder.properties(top_level)
     # resolve_experiment supplies an empty trainer block when the config has none
     root["required"] = [key for key in root.get("required", []) if key != "trainer"]

@@ -180,6 +180,12 @@ def resolve(annotation: Any, value: Any, path: str, problems: list[Problem]) -> 
         return resolve_object(typing.get_args(annotation)[0], value, path, problems, lazy=True)
     if is_configurable(annotation):
         return resolve_object(annotation, value, path, problems, lazy=False)
+    if origin is tuple and _contains_configurable(annotation):  # e.g. AllenNLP's [regex, initializer] pairs
+        kinds = typing.get_args(annotation)
+        if not isinstance(value, list) or len(value) != len(kinds):
+            problems.append(Problem(path, f"expected a list of {len(kinds)} items, got {_show(value)}"))
+            return Value(value)
+        return ListOf([resolve(kind, item, join_path(path, i), problems) for i, (kind, item) in enumerate(zip(kinds, value))])
     if origin in _SEQUENCES and _contains_configurable(annotation):
         if not isinstance(value, list):
             problems.append(Problem(path, f"expected a list, got {_show(value)}"))
@@ -217,6 +223,8 @@ def resolve_object(base: type, value: Any, path: str, problems: list[Problem], l
     """Check a config block for a ``base`` object: its ``type`` when registrable, then its arguments."""
     if isinstance(value, base):
         return Value(value)
+    if isinstance(value, str) and issubclass(base, Registrable):
+        value = {"type": value}  # AllenNLP's short form: a bare type name, every argument at its default
     if not isinstance(value, dict):
         problems.append(Problem(path, f"expected an object configuring a {base.__name__}, got {_show(value)}"))
         return Value(value)

@@ -110,6 +110,18 @@ class IndexedDataset:
     def batch(self, indices: np.ndarray) -> dict[str, Any]:
         return {name: column.gather(indices) for name, column in self.columns.items()}
 
+    def field_lengths(self, name: str | None) -> np.ndarray:
+        """Each item's length in field ``name`` (its ragged column, or the longest of its sub-columns
+        ``name::...``, as a text field with token indexers is stored; 1 for a fixed-size field); ``None``:
+        :meth:`lengths`. KeyError for an unknown field."""
+        if name is None:
+            return self.lengths()
+        parts = [column for key, column in self.columns.items() if key == name or key.startswith(name + "::")]
+        if not parts:
+            raise KeyError(name)
+        ragged = [column.lengths() for column in parts if isinstance(column, RaggedColumn)]
+        return np.max(np.stack(ragged), axis=0) if ragged else np.ones(len(self), dtype=np.int64)
+
     def lengths(self) -> np.ndarray:
         """The longest ragged field of each item (for bucketing and token budgets); ones if none."""
         ragged = [column.lengths() for column in self.columns.values() if isinstance(column, RaggedColumn)]

@@ -8,7 +8,8 @@ from typing import Any, Iterator, Mapping, NamedTuple
 import numpy as np
 
 from distrain.config.constraints import NonNegativeInt, PositiveInt
-from distrain.config.errors import Problem
+from distrain.config.errors import ConfigError, Problem
+from distrain.data.batch_sampler import BatchSampler
 from distrain.data.dataset import IndexedDataset
 from distrain.data.sampler import GlobalBatchSampler
 from distrain.distributed.balance import split_counts
@@ -26,6 +27,10 @@ class DataLoaderConfig:
     ``lazy``, ``num_workers`` > 1 makes the parent read with that many processes (each its share),
     for readers with costly per-record work; the cached, indexed result is then shared as usual.
     ``sort_by_length`` and ``max_tokens_per_batch`` apply to the indexed (non-lazy) path only.
+
+    ``batch_sampler`` (AllenNLP's key, e.g. ``{"type": "bucket", "sorting_keys": ["tokens"]}``) cuts the
+    global batches instead; its ``batch_size``, when given, is the per-worker batch size, and it owns
+    shuffling and ``drop_last`` (see :mod:`distrain.data.batch_samplers.bucket`).
     """
 
     batch_size: PositiveInt = 32
@@ -36,14 +41,32 @@ class DataLoaderConfig:
     lazy: bool = False
     num_workers: NonNegativeInt = 0
     max_instances_in_memory: PositiveInt | None = None
+    batch_sampler: BatchSampler | None = None
+
+    def __post_init__(self) -> None:
+        if self.batch_sampler is not None and self.batch_sampler.batch_size is not None:
+            self.batch_size = self.batch_sampler.batch_size
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
-        """``sort_by_length`` and ``max_tokens_per_batch`` need the whole split indexed: not with ``lazy``."""
-        if not arguments["lazy"]:
-            return []
-        return [Problem(key, "applies to indexed loading only; it cannot be used with lazy")
-                for key in ("sort_by_length", "max_tokens_per_batch") if arguments[key] not in (False, None)]
+        """``sort_by_length`` and ``max_tokens_per_batch`` need the whole split indexed: not with ``lazy``;
+        with a ``batch_sampler`` the sampler alone decides the batches."""
+        problems = []
+        if arguments["lazy"]:
+            problems += [Problem(key, "applies to indexed loading only; it cannot be used with lazy")
+                         for key in ("sort_by_length", "max_tokens_per_batch", "batch_sampler")
+                         if arguments[key] not in (False, None)]
+        sampler = arguments["batch_sampler"]
+        if sampler is not None and not arguments["lazy"]:
+            problems += [Problem(key, "is decided by batch_sampler; set it there") for key, changed in
+                         (("shuffle", False), ("drop_last", True)) if arguments[key] == changed]
+            problems += [Problem(key, "cannot be combined with batch_sampler") for key in
+                         ("sort_by_length", "max_tokens_per_batch") if arguments[key] not in (False, None)]
+            size = sampler.argument("batch_size")
+            if size is not None and arguments["batch_size"] not in (size, 32):
+                problems.append(Problem("batch_size", f"{arguments['batch_size']} differs from batch_sampler.batch_size "
+                                                      f"({size}); keep one"))
+        return problems
 
 
 class Batch(NamedTuple):
@@ -73,10 +96,20 @@ class DataLoader:
             lengths=dataset.lengths() if needs_lengths else None,
             sort_by_length=config.sort_by_length,
             max_tokens=config.max_tokens_per_batch * world.dp_size if config.max_tokens_per_batch else None,
+            batch_sampler=config.batch_sampler,
+            field_lengths=self._field_lengths if config.batch_sampler is not None else None,
         )
         self.epoch = 0
         #: shares set while training (``device_weights: auto``), instead of the world's fixed ones
         self.shares: tuple[float, ...] | None = None
+
+    def _field_lengths(self, name: str | None) -> np.ndarray:
+        try:
+            return self.dataset.field_lengths(name)
+        except KeyError:
+            fields = ", ".join(dict.fromkeys(column.split("::")[0] for column in self.dataset.columns))
+            raise ConfigError([Problem("data_loader.batch_sampler.sorting_keys",
+                                       f'"{name}" is not a field of the data; its fields: {fields}')]) from None
 
     def use_shares(self, shares: tuple[float, ...]) -> None:
         """Split the global batches from the next one on by ``shares`` (one per data-parallel rank)."""

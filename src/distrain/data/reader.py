@@ -13,7 +13,7 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 from distrain.config.constraints import NonNegativeInt
 from distrain.registry import Registrable
@@ -122,6 +122,17 @@ class DatasetReader(Registrable):
 
     def _read(self, path: Path) -> Iterator[dict]:
         raise NotImplementedError
+
+    @classmethod
+    def declared_fields(cls, arguments: Mapping[str, Any]) -> dict[str, bool] | None:
+        """The fields this reader's instances hold, known from its configured ``arguments`` alone (each
+        with whether every instance has it; ``False`` for e.g. a label that unlabelled data lacks).
+
+        ``distrain check`` compares them with the model's ``forward`` before any data is read. None (the
+        default): not declared, so that check is skipped; a subclass that changes what its parent reads
+        (``_read``, ``text_to_instance``, ``record_to_instance``) is not trusted with its parent's answer.
+        """
+        return None
 
     def text_to_instance(self, *args: Any, **kwargs: Any) -> dict:
         raise NotImplementedError

@@ -7,6 +7,8 @@ be empty; it then contributes zero weight, and every worker still takes the same
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -29,6 +31,8 @@ class GlobalBatchSampler:
         lengths: np.ndarray | None = None,
         sort_by_length: bool = False,
         max_tokens: int | None = None,
+        batch_sampler: Any = None,
+        field_lengths: Any = None,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
@@ -40,11 +44,21 @@ class GlobalBatchSampler:
         self.lengths = lengths
         self.sort_by_length = sort_by_length
         self.max_tokens = max_tokens
+        #: a :class:`~distrain.data.batch_sampler.BatchSampler` that cuts the batches instead (e.g. ``bucket``),
+        #: reading lengths through ``field_lengths`` (field name or None → each sample's length)
+        self.batch_sampler = batch_sampler
+        self.field_lengths = field_lengths
+        if batch_sampler is not None:
+            self.shuffle = batch_sampler.shuffle
         self._cache: tuple[int, list[np.ndarray]] | None = None
 
     def batches(self, epoch: int) -> list[np.ndarray]:
         if self._cache is not None and (self._cache[0] == epoch or not self.shuffle):
             return self._cache[1]
+        if self.batch_sampler is not None:
+            batches = self.batch_sampler.global_batches(self.size, self.field_lengths, self.batch_size, self.seed, epoch)
+            self._cache = (epoch, batches)
+            return batches
         rng = np.random.default_rng([self.seed, epoch])
         order = rng.permutation(self.size) if self.shuffle else np.arange(self.size)
         if self.sort_by_length and self.lengths is not None:

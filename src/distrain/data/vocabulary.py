@@ -6,12 +6,15 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Literal, Mapping
 
 from distrain.config.constraints import NonNegativeInt, PositiveInt
+from distrain.config.errors import Problem
 
 PADDING_TOKEN = "@@PADDING@@"
 OOV_TOKEN = "@@UNKNOWN@@"
+#: AllenNLP's list of the namespaces without padding, in its vocabulary directories
+NON_PADDED_FILE = "non_padded_namespaces.txt"
 
 
 @dataclass
@@ -25,6 +28,18 @@ class VocabularyConfig:
 
     min_count: NonNegativeInt | dict[str, NonNegativeInt] = 1
     max_size: PositiveInt | dict[str, PositiveInt] | None = None
+    #: ``from_files``: AllenNLP's vocabulary directory (or a model archive holding ``vocabulary/``) at
+    #: ``directory``, used as it is (nothing counted; see :mod:`distrain.data.vocabulary_files`)
+    type: Literal["from_instances", "from_files"] = "from_instances"
+    directory: str | None = None
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        if arguments["type"] != "from_files":
+            return [Problem("directory", "is read only with type from_files")] if arguments["directory"] else []
+        if arguments["directory"] is None:
+            return [Problem("directory", "missing: from_files needs the vocabulary directory")]
+        return []  # what the directory holds is checked with the experiment (distrain.data.vocabulary_files)
 
 
 def is_padded(namespace: str) -> bool:

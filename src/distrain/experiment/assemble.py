@@ -7,6 +7,7 @@ the parent resolved (:class:`~distrain.experiment.plan.ResolvedExperiment`); not
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 from dataclasses import dataclass
@@ -21,11 +22,12 @@ from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import World
 from distrain.experiment.archive import base_reference, write_archive
 from distrain.experiment.archived_pretrained import pretrained_references
-from distrain.experiment.plan import Experiment, ResolvedExperiment
+from distrain.experiment.plan import Experiment, ResolvedExperiment, Seeds
 from distrain.experiment.prepare import DataPlan, PreparedData, prepare_data
 from distrain.models.model import Model
 from distrain.training.checkpointing import trained_state
 from distrain.training.curves import write_run_curves
+from distrain.training.disk import write_text_atomically
 from distrain.training.state_bytes import held_state_bytes
 from distrain.training.summary import print_training_summary
 from distrain.training.trainer import Trainer
@@ -51,13 +53,15 @@ class Assembly:
         return per_worker * world.dp_size * self.trainer.accumulation, per_worker, world.dp_size, self.trainer.accumulation
 
 
-def set_seed(seed: int) -> None:
+def set_seed(seed: int | Seeds) -> None:
+    """Seed Python, numpy and torch (one seed for all three, or AllenNLP's three)."""
     import numpy as np
     import torch
 
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
+    seeds = seed if isinstance(seed, Seeds) else Seeds(seed, seed, seed)
+    random.seed(seeds.python)
+    np.random.seed(seeds.numpy % 2**32)
+    torch.manual_seed(seeds.torch)
 
 
 def make_loader(split: Any, reader: DatasetReader, vocab: Any, config: Any, world: World, seed: int):
@@ -73,12 +77,15 @@ def assemble(
     """Build this worker's model, strategy, loaders and trainer (reading the data unless ``prepared``)."""
     experiment = resolved.build()
     seed = resolved.random_seed
-    set_seed(seed)
+    set_seed(resolved.seeds())
     if prepared is None:
         prepared = prepare_data(DataPlan.of(experiment, resolved.config), world)
-    strategy = (experiment.distributed or DistributedConfig(cuda_devices=[-1])).build_strategy(world)
+    strategy = (resolved.distributed or DistributedConfig(cuda_devices=[-1])).build_strategy(world)
     with strategy.model_init_context():  # e.g. the meta device: FSDP materialises only this rank's shards
         model = experiment.model.construct(vocab=prepared.vocab)
+        initializer = resolved.model_key("initializer")
+        if initializer is not None:
+            initializer.apply(model)
     train_loader = make_loader(prepared.train, experiment.dataset_reader, prepared.vocab,
                                experiment.data_loader, world, seed)
     strategy.use_train_loader(train_loader)
@@ -86,11 +93,22 @@ def assemble(
     if prepared.validation is not None:
         validation_loader = make_loader(prepared.validation, experiment.validation_dataset_reader, prepared.vocab,
                                         experiment.validation_data_loader, world, seed)
+    regularizer = resolved.model_key("regularizer")
     trainer = experiment.trainer.construct(
         model=model, train_loader=train_loader, validation_loader=validation_loader,
         serialization_dir=Path(serialization_dir), world=world, strategy=strategy,
+        **({"regularizer": regularizer} if regularizer is not None else {}),
     )
     return Assembly(experiment, prepared, model, strategy, train_loader, validation_loader, trainer)
+
+
+def test_metrics(assembly: Assembly, world: World, seed: int) -> dict[str, Any]:
+    """AllenNLP's ``evaluate_on_test``: the trained (best) model on ``test_data_path``, as ``test_<metric>``;
+    every worker takes part, each instance counted once."""
+    experiment = assembly.experiment
+    loader = make_loader(assembly.prepared.test, experiment.validation_dataset_reader, assembly.prepared.vocab,
+                         experiment.validation_data_loader, world, seed)
+    return {f"test_{name}": value for name, value in assembly.trainer.evaluate(loader).items()}
 
 
 def train_worker(
@@ -108,6 +126,10 @@ def train_worker(
         logger.info("effective batch size %d = %d per worker x %d worker(s) x %d accumulation step(s)",
                     *assembly.effective_batch(world))
     metrics = assembly.trainer.train()
+    if assembly.experiment.evaluate_on_test and assembly.prepared.test is not None:
+        metrics = {**metrics, **test_metrics(assembly, world, resolved.random_seed)}
+        if world.is_primary:
+            write_text_atomically(Path(serialization_dir) / "metrics.json", json.dumps(metrics, indent=2))
     # what `distrain check --world-size N` predicts for this rank, measured on the real one
     held = held_state_bytes(assembly.model, assembly.trainer.optimizer)
     logger.info("rank %d holds %s after training", world.rank, held.describe())

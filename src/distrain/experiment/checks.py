@@ -84,6 +84,9 @@ def _microbatch_problems(plan: Any, microbatches: int) -> list[Problem]:
     epoch runs as fewer of them, see :mod:`distrain.distributed.pipeline`)."""
     loader = plan.arguments.get("data_loader")
     batch = _argument(loader, "batch_size") if loader is not None and hasattr(loader, "arguments") else None
+    sampler = loader.arguments.get("batch_sampler") if loader is not None and hasattr(loader, "arguments") else None
+    if sampler is not None and hasattr(sampler, "arguments") and "batch_size" in sampler.arguments:
+        batch = sampler.argument("batch_size")  # the batch sampler's batch size is the per-rank one
     if isinstance(batch, int) and batch % microbatches:
         return [Problem("data_loader.batch_size", f"{batch} samples per data-parallel rank do not divide into "
                         f"distributed.pipeline.microbatches ({microbatches}) equal micro-batches")]

@@ -252,6 +252,12 @@ def dry_run(config: dict[str, Any], world_size: int, nodes: int = 1) -> tuple[Dr
         state = state_bytes(assembly.model, assembly.trainer.optimizer)
     strategy = type(assembly.strategy).__name__
     notes = []
+    if distributed.uses_cuda:
+        from distrain.distributed.devices import describe, missing_gpu_problems, visible_gpus
+
+        if missing_gpu_problems(resolved):  # a plan for another machine: said, not refused
+            notes.append(f"this machine's GPUs ({describe(visible_gpus())}) are not the {len(distributed.cuda_devices)} "
+                         "per node planned for; the plan is for another machine")
     if getattr(assembly.strategy, "gradient_as_bucket_view", True) is False:
         notes.append("gradient_as_bucket_view is off: DDP keeps another copy of the gradients in its buckets")
     figures = DryRun(

@@ -6,16 +6,19 @@ nothing here reads data or builds a model (see :mod:`distrain.experiment.prepare
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
 
+from distrain.config.constraints import NonNegativeInt
 from distrain.config.errors import ConfigError, Problem
-from distrain.config.schema import Build, resolve_object
+from distrain.config.schema import Build, Node, resolve_object
 from distrain.data.loader import DataLoaderConfig
 from distrain.data.reader import DatasetReader
 from distrain.data.vocabulary import VocabularyConfig
 from distrain.distributed.config import DistributedConfig
 from distrain.experiment.checks import module_problems
+from distrain.experiment.field_check import field_problems
+from distrain.experiment.model_keys import resolve_model_keys, split_model_keys
 from distrain.config.lazy import Lazy
 from distrain.models.model import Model
 from distrain.training.trainer import Trainer
@@ -23,8 +26,18 @@ from distrain.training.trainer import Trainer
 logger = logging.getLogger(__name__)
 
 
+Split = Literal["train", "validation", "test"]
+
+
 class Experiment:
-    """The top-level keys of a training config (this signature is their schema)."""
+    """The top-level keys of a training config (this signature is their schema).
+
+    AllenNLP's keys: ``test_data_path`` (read with the validation reader; evaluated after training when
+    ``evaluate_on_test``), ``datasets_for_vocab_creation`` (the splits whose tokens make the vocabulary;
+    default: the training data, labels from every split read), and the seeds ``random_seed`` (Python's,
+    and the data order), ``numpy_seed`` and ``pytorch_seed``; each one not given is the trainer's
+    ``random_seed``.
+    """
 
     def __init__(
         self,
@@ -39,6 +52,12 @@ class Experiment:
         validation_data_loader: DataLoaderConfig | None = None,
         distributed: DistributedConfig | None = None,
         dataset_cache: bool = True,
+        test_data_path: str | None = None,
+        evaluate_on_test: bool = False,
+        datasets_for_vocab_creation: list[Split] | None = None,
+        random_seed: NonNegativeInt | None = None,
+        numpy_seed: NonNegativeInt | None = None,
+        pytorch_seed: NonNegativeInt | None = None,
     ) -> None:
         self.dataset_reader = dataset_reader
         self.train_data_path = train_data_path
@@ -54,7 +73,37 @@ class Experiment:
         self.distributed = distributed
         #: reuse / write the shared dataset cache (see :mod:`distrain.data.cache`)
         self.dataset_cache = dataset_cache
-    
+        self.test_data_path = test_data_path
+        self.evaluate_on_test = evaluate_on_test
+        self.datasets_for_vocab_creation = datasets_for_vocab_creation
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        problems = []
+        if arguments["evaluate_on_test"] and arguments["test_data_path"] is None:
+            problems.append(Problem("evaluate_on_test", "needs test_data_path"))
+        paths = {"train": arguments["train_data_path"], "validation": arguments["validation_data_path"],
+                 "test": arguments["test_data_path"]}
+        vocabulary = arguments["vocabulary"]
+        if vocabulary is not None and vocabulary.argument("type") == "from_files" and vocabulary.argument("directory"):
+            from distrain.data.vocabulary_files import directory_problem
+
+            problem = directory_problem(vocabulary.argument("directory"))
+            problems += [Problem("vocabulary.directory", problem)] if problem else []
+        for index, split in enumerate(arguments["datasets_for_vocab_creation"] or []):
+            if paths[split] is None:
+                problems.append(Problem(f"datasets_for_vocab_creation[{index}]", f'"{split}" has no {split}_data_path'))
+        return problems
+
+
+@dataclass(frozen=True)
+class Seeds:
+    """Python's seed (also the data order's), numpy's and torch's."""
+
+    python: int
+    numpy: int
+    torch: int
+
 
 @dataclass
 class ResolvedExperiment:
@@ -63,17 +112,41 @@ class ResolvedExperiment:
 
     plan: Build
     config: dict[str, Any]
+    #: ``model.initializer`` / ``model.regularizer`` when applied at assembly (see :mod:`.model_keys`)
+    model_keys: dict[str, Node] = field(default_factory=dict)
 
     def build(self) -> Experiment:
         return self.plan.build()
 
+    def seeds(self) -> Seeds:
+        trainer_seed = self.plan.arguments["trainer"].argument("random_seed")
+        chosen = [self.plan.argument(name) for name in ("random_seed", "numpy_seed", "pytorch_seed")]
+        return Seeds(*(trainer_seed if seed is None else seed for seed in chosen))
+
     @property
     def random_seed(self) -> int:
-        return self.plan.arguments["trainer"].argument("random_seed")
+        """The seed of the data order (and of Python's ``random``)."""
+        return self.seeds().python
 
     @property
     def distributed(self) -> DistributedConfig | None:
+        """The ``distributed`` block; without one, AllenNLP's ``trainer.cuda_device`` (a GPU id) is one
+        process on that GPU (``-1`` or no ``cuda_device``: this process, on the CPU). With a block,
+        ``cuda_device`` is ignored, as AllenNLP does."""
         node = self.plan.arguments.get("distributed")
+        if node is not None:
+            return node.build()
+        device = self.cuda_device
+        return DistributedConfig(cuda_devices=[device]) if device is not None and device >= 0 else None
+
+    @property
+    def cuda_device(self) -> int | None:
+        trainer = self.plan.arguments["trainer"]
+        return trainer.argument("cuda_device") if "cuda_device" in trainer.arguments else None
+
+    def model_key(self, name: str) -> Any:
+        """The built ``model.initializer`` or ``model.regularizer`` (None when not configured)."""
+        node = self.model_keys.get(name)
         return node.build() if node is not None else None
 
 
@@ -82,17 +155,29 @@ def resolve_experiment(config: dict[str, Any]) -> ResolvedExperiment:
     config = dict(config)
     config.setdefault("trainer", {})
     problems: list[Problem] = []
-    plan = resolve_object(Experiment, config, "", problems)
+    model_config, taken = split_model_keys(config)
+    plan = resolve_object(Experiment, model_config, "", problems)
+    model_keys = resolve_model_keys(taken, problems)
     problems = [_adapter_problem(problem, config) for problem in problems]
     if not problems and isinstance(plan, Build):
-        resolved = ResolvedExperiment(plan, config)
+        problems += _seed_problems(plan)
+    if not problems and isinstance(plan, Build):
+        resolved = ResolvedExperiment(plan, config, model_keys)
         distributed = resolved.distributed
         if distributed is not None:
             problems += distributed.problems()
         problems += module_problems(plan)
+        problems += field_problems(plan)
     if problems:
         raise ConfigError(problems)
     return resolved
+
+
+def _seed_problems(plan: Build) -> list[Problem]:
+    trainer = plan.arguments["trainer"]
+    if "random_seed" in plan.arguments and isinstance(trainer, Build) and "random_seed" in trainer.arguments:
+        return [Problem("trainer.random_seed", "also given as the top-level random_seed; keep one")]
+    return []
 
 
 def _adapter_problem(problem: Problem, config: dict[str, Any]) -> Problem:
@@ -111,8 +196,9 @@ def _adapter_problem(problem: Problem, config: dict[str, Any]) -> Problem:
 def experiment_schema() -> dict[str, Any]:
     """The JSON Schema of a training config, with every component registered right now."""
     from distrain.config.json_schema import config_schema
+    from distrain.experiment.model_keys import APPLIED_AT_ASSEMBLY
 
-    return config_schema(Experiment)
+    return config_schema(Experiment, {Model: APPLIED_AT_ASSEMBLY})
 
 
 def load_experiment(

@@ -28,6 +28,7 @@ from distrain.data.loader import DataLoaderConfig
 from distrain.data.reader import DataError, DatasetReader, ReaderShard
 from distrain.data.streaming import StreamingSource
 from distrain.data.vocabulary import Vocabulary, VocabularyConfig, is_padded
+from distrain.data.vocabulary_files import fixed_vocabulary, vocabulary_files
 from distrain.distributed.collectives import broadcast_object
 from distrain.distributed.world import World
 from distrain.experiment.plan import Experiment, ResolvedExperiment
@@ -43,6 +44,7 @@ class PreparedData:
     vocab: Any
     train: Any
     validation: Any | None
+    test: Any | None = None
 
 
 @dataclass
@@ -73,6 +75,10 @@ class DataPlan:
     cache_config: dict[str, Any] | None = None
     #: data-parallel workers a streamed split is shared by (when no world is given)
     dp_size: int = 1
+    #: ``test_data_path``, read with the validation reader and loader
+    test: Split | None = None
+    #: the splits whose tokens make the vocabulary (``datasets_for_vocab_creation``; None: train)
+    vocabulary_splits: tuple[str, ...] | None = None
 
     @classmethod
     def of(cls, experiment: Experiment, config: dict[str, Any] | None = None) -> DataPlan:
@@ -81,7 +87,7 @@ class DataPlan:
         if config is not None and experiment.dataset_cache:
             cache_config = {name: config.get(name) for name in (
                 "dataset_reader", "validation_dataset_reader", "train_data_path", "validation_data_path",
-                "vocabulary")}
+                "vocabulary", "test_data_path", "datasets_for_vocab_creation")}
         return cls(
             train=Split("train", experiment.dataset_reader, experiment.train_data_path, experiment.data_loader),
             validation=Split("validation", experiment.validation_dataset_reader, experiment.validation_data_path,
@@ -90,11 +96,15 @@ class DataPlan:
             read_workers=experiment.data_loader.num_workers,
             cache_config=cache_config,
             dp_size=experiment.distributed.dims().dp_size if experiment.distributed is not None else 1,
+            test=(Split("test", experiment.validation_dataset_reader, experiment.test_data_path,
+                        experiment.validation_data_loader) if experiment.test_data_path else None),
+            vocabulary_splits=(tuple(experiment.datasets_for_vocab_creation)
+                               if experiment.datasets_for_vocab_creation is not None else None),
         )
 
     @property
-    def splits(self) -> tuple[Split, Split]:
-        return self.train, self.validation
+    def splits(self) -> tuple[Split, ...]:
+        return (self.train, self.validation) + ((self.test,) if self.test is not None else ())
 
 
 def prepare_for_workers(resolved: ResolvedExperiment, world: World | None) -> PreparedData:
@@ -112,7 +122,7 @@ def prepare_data(plan: DataPlan, world: World | None = None) -> PreparedData:
     cache, key = _cache_and_key(plan)
     if cache is None:
         vocab, splits = read_data(plan)
-        return PreparedData(vocab, splits["train"], splits.get("validation"))
+        return PreparedData(vocab, splits["train"], splits.get("validation"), splits.get("test"))
     if world is not None and world.is_distributed:
         problem: Exception | None = None
         if world.is_primary:
@@ -129,7 +139,7 @@ def prepare_data(plan: DataPlan, world: World | None = None) -> PreparedData:
     entry = _open_entry(plan, cache, key)
     vocab, splits = cache.load(entry)
     splits = {split.name: _streaming_source_or(splits.get(split.name), split, entry) for split in plan.splits}
-    return PreparedData(vocab, splits["train"], splits.get("validation"))
+    return PreparedData(vocab, splits["train"], splits.get("validation"), splits.get("test"))
 
 
 def _open_entry(plan: DataPlan, cache: Any, key: str) -> Any:
@@ -150,7 +160,7 @@ def _cache_and_key(plan: DataPlan):
     data_config = dict(plan.cache_config)
     data_config["lazy"] = [split.lazy for split in plan.splits]
     data_config["read_workers"] = plan.read_workers
-    paths = [split.path for split in plan.splits if split.path]
+    paths = [split.path for split in plan.splits if split.path] + vocabulary_files(plan.vocabulary)
     readers = [split.reader for split in plan.splits]
     return DatasetCache(root), fingerprint(data_config, paths, code=readers)
 
@@ -194,19 +204,19 @@ def read_data(plan: DataPlan, directory: Any = None) -> tuple[Any, dict[str, Any
         return one_pass
     counters: dict[str, Counter] = {}
     workers = plan.read_workers
-    train_count = _count_split(plan.train.reader, plan.train.path, counters, workers)
-    if not train_count:
-        raise ConfigError([Problem("train_data_path", f"no instances read from {plan.train.path}")])
-    validation_count = 0
-    if plan.validation.path:
-        validation_counters: dict[str, Counter] = {}
-        validation_count = _count_split(plan.validation.reader, plan.validation.path, validation_counters, workers)
-        for namespace, counter in validation_counters.items():
-            if not is_padded(namespace):
+    token_splits = plan.vocabulary_splits if plan.vocabulary_splits is not None else ("train",)
+    counts: dict[str, int] = {}
+    for split in plan.splits:
+        split_counters: dict[str, Counter] = {}
+        counts[split.name] = _count_split(split.reader, split.path, split_counters, workers) if split.path else 0
+        if split.name == "train" and not counts["train"]:
+            raise ConfigError([Problem("train_data_path", f"no instances read from {plan.train.path}")])
+        for namespace, counter in split_counters.items():
+            if split.name in token_splits or not is_padded(namespace):
                 counters.setdefault(namespace, Counter()).update(counter)
-    vocab = Vocabulary.from_counters(counters, plan.vocabulary)
+    vocab = fixed_vocabulary(plan.vocabulary) or Vocabulary.from_counters(counters, plan.vocabulary)
     del counters
-    counts = {"train": train_count, "validation": validation_count}
+    train_count, validation_count = counts["train"], counts["validation"]
     with tempfile.TemporaryDirectory(prefix="distrain-index-") as scratch:
         folder = Path(directory) if directory is not None else Path(scratch)
         vocab.save(folder / "vocabulary")
@@ -239,7 +249,8 @@ def _read_in_one_pass(plan: DataPlan, directory: Any = None) -> tuple[Any, dict[
     if any(split.path and split.lazy for split in plan.splits):
         return None
     workers = plan.read_workers
-    vocab = Vocabulary.from_counters({}, plan.vocabulary)
+    fixed = fixed_vocabulary(plan.vocabulary)  # the vocabulary is given: nothing to count
+    vocab = fixed or Vocabulary.from_counters({}, plan.vocabulary)
     counts: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="distrain-index-") as scratch:
         folder = Path(directory) if directory is not None else Path(scratch)
@@ -248,7 +259,7 @@ def _read_in_one_pass(plan: DataPlan, directory: Any = None) -> tuple[Any, dict[
             name = split.name
             try:
                 counts[name] = (_index_split(split.reader, split.path, vocab, folder / name, workers,
-                                             vocabulary_free=True) if split.path else 0)
+                                             vocabulary_free=fixed is None) if split.path else 0)
             except _VocabularyNeeded:
                 for written in plan.splits:  # the counting read rewrites them from scratch
                     shutil.rmtree(folder / written.name, ignore_errors=True)

@@ -87,7 +87,6 @@ class ConstantScheduler(LearningRateScheduler):
     """Warmup (optional), then the base learning rate."""
 
 
-@LearningRateScheduler.register("linear_with_warmup")
 @LearningRateScheduler.register("linear")
 class LinearWithWarmup(LearningRateScheduler):
     """Warmup, then linear decay from the base rate to ``end_factor`` × base at the last step."""

@@ -26,12 +26,16 @@ HARMLESS = (
     "trainer.skip_nonfinite_steps",
     "trainer.callbacks",
     "trainer.checkpoint_format",
+    "trainer.checkpointer",
+    "trainer.cuda_device",
     "trainer.activation_checkpointing",
     "trainer.activation_offloading",
     "distributed",
+    "evaluate_on_test",
     "validation_data_loader",
     # compared as global quantities below
     "data_loader.batch_size",
+    "data_loader.batch_sampler.batch_size",
     "data_loader.max_tokens_per_batch",
 )
 
@@ -57,7 +61,11 @@ def _harmless(path: str) -> bool:
 def _global(config: dict[str, Any], key: str, workers: int) -> int | None:
     from distrain.data.loader import DataLoaderConfig
 
-    value = (config.get("data_loader") or {}).get(key, getattr(DataLoaderConfig(), key))
+    loader = config.get("data_loader") or {}
+    sampler = loader.get("batch_sampler")
+    value = loader.get(key, getattr(DataLoaderConfig(), key))
+    if key == "batch_size" and isinstance(sampler, dict) and sampler.get("batch_size") is not None:
+        value = sampler["batch_size"]  # a batch sampler's own batch size is the per-worker one
     return None if value is None else int(value) * workers
 
 

@@ -20,11 +20,12 @@ import logging
 import math
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Annotated, Any, Iterator, Mapping
 
 import torch
+from annotated_types import Ge
 
-from distrain.config.errors import ConfigError
+from distrain.config.errors import ConfigError, Problem
 from distrain.config.constraints import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
 from distrain.data.loader import Batch, DataLoader, to_device
 from distrain.distributed.collectives import all_reduce_sum, barrier, counted
@@ -39,6 +40,7 @@ from distrain.training.callback import Callback
 from distrain.training.activations import ActivationCheckpointing, offloaded, offloading_problems
 from distrain.training.amp import AmpDtype, MixedPrecision
 from distrain.training.checkpoint_manager import DEFAULT_FORMAT, CheckpointFormat, CheckpointManager
+from distrain.training.checkpoint_retention import CheckpointRetention, retention_problems
 from distrain.training.checkpointing import CheckpointError
 from distrain.training.disk import write_text_atomically
 from distrain.training.loss_weighting import StepWeights
@@ -56,7 +58,8 @@ class Trainer(Registrable):
     """Trains a model built from the config; the loop is the same on every worker."""
 
     default_implementation = "gradient_descent"
-    runtime_args = ("model", "train_loader", "validation_loader", "serialization_dir", "world", "strategy")
+    runtime_args = ("model", "train_loader", "validation_loader", "serialization_dir", "world", "strategy",
+                    "regularizer")
     #: global batches per optimizer step
     accumulation: int = 1
     #: optimizer steps in one epoch
@@ -90,7 +93,8 @@ class GradientDescentTrainer(Trainer):
         num_epochs: NonNegativeInt = 20,
         validation_metric: ValidationMetric = "-loss",
         patience: NonNegativeInt | None = None,
-        grad_norm: PositiveFloat | None = None,
+        grad_norm: PositiveFloat | bool | None = None,
+        grad_clipping: PositiveFloat | None = None,
         num_gradient_accumulation_steps: PositiveInt = 1,
         random_seed: NonNegativeInt = 13,
         keep_checkpoints: NonNegativeInt = 2,
@@ -105,6 +109,9 @@ class GradientDescentTrainer(Trainer):
         activation_checkpointing: ActivationCheckpointing | None = None,
         activation_offloading: bool = False,
         checkpoint_format: CheckpointFormat = DEFAULT_FORMAT,
+        checkpointer: CheckpointRetention | None = None,
+        cuda_device: Annotated[int, Ge(-1)] | None = None,
+        regularizer: Any = None,
     ) -> None:
         self.model = model
         self.train_loader = train_loader
@@ -112,7 +119,15 @@ class GradientDescentTrainer(Trainer):
         self.serialization_dir = Path(serialization_dir)
         self.world = world
         self.num_epochs = num_epochs
-        self.grad_norm = grad_norm
+        # AllenNLP's grad_norm: true computes norms without rescaling (distrain reports none), false is off
+        self.grad_norm = None if isinstance(grad_norm, bool) else grad_norm
+        self.grad_clipping = grad_clipping
+        #: AllenNLP's ``model.regularizer``, applied at assembly (see :mod:`distrain.optim.regularizers`)
+        self.regularizer = regularizer
+        if checkpointer is not None:
+            keep_checkpoints = checkpointer.keep
+            save_every_num_seconds = checkpointer.save_every_num_seconds or save_every_num_seconds
+            save_every_num_batches = checkpointer.save_every_num_batches or save_every_num_batches
         self.accumulation = num_gradient_accumulation_steps
         self.random_seed = random_seed
         self.callbacks = callbacks or []
@@ -134,7 +149,8 @@ class GradientDescentTrainer(Trainer):
         self.steps_per_epoch = math.ceil(len(train_loader) / self.accumulation)
         self.scheduler = (
             learning_rate_scheduler.construct(
-                optimizer=self.optimizer, num_training_steps=self.steps_per_epoch * num_epochs
+                optimizer=self.optimizer, num_training_steps=self.steps_per_epoch * num_epochs,
+                **_epoch_shape(learning_rate_scheduler, num_epochs, self.steps_per_epoch),
             )
             if learning_rate_scheduler
             else None
@@ -155,6 +171,10 @@ class GradientDescentTrainer(Trainer):
         self.stop_reason: str | None = None
         self._started = time.monotonic()
         self._open_bar: _ProgressDisplay | None = None
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        return retention_problems(arguments)
 
     # ------------------------------------------------------------------------------- the loop
     def train(self) -> dict[str, Any]:
@@ -268,8 +288,12 @@ class GradientDescentTrainer(Trainer):
         local = sum(weight for _, weight, _ in losses)  # this worker's part of the step's weight
         total = loss_weight_total if weighted else sum(batch.global_size for batch in micro_batches)
         self.strategy.before_optimizer_step(self.model.parameters(), local, total)
+        if self.regularizer is not None:  # the penalty's gradient, once per step, after averaging
+            self.regularizer.add_gradients(self.model.named_parameters())
         if self.grad_norm is not None:
             self.strategy.clip_grad_norm(self.model.parameters(), self.grad_norm)
+        if self.grad_clipping is not None:  # AllenNLP's order: the norm first, then each value
+            _clamp_gradients(self.model.parameters(), self.grad_clipping)
         self.amp.step(self.optimizer)
         self.optimizer.zero_grad(set_to_none=True)
         if self.scheduler is not None:
@@ -417,6 +441,21 @@ class _ProgressDisplay:
 
     def close(self) -> None:
         self.bar.close()
+
+
+def _epoch_shape(scheduler: Lazy[LearningRateScheduler], epochs: int, steps_per_epoch: int) -> dict[str, int]:
+    """What a schedule defined per epoch (AllenNLP's ``slanted_triangular``) needs besides the total."""
+    if not getattr(scheduler.cls, "wants_epoch_shape", False):
+        return {}
+    return {"trainer_epochs": epochs, "trainer_steps_per_epoch": steps_per_epoch}
+
+
+def _clamp_gradients(parameters: Any, limit: float) -> None:
+    """AllenNLP's ``grad_clipping``: each gradient value into [-limit, limit]. It clamps the step's
+    averaged gradient (AllenNLP clamped each backward's), so any worker count makes the same update."""
+    for parameter in parameters:
+        if parameter.grad is not None:
+            parameter.grad.clamp_(-limit, limit)
 
 
 def _default_optimizer() -> Lazy[Optimizer]:

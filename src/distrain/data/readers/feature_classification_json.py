@@ -37,6 +37,10 @@ class FeatureClassificationJsonReader(DatasetReader):
             raise RecordError(problem, self.features_key)
         return self.text_to_instance(features, record.get(self.label_key))
 
+    @classmethod
+    def declared_fields(cls, arguments):
+        return {"features": True, "label": False}
+
     def input_fields(self) -> dict[str, str]:
         return {self.features_key: "json"}
 

@@ -61,6 +61,10 @@ class HuggingfaceReader(DatasetReader):
         self.streaming = streaming
         self.tokenizer = tokenizer or WhitespaceTokenizer()
 
+    @classmethod
+    def declared_fields(cls, arguments):
+        return {name: True for name in arguments["fields"]}
+
     def check_path(self, path: str | Path) -> None:
         if not Path(path).is_dir() and not input_files(path):
             raise DataError(f"data file not found: {path}")

@@ -79,6 +79,10 @@ class PackedTextReader(DatasetReader):
             raise DataError(f"{file}: not UTF-8 text ({error.reason} at byte {error.start})") from None
         return load_tokenizer(self.tokenizer_name)(text, add_special_tokens=False, verbose=False)["input_ids"]
 
+    @classmethod
+    def declared_fields(cls, arguments):
+        return {"input_ids": True, "labels": True}
+
     def text_to_instance(self, ids: list[int]) -> dict:
         pad = load_tokenizer(self.tokenizer_name).pad_token_id or 0
         return {"input_ids": TokenIdsField(ids, pad_value=pad), "labels": TokenIdsField(ids, pad_value=IGNORED_LABEL)}

@@ -78,6 +78,10 @@ class TextBlocksReader(DatasetReader):
             if len(chunk) >= self.min_length:
                 yield [tokenizer.cls_token_id, *chunk, tokenizer.sep_token_id]
 
+    @classmethod
+    def declared_fields(cls, arguments):
+        return {"tokens": True, "sample_id": True}
+
     def text_to_instance(self, ids: list[int], sample_id: int) -> dict:
         pad = load_tokenizer(self.tokenizer_name).pad_token_id or 0
         return {"tokens": TokenIdsField(ids, pad_value=pad), "sample_id": TensorField(sample_id, dtype=np.int64)}

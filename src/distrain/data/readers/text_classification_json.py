@@ -44,6 +44,10 @@ class TextClassificationJsonReader(DatasetReader):
             raise RecordError(f'"{self.label_key}" must be a string or an integer, got {type(label).__name__}', self.label_key)
         return self.text_to_instance(text, label)
 
+    @classmethod
+    def declared_fields(cls, arguments):
+        return {"tokens": True, "label": False}
+
     def input_fields(self) -> dict[str, str]:
         return {self.text_key: "text"}
 

@@ -1,0 +1,81 @@
+"""AllenNLP's vocabulary directory (``vocabulary: {type: "from_files", directory: ...}``), read as it is.
+
+The format: one ``<namespace>.txt`` per namespace, one token per line in index order (a newline inside a
+token written ``@@NEWLINE@@``), and ``non_padded_namespaces.txt`` listing the namespaces (or ``*suffix``
+patterns) without padding. A padded namespace's file leaves out the padding token: it is index 0 and the
+file's first line is index 1. AllenNLP's ``model.tar.gz`` holds it as ``vocabulary/``. Distrain's own
+``vocabulary/`` folder in its archives is another format (JSON-quoted lines); this module reads only AllenNLP's.
+"""
+
+from __future__ import annotations
+
+import tarfile
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from distrain.data.vocabulary import NON_PADDED_FILE, OOV_TOKEN, PADDING_TOKEN, Vocabulary
+
+
+def _matches(pattern: str, namespace: str) -> bool:
+    return namespace.endswith(pattern[1:]) if pattern.startswith("*") else pattern == namespace
+
+
+def vocabulary_texts(location: str | Path) -> dict[str, str]:
+    """``{file name: text}`` of an AllenNLP vocabulary: a directory, or a ``.tar.gz`` model archive whose
+    ``vocabulary/`` folder holds it (read in memory; nothing is extracted)."""
+    location = Path(location)
+    if location.is_dir():
+        return {path.name: path.read_text("utf-8") for path in sorted(location.glob("*.txt"))}
+    with tarfile.open(location) as archive:
+        members = [member for member in archive.getmembers() if member.isfile() and member.name.endswith(".txt")]
+        folders = {PurePosixPath(member.name).parent for member in members}
+        folder = next((f for f in sorted(folders, key=lambda f: len(f.parts)) if f.name == "vocabulary"), None)
+        return {PurePosixPath(member.name).name: archive.extractfile(member).read().decode("utf-8")
+                for member in members if folder is not None and PurePosixPath(member.name).parent == folder}
+
+
+def directory_problem(location: str) -> str | None:
+    """Why ``location`` holds no AllenNLP vocabulary (None when it holds one)."""
+    path = Path(location)
+    if not path.exists():
+        return f"{location} does not exist"
+    try:
+        texts = vocabulary_texts(path)
+    except (OSError, tarfile.TarError) as error:
+        return f"{location} is neither a vocabulary directory nor a readable model archive ({error})"
+    if NON_PADDED_FILE not in texts:
+        return f"{location} is not an AllenNLP vocabulary (it has no {NON_PADDED_FILE})"
+    return None
+
+
+def read_vocabulary_directory(location: str | Path, oov_token: str = OOV_TOKEN) -> Vocabulary:
+    """The vocabulary AllenNLP's ``Vocabulary.from_files`` would load from ``location``."""
+    texts = vocabulary_texts(location)
+    patterns = [line.strip() for line in texts.pop(NON_PADDED_FILE).splitlines() if line.strip()]
+    tokens: dict[str, list[str]] = {}
+    for name, text in sorted(texts.items()):
+        if name.startswith("."):
+            continue
+        lines = text.replace("\r\n", "\n").split("\n")
+        if lines and lines[-1] == "":
+            lines = lines[:-1]
+        items = [OOV_TOKEN if line == oov_token else line.replace("@@NEWLINE@@", "\n") for line in lines]
+        namespace = name.removesuffix(".txt")
+        padded = not any(_matches(pattern, namespace) for pattern in patterns)
+        tokens[namespace] = [PADDING_TOKEN] + items if padded else items
+    return Vocabulary(tokens)
+
+
+def fixed_vocabulary(config: Any) -> Vocabulary | None:
+    """The vocabulary a ``vocabulary`` block gives outright (``from_files``), else None: counted from data."""
+    if getattr(config, "type", "from_instances") != "from_files":
+        return None
+    return read_vocabulary_directory(config.directory)
+
+
+def vocabulary_files(config: Any) -> list[str]:
+    """The files a given vocabulary is read from (part of the dataset cache's key)."""
+    if getattr(config, "type", "from_instances") != "from_files":
+        return []
+    location = Path(config.directory)
+    return sorted(str(path) for path in location.glob("*.txt")) if location.is_dir() else [str(location)]

@@ -1,0 +1,186 @@
+"""AllenNLP's ``model.initializer``: parameters picked by regex, re-initialised once the model is built.
+
+``{"regexes": [[regex, initializer], ...], "prevent_regexes": [...]}``: each parameter takes the first
+initializer whose regex matches its name (``re.search``), unless a prevent regex matches it. Applied at
+assembly, before the strategy wraps the model, on every worker from the same seed, so all start equal;
+parameters on the meta device (ranks that receive rank 0's weights) are skipped. A regex that matches
+no parameter is an error naming it (AllenNLP only logged it, so a typo silently did nothing).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+
+from distrain.config.constraints import NonNegativeFloat, PositiveFloat, Regex
+from distrain.config.errors import ConfigError, Problem
+from distrain.registry import Registrable
+
+logger = logging.getLogger(__name__)
+
+Nonlinearity = Literal["linear", "conv1d", "conv2d", "conv3d", "sigmoid", "tanh", "relu", "leaky_relu", "selu"]
+
+
+class Initializer(Registrable):
+    """Fills one parameter in place; ``name`` is its name in the model."""
+
+    def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
+        raise NotImplementedError
+
+
+@Initializer.register("normal")
+class NormalInitializer(Initializer):
+    def __init__(self, mean: float = 0.0, std: NonNegativeFloat = 0.1) -> None:
+        self.mean, self.std = mean, std
+
+    def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
+        torch.nn.init.normal_(tensor, self.mean, self.std)
+
+
+@Initializer.register("uniform")
+class UniformInitializer(Initializer):
+    def __init__(self, a: float = 0.0, b: float = 1.0) -> None:
+        self.a, self.b = a, b
+
+    def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
+        torch.nn.init.uniform_(tensor, self.a, self.b)
+
+
+@Initializer.register("constant")
+class ConstantInitializer(Initializer):
+    def __init__(self, val: float) -> None:
+        self.val = val
+
+    def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
+        torch.nn.init.constant_(tensor, self.val)
+
+
+@Initializer.register("zero")
+class ZeroInitializer(Initializer):
+    def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
+        torch.nn.init.zeros_(tensor)
+
+
+class _Gain(Initializer):
+    function = staticmethod(torch.nn.init.xavier_normal_)
+
+    def __init__(self, gain: PositiveFloat = 1.0) -> None:
+        self.gain = gain
+
+    def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
+        type(self).function(tensor, gain=self.gain)
+
+
+@Initializer.register("xavier_normal")
+class XavierNormalInitializer(_Gain):
+    function = staticmethod(torch.nn.init.xavier_normal_)
+
+
+@Initializer.register("xavier_uniform")
+class XavierUniformInitializer(_Gain):
+    function = staticmethod(torch.nn.init.xavier_uniform_)
+
+
+@Initializer.register("orthogonal")
+class OrthogonalInitializer(_Gain):
+    function = staticmethod(torch.nn.init.orthogonal_)
+
+
+class _Kaiming(Initializer):
+    function = staticmethod(torch.nn.init.kaiming_normal_)
+
+    def __init__(self, a: float = 0.0, mode: Literal["fan_in", "fan_out"] = "fan_in",
+                 nonlinearity: Nonlinearity = "leaky_relu") -> None:
+        self.a, self.mode, self.nonlinearity = a, mode, nonlinearity
+
+    def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
+        type(self).function(tensor, a=self.a, mode=self.mode, nonlinearity=self.nonlinearity)
+
+
+@Initializer.register("kaiming_normal")
+class KaimingNormalInitializer(_Kaiming):
+    function = staticmethod(torch.nn.init.kaiming_normal_)
+
+
+@Initializer.register("kaiming_uniform")
+class KaimingUniformInitializer(_Kaiming):
+    function = staticmethod(torch.nn.init.kaiming_uniform_)
+
+
+@Initializer.register("lstm_hidden_bias")
+class LstmHiddenBiasInitializer(Initializer):
+    """An LSTM bias (gates i|f|g|o) with the forget gate at 1 and the rest at 0 (Jozefowicz et al.)."""
+
+    def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
+        with torch.no_grad():
+            tensor.zero_()
+            hidden = tensor.shape[0] // 4
+            tensor[hidden:2 * hidden] = 1.0
+
+
+@Initializer.register("pretrained")
+class PretrainedInitializer(Initializer):
+    """Copies the parameter of the same name (or its ``parameter_name_overrides`` name) from a
+    ``.safetensors`` file or a torch state dict (read with ``weights_only``: no pickled code)."""
+
+    def __init__(self, weights_file_path: str, parameter_name_overrides: dict[str, str] | None = None) -> None:
+        self.path = weights_file_path
+        self.overrides = parameter_name_overrides or {}
+        self._weights: dict[str, torch.Tensor] | None = None
+
+    def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
+        if self._weights is None:
+            if self.path.endswith(".safetensors"):
+                from safetensors.torch import load_file
+
+                self._weights = load_file(self.path)
+            else:
+                self._weights = torch.load(self.path, map_location="cpu", weights_only=True)
+        source_name = self.overrides.get(name, name)
+        if source_name not in self._weights:
+            raise ValueError(f"{self.path} has no parameter {source_name!r}")
+        source = self._weights[source_name]
+        if source.shape != tensor.shape:
+            raise ValueError(f"{self.path}: {source_name!r} has shape {tuple(source.shape)}, "
+                             f"the model's {name!r} {tuple(tensor.shape)}")
+        with torch.no_grad():
+            tensor.copy_(source)
+
+
+@dataclass
+class InitializerApplicator:
+    """The ``model.initializer`` block (AllenNLP's form); :meth:`apply` runs it over a model."""
+
+    regexes: list[tuple[Regex, Initializer]] | None = None
+    prevent_regexes: list[Regex] | None = None
+
+    def apply(self, model: torch.nn.Module, path: str = "model.initializer") -> list[str]:
+        """Initialise the matching parameters of ``model``; return their names."""
+        pairs = [(regex, initializer) for regex, initializer in self.regexes or []]
+        prevent = [re.compile(regex) for regex in self.prevent_regexes or []]
+        used, done = set(), []
+        for name, parameter in model.named_parameters():
+            if any(pattern.search(name) for pattern in prevent):
+                continue
+            for index, (regex, initializer) in enumerate(pairs):
+                if re.search(regex, name):
+                    used.add(index)
+                    if not parameter.is_meta:
+                        with torch.no_grad():
+                            initializer(parameter, name=name)
+                    done.append(name)
+                    break
+        unused = [Problem(f"{path}.regexes[{index}]", f"{regex!r} matches no parameter of the model")
+                  for index, (regex, _) in enumerate(pairs) if index not in used]
+        if unused:
+            raise ConfigError(unused)
+        logger.info("initialised %d parameter(s) by model.initializer", len(done))
+        return done
+
+    def __call__(self, module: torch.nn.Module) -> None:
+        """AllenNLP's spelling (``initializer(self)`` in a model's constructor)."""
+        self.apply(module)
