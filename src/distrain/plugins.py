@@ -17,7 +17,11 @@ logger = logging.getLogger(__name__)
 BUILTIN_PACKAGES = (
     "distrain.data.tokenizers",
     "distrain.data.readers",
+    "distrain.data.token_indexers",
     "distrain.modules",
+    "distrain.modules.token_embedders",
+    "distrain.modules.seq2vec_encoders",
+    "distrain.modules.seq2seq_encoders",
     "distrain.modules.adapters",
     "distrain.metrics",
     "distrain.models",
