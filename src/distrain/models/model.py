@@ -41,6 +41,13 @@ class Model(torch.nn.Module, Registrable):
         self.vocab = vocab
         self.metrics: dict[str, Metric] = dict(metrics or {})
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # AllenNLP models keep metrics as attributes (``self.accuracy = CategoricalAccuracy()``); listing
+        # them in self.metrics too lets the trainer freeze them for placeholder batches and checkpoint them
+        super().__setattr__(name, value)
+        if isinstance(value, Metric) and name != "metrics" and isinstance(self.__dict__.get("metrics"), dict):
+            self.metrics.setdefault(name, value)
+
     def use_label_names(self, namespace: str) -> None:
         """Tell every metric the names of the class indices, so configs may name labels
         (``"positive_label": "positive"``) and per-label results carry names, not numbers."""
