@@ -13,7 +13,8 @@ from distrain.config.errors import ConfigError
 from distrain.config.schema import resolve_object
 from distrain.data.dataset import IndexedDataset
 from distrain.data.dataset_writer import IndexedDatasetWriter
-from distrain.data.fields import LabelField, TextField
+from distrain.data.fields import Instance, LabelField, TextField
+from distrain.data.reader import DatasetReader, ReaderShard
 from distrain.data.token_indexers.characters import TokenCharactersIndexer
 from distrain.data.token_indexers.pretrained_transformer_mismatched import PretrainedTransformerMismatchedIndexer
 from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
@@ -141,3 +142,29 @@ def test_an_encoder_built_without_its_input_size_says_which_key_is_needed():
     node = resolve_object(Seq2VecEncoder, {"type": "lstm", "hidden_size": 3}, "model.encoder", problems)
     with pytest.raises(ConfigError, match="model.encoder: input_size is needed"):
         node.build()
+
+
+class _LinesReader(DatasetReader):
+    """An AllenNLP-style reader; with ``manual_distributed_sharding`` it wraps its lines in ``shard_iterable``."""
+
+    def __init__(self, manual: bool) -> None:
+        super().__init__(manual_distributed_sharding=manual)
+        self.manual, self.parsed = manual, []
+
+    def _read(self, file_path):
+        with open(file_path) as lines:
+            for line in self.shard_iterable(lines) if self.manual else lines:
+                self.parsed.append(line.strip())
+                yield Instance({"text": TextField(line.split())})
+
+
+def test_a_reader_that_shards_itself_parses_only_its_share_and_one_that_does_not_keeps_the_same_share(tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_text("".join(f"line {n}\n" for n in range(5)))
+    shares = {}
+    for manual in (True, False):
+        reader = _LinesReader(manual)
+        reader.set_shard(ReaderShard(rank=1, world_size=2))
+        shares[manual] = [" ".join(instance["text"].tokens) for instance in reader.read(path)]
+        assert reader.parsed == (["line 1", "line 3"] if manual else [f"line {n}" for n in range(5)])
+    assert shares[True] == shares[False] == ["line 1", "line 3"]
