@@ -27,7 +27,8 @@ FILLER = "the movie was a film plot and".split()
 
 def without_part_b_keys(config: dict) -> dict:
     """The keys issue 29's part B builds (bucket batches, trainer.cuda_device/grad_norm, the optimizer's string
-    form, test_data_path, datasets_for_vocab_creation), replaced by their plain equivalents until it lands."""
+    form, huggingface_adamw, test_data_path, datasets_for_vocab_creation), replaced by their plain
+    equivalents until it lands."""
     config = json.loads(json.dumps(config))
     sampler = config.get("data_loader", {}).pop("batch_sampler", None)
     if sampler is not None:
@@ -36,6 +37,9 @@ def without_part_b_keys(config: dict) -> dict:
         config["trainer"].pop(key, None)
     if isinstance(config["trainer"].get("optimizer"), str):
         config["trainer"]["optimizer"] = {"type": config["trainer"]["optimizer"]}
+    if config["trainer"]["optimizer"]["type"] == "huggingface_adamw":
+        config["trainer"]["optimizer"]["type"] = "adamw"
+        config["trainer"]["optimizer"].pop("correct_bias", None)
     config.pop("test_data_path", None)
     config.pop("datasets_for_vocab_creation", None)
     return config
@@ -82,7 +86,7 @@ def workdir(tmp_path_factory) -> Path:
         for index, word in enumerate(vocabulary):
             vectors.write(word + "".join(f" {((index * 7 + d) % 11) / 10 - 0.5:.1f}" for d in range(300)) + "\n")
     for name in ("my_text_classifier.jsonnet", "common.jsonnet", "experiment_seq2vec.jsonnet",
-                 "basic_stanford_sentiment_treebank.jsonnet"):
+                 "basic_stanford_sentiment_treebank.jsonnet", "stanford_sentiment_treebank_roberta.jsonnet"):
         shutil.copy(CONFIGS / name, root / name)
     return root
 
@@ -125,6 +129,14 @@ def test_sst_config_with_local_glove_trains_an_epoch(workdir):
     found, total = map(int, re.search(r"pretrained vectors for (\d+) of (\d+) 'tokens' tokens", log).groups())
     assert found == total - 2  # every word the vectors file has; padding and OOV are not words
     assert json.loads((workdir / "runs" / "sst" / "metrics.json").read_text())["epoch"] == 0
+
+
+def test_sst_roberta_config_on_local_minilm_trains_an_epoch(workdir):
+    config = without_part_b_keys(load_config(workdir / "stanford_sentiment_treebank_roberta.jsonnet"))
+    path = write_json(workdir / "roberta.json", config)
+    trained = run_cli("train", str(path), "-s", "runs/roberta", "-f", "-o", '{"trainer.num_epochs": 1}', cwd=workdir)
+    assert trained.returncode == 0, trained.stderr
+    assert json.loads((workdir / "runs" / "roberta" / "metrics.json").read_text())["epoch"] == 0
 
 
 def test_a_wrong_explicit_input_size_is_one_line_naming_both_sizes_before_data_is_read(workdir):
