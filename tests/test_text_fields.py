@@ -24,7 +24,7 @@ from distrain.models.model import Model
 from distrain.modules.feedforward import FeedForward
 from distrain.modules.seq2seq_encoders.rnn import LstmSeq2SeqEncoder
 from distrain.modules.seq2vec import Seq2VecEncoder
-from distrain.modules.text_field_embedder import get_text_field_mask
+from distrain.modules.text_field_embedder import TextFieldEmbedder, get_text_field_mask
 from distrain.modules.token_embedders.embedding import Embedding
 from distrain.plugins import import_builtins
 
@@ -168,3 +168,32 @@ def test_a_reader_that_shards_itself_parses_only_its_share_and_one_that_does_not
         shares[manual] = [" ".join(instance["text"].tokens) for instance in reader.read(path)]
         assert reader.parsed == (["line 1", "line 3"] if manual else [f"line {n}" for n in range(5)])
     assert shares[True] == shares[False] == ["line 1", "line 3"]
+
+
+class _EmbedAndEncode(Model):
+    """An AllenNLP-style model: its embedder and encoder are built from the config before it is."""
+
+    def __init__(self, vocab, embedder: TextFieldEmbedder, encoder: Seq2VecEncoder) -> None:
+        super().__init__(vocab)
+
+
+Model.register("_embed_and_encode_for_tests", exist_ok=True)(_EmbedAndEncode)
+
+
+def test_a_user_models_embedder_and_encoder_sizes_are_checked_like_the_built_in_classifiers():
+    config = {"type": "_embed_and_encode_for_tests",
+              "embedder": {"token_embedders": {"tokens": {"embedding_dim": 6},
+                                               "chars": {"type": "character_encoding",
+                                                         "embedding": {"embedding_dim": 3, "vocab_namespace": "c"},
+                                                         "encoder": {"type": "cnn", "num_filters": 2,
+                                                                     "ngram_filter_sizes": [2]}}}},
+              "encoder": {"type": "bag_of_embeddings", "embedding_dim": 7}}
+    problems = []
+    resolve_object(Model, config, "model", problems)
+    assert [str(p) for p in problems] == ["model.encoder.embedding_dim: is 7, but the embedder gives 8"]
+    config["encoder"]["embedding_dim"] = 8
+    config["embedder"]["token_embedders"]["chars"]["encoder"]["embedding_dim"] = 4
+    problems = []
+    resolve_object(Model, config, "model", problems)
+    assert [str(p) for p in problems] == [
+        "model.embedder.token_embedders.chars.encoder.embedding_dim: is 4, but the embedding gives 3"]

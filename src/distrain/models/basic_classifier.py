@@ -30,7 +30,11 @@ DEFAULT_EMBEDDING_DIM = 100
 
 @Model.register("basic_classifier")
 class BasicClassifier(ClassifierOutputs, Model):
-    """Embed tokens, encode them to one vector, optional feed-forward, then label logits."""
+    """Embed tokens, encode them to one vector, optional feed-forward, then label logits.
+
+    Give ``text_field_embedder`` and ``seq2vec_encoder`` (AllenNLP), or ``embedding_dim`` (100 when neither
+    it nor ``text_field_embedder`` is given) and ``encoder`` (distrain's short form), not both of a pair.
+    """
 
     def __init__(
         self,

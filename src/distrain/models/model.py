@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 import torch
 
+from distrain.config.errors import Problem
 from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.metric import Metric
 from distrain.registry import Registrable
@@ -47,6 +48,27 @@ class Model(torch.nn.Module, Registrable):
         super().__setattr__(name, value)
         if isinstance(value, Metric) and name != "metrics" and isinstance(self.__dict__.get("metrics"), dict):
             self.metrics.setdefault(name, value)
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        """AllenNLP's usual chain, checked for any model whose constructor takes one text-field embedder and
+        at most one seq2seq and one seq2vec encoder: each stated input width must be what the one before gives."""
+        from distrain.config.lazy import Lazy
+        from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
+        from distrain.modules.seq2vec import Seq2VecEncoder
+        from distrain.modules.sizes import chain_problems, output_dim
+        from distrain.modules.text_field_embedder import TextFieldEmbedder
+
+        found: dict[type, list[str]] = {TextFieldEmbedder: [], Seq2SeqEncoder: [], Seq2VecEncoder: []}
+        for name, value in arguments.items():
+            for base, names in found.items():
+                if isinstance(value, Lazy) and isinstance(value.cls, type) and issubclass(value.cls, base):
+                    names.append(name)
+        embedders, seq2seq, seq2vec = found.values()
+        if len(embedders) != 1 or len(seq2seq) > 1 or len(seq2vec) > 1:
+            return []
+        stages = [(name, arguments[name]) for name in seq2seq + seq2vec]
+        return chain_problems(stages, output_dim(arguments[embedders[0]]), f"the {embedders[0]}")[0]
 
     def use_label_names(self, namespace: str) -> None:
         """Tell every metric the names of the class indices, so configs may name labels
