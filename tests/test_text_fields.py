@@ -197,3 +197,25 @@ def test_a_user_models_embedder_and_encoder_sizes_are_checked_like_the_built_in_
     resolve_object(Model, config, "model", problems)
     assert [str(p) for p in problems] == [
         "model.embedder.token_embedders.chars.encoder.embedding_dim: is 4, but the embedding gives 3"]
+
+
+def test_poolers_and_the_other_encoders_take_their_allennlp_keys():
+    from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
+
+    first = Seq2VecEncoder.by_name("cls_pooler")(embedding_dim=2)(INPUTS, MASK)
+    last = Seq2VecEncoder.by_name("cls_pooler")(embedding_dim=2, cls_is_last_token=True)(INPUTS, MASK)
+    assert first.tolist() == [[1.0, 2.0], [5.0, -1.0]] and last.tolist() == [[3.0, 4.0], [5.0, -1.0]]
+    assert torch.equal(Seq2SeqEncoder.by_name("pass_through")(input_dim=2)(INPUTS, MASK)[0, :2], INPUTS[0, :2])
+    assert Seq2VecEncoder.by_name("gru")(input_size=2, hidden_size=3, bidirectional=True)(INPUTS, MASK).shape == (2, 6)
+    for positions in (None, "sinusoidal", "embedding"):
+        transformer = Seq2SeqEncoder.by_name("pytorch_transformer")(
+            input_dim=2, num_attention_heads=1, feedforward_hidden_dim=4, positional_encoding=positions)
+        output = transformer.eval()(INPUTS, MASK)
+        assert output.shape == (2, 3, 2) and not output[1, 1:].any()
+
+
+def test_allennlps_dict_form_of_human_readable_output_becomes_one_dict_per_item():
+    from distrain.models.model import per_item
+
+    readable = per_item({"probs": torch.tensor([[0.25, 0.75], [1.0, 0.0]]), "label": ["b", "a"], "note": "batch"})
+    assert readable == [{"probs": [0.25, 0.75], "label": "b"}, {"probs": [1.0, 0.0], "label": "a"}]

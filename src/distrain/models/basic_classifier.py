@@ -71,34 +71,35 @@ class BasicClassifier(ClassifierOutputs, Model):
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
-        embedder, encoder = arguments["text_field_embedder"], arguments["seq2vec_encoder"]
+        """Exactly one encoder form, and the stated widths along the chain (a subclass may take fewer keys)."""
+        embedder, encoder = arguments.get("text_field_embedder"), arguments.get("seq2vec_encoder")
         problems = []
-        if embedder is not None and arguments["embedding_dim"] is not None:
+        if embedder is not None and arguments.get("embedding_dim") is not None:
             problems.append(Problem("embedding_dim", "give embedding_dim or text_field_embedder, not both"))
-        if encoder is not None and arguments["encoder"] is not None:
+        if encoder is not None and arguments.get("encoder") is not None:
             problems.append(Problem("seq2vec_encoder", "give seq2vec_encoder or encoder, not both"))
-        if encoder is None and arguments["encoder"] is None:
+        if encoder is None and arguments.get("encoder") is None:
             problems.append(Problem("seq2vec_encoder", "missing required key (or its short form, encoder)"))
         if problems:
             return problems
         if embedder is None:
             return cls._short_form_problems(arguments)
         width, source = embedder.cls.configured_output_dim(embedder), "the text_field_embedder"
-        stages = [("seq2seq_encoder", arguments["seq2seq_encoder"]), ("seq2vec_encoder", encoder),
-                  ("feedforward", arguments["feedforward"])]
+        stages = [("seq2seq_encoder", arguments.get("seq2seq_encoder")), ("seq2vec_encoder", encoder),
+                  ("feedforward", arguments.get("feedforward"))]
         return chain_problems(stages, width, source)[0]
 
     @classmethod
     def _short_form_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
-        encoder, width = arguments["seq2vec_encoder"] or arguments["encoder"], arguments["embedding_dim"]
+        encoder, width = arguments.get("seq2vec_encoder") or arguments.get("encoder"), arguments.get("embedding_dim")
         width = width or DEFAULT_EMBEDDING_DIM
-        name = "seq2vec_encoder" if arguments["seq2vec_encoder"] is not None else "encoder"
-        if arguments["seq2seq_encoder"] is None and isinstance(encoder, Lazy) and encoder.cls.input_size_key is None:
+        name = "seq2vec_encoder" if arguments.get("seq2vec_encoder") is not None else "encoder"
+        if arguments.get("seq2seq_encoder") is None and isinstance(encoder, Lazy) and encoder.cls.input_size_key is None:
             problem = encoder.cls.input_dim_problem(encoder, width)
             if problem:  # distrain's own encoders: the short form's size is the one to change
                 return [Problem("embedding_dim", f"{problem}, got {width}")]
-        stages = [("seq2seq_encoder", arguments["seq2seq_encoder"]), (name, encoder),
-                  ("feedforward", arguments["feedforward"])]
+        stages = [("seq2seq_encoder", arguments.get("seq2seq_encoder")), (name, encoder),
+                  ("feedforward", arguments.get("feedforward"))]
         return chain_problems(stages, width, "the model's embedding_dim")[0]
 
     def forward(self, tokens: TextFieldTensors | torch.Tensor, label: torch.Tensor | None = None,

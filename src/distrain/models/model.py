@@ -160,8 +160,9 @@ class Model(torch.nn.Module, Registrable):
         """One JSON-able output per item of a batch of inputs (on the model's device): by default the
         forward pass, made readable by :meth:`make_output_human_readable`."""
         output = self(**inputs)
-        return self.make_output_human_readable({k: v.cpu() if isinstance(v, torch.Tensor) else v
-                                                for k, v in output.items()})
+        readable = self.make_output_human_readable({k: v.cpu() if isinstance(v, torch.Tensor) else v
+                                                    for k, v in output.items()})
+        return per_item(readable) if isinstance(readable, dict) else readable
 
     def make_output_human_readable(self, output: dict[str, torch.Tensor]) -> list[dict[str, Any]]:
         """One JSON-able dict per item of the batch (used by ``distrain predict``)."""
@@ -180,3 +181,16 @@ class Model(torch.nn.Module, Registrable):
         finally:
             for name, state in saved.items():
                 self.metrics[name].load_state(state)
+
+
+def per_item(output: dict[str, Any]) -> list[dict[str, Any]]:
+    """AllenNLP's form of ``make_output_human_readable`` (one dict of batched values) as one JSON-able dict per
+    item: each tensor or list as long as the batch is split along its first axis; other values are dropped."""
+    sizes = [len(value) for value in output.values() if isinstance(value, (torch.Tensor, list)) and len(value)]
+    size = sizes[0] if sizes else 0
+    items: list[dict[str, Any]] = [{} for _ in range(size)]
+    for key, value in output.items():
+        if isinstance(value, (torch.Tensor, list)) and len(value) == size:
+            for item, row in zip(items, value):
+                item[key] = row.tolist() if isinstance(row, torch.Tensor) else row
+    return items
