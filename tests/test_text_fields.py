@@ -219,3 +219,16 @@ def test_allennlps_dict_form_of_human_readable_output_becomes_one_dict_per_item(
 
     readable = per_item({"probs": torch.tensor([[0.25, 0.75], [1.0, 0.0]]), "label": ["b", "a"], "note": "batch"})
     assert readable == [{"probs": [0.25, 0.75], "label": "b"}, {"probs": [1.0, 0.0], "label": "a"}]
+
+
+def test_util_sequence_cross_entropy_counts_only_unmasked_tokens():
+    from distrain.allennlp import util
+
+    torch.manual_seed(0)
+    logits, targets = torch.randn(2, 3, 4), torch.tensor([[1, 2, 0], [3, 0, 0]])
+    losses = torch.nn.functional.cross_entropy(logits[MASK], targets[MASK], reduction="none")
+    token = util.sequence_cross_entropy_with_logits(logits, targets, MASK, average="token")
+    batch = util.sequence_cross_entropy_with_logits(logits, targets, MASK)
+    torch.testing.assert_close(token, losses.mean())
+    torch.testing.assert_close(batch, (losses[:2].mean() + losses[2]) / 2)
+    torch.testing.assert_close(util.masked_mean(INPUTS, MASK.unsqueeze(-1), dim=1), torch.tensor([[2.0, 3.0], [5.0, -1.0]]))
