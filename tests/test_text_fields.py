@@ -232,3 +232,27 @@ def test_util_sequence_cross_entropy_counts_only_unmasked_tokens():
     torch.testing.assert_close(token, losses.mean())
     torch.testing.assert_close(batch, (losses[:2].mean() + losses[2]) / 2)
     torch.testing.assert_close(util.masked_mean(INPUTS, MASK.unsqueeze(-1), dim=1), torch.tensor([[2.0, 3.0], [5.0, -1.0]]))
+
+
+def test_a_classifier_built_from_config_embeds_words_and_characters_of_an_indexed_batch():
+    instances = indexed_instances()
+    vocab = Vocabulary.from_instances(instances)
+    config = {"type": "basic_classifier",
+              "text_field_embedder": {"token_embedders": {
+                  "words": {"type": "embedding", "embedding_dim": 3},
+                  "chars": {"type": "character_encoding",
+                            "embedding": {"embedding_dim": 2, "vocab_namespace": "token_characters"},
+                            "encoder": {"type": "cnn", "num_filters": 2, "ngram_filter_sizes": [2, 3]}}}},
+              "seq2seq_encoder": {"type": "gru", "input_size": 7, "hidden_size": 4},
+              "seq2vec_encoder": {"type": "bag_of_embeddings", "embedding_dim": 4}}
+    problems = []
+    node = resolve_object(Model, config, "model", problems)
+    assert problems == []
+    model = node.construct(vocab=vocab)  # the vocabulary reaches both nested embeddings
+    embedder = model.text_field_embedder
+    assert embedder.embedder("words").weight.shape == (vocab.get_vocab_size("tokens"), 3)
+    assert embedder.embedder("chars").embedding.weight.shape == (vocab.get_vocab_size("token_characters"), 2)
+    batch = IndexedDataset.from_instances(instances, vocab).batch(np.array([0, 1]))
+    assert embedder(batch["text"]).shape == (2, 3, 7)
+    output = model(tokens=batch["text"], label=batch["label"])
+    assert output["logits"].shape == (2, 2) and torch.isfinite(output["loss"])
