@@ -100,6 +100,7 @@ def test_indexed_text_fields_batch_as_nested_tensors_in_memory_and_from_the_cach
         assert chars[0, 2].tolist() == [0, 0, 0, 0]
         assert get_text_field_mask(batch["text"]).tolist() == [[True, True, False], [True, True, True]]
         assert get_text_field_mask({"chars": batch["text"]["chars"]}).tolist() == [[True, True, False], [True, True, True]]
+        assert dataset.field_lengths("text").tolist() == [2, 3]  # what a bucket sampler's sorting_keys name
 
 
 def test_mismatched_indexer_and_embedder_give_each_word_the_mean_of_its_pieces():

@@ -164,6 +164,15 @@ class IndexedDataset:
             return np.ones(len(self), dtype=np.int64)
         return np.max(np.stack(ragged), axis=0)
 
+    def field_lengths(self, field: str) -> np.ndarray:
+        """Each item's length in field ``field`` (AllenNLP's ``sorting_keys`` name fields): a sequence column's
+        length, or for an indexed text field the longest of its sub-columns (``field::indexer::key``)."""
+        columns = [column for name, column in self.columns.items()
+                   if (name == field or name.startswith(field + SUBCOLUMN)) and hasattr(column, "lengths")]
+        if not columns:
+            raise KeyError(f"no sequence field {field!r}; the fields are {sorted({n.split(SUBCOLUMN)[0] for n in self.columns})}")
+        return np.max(np.stack([column.lengths() for column in columns]), axis=0)
+
     # ------------------------------------------------------------------------------- building
     @classmethod
     def from_instances(cls, instances: Iterable[dict[str, Field]], vocab: Any) -> IndexedDataset:
