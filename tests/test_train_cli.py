@@ -91,7 +91,7 @@ def test_list_shows_components_with_their_arguments():
     result = run_cli("list", "Model")
     assert result.returncode == 0, result.stderr
     assert "basic_classifier" in result.stdout and "feedforward_classifier" in result.stdout
-    assert "embedding_dim: int (default 100)" in result.stdout
+    assert "embedding_dim: int | None (default None), must be >= 1" in result.stdout  # 100 unless text_field_embedder
     everything = run_cli("list")
     for base in ("DatasetReader", "Metric", "Optimizer", "Seq2VecEncoder", "Tokenizer", "Trainer"):
         assert base in everything.stdout

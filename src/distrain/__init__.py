@@ -1,6 +1,7 @@
 """distrain: declarative, config-driven PyTorch training; distributed training is one config block away.
 
 The public API is imported lazily so that ``distrain --help`` answers without importing torch.
+:mod:`distrain.allennlp` gathers the names AllenNLP readers and models import, under AllenNLP's names.
 """
 
 from __future__ import annotations
@@ -22,6 +23,15 @@ _PUBLIC = {
     "SequenceLabelField": "distrain.data.fields",
     "TensorField": "distrain.data.fields",
     "MetadataField": "distrain.data.fields",
+    "ArrayField": "distrain.data.fields",
+    "Instance": "distrain.data.fields",
+    "Token": "distrain.data.tokenizer",
+    "TokenIndexer": "distrain.data.token_indexer",
+    "TextFieldEmbedder": "distrain.modules.text_field_embedder",
+    "TextFieldTensors": "distrain.modules.text_field_embedder",
+    "get_text_field_mask": "distrain.modules.text_field_embedder",
+    "TokenEmbedder": "distrain.modules.token_embedder",
+    "Seq2SeqEncoder": "distrain.modules.seq2seq_encoder",
     "Vocabulary": "distrain.data.vocabulary",
     "DatasetReader": "distrain.data.reader",
     "DataError": "distrain.data.reader",
@@ -68,7 +78,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from distrain.experiment.archive import Archive, load_archive
     from distrain.config.errors import ConfigError
     from distrain.config.loading import load_config
-    from distrain.data.fields import Field, LabelField, MetadataField, SequenceLabelField, TensorField, TextField, TokenIdsField
+    from distrain.data.fields import (ArrayField, Field, Instance, LabelField, MetadataField, SequenceLabelField,
+                                      TensorField, TextField, TokenIdsField)
+    from distrain.data.token_indexer import TokenIndexer
+    from distrain.data.tokenizer import Token
+    from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
+    from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTensors, get_text_field_mask
+    from distrain.modules.token_embedder import TokenEmbedder
     from distrain.data.reader import DataError, DatasetReader, ReaderShard
     from distrain.data.tokenizer import Tokenizer
     from distrain.data.vocabulary import Vocabulary

@@ -17,16 +17,19 @@ class Lazy(Generic[T]):
 
     ``cls`` and ``arguments`` (the configured class and its plain arguments, when known) let a caller
     ask what will be built, e.g. which parallel degrees a strategy implies, without building it.
+    ``parts`` holds the configured components among its arguments, as recipes (or lists and dicts of
+    them), so a size can be followed through nested blocks (an embedder's width) before anything is built.
     """
 
     def __init__(
         self, build: Callable[..., T], description: str = "", cls: type | None = None,
-        arguments: dict[str, Any] | None = None,
+        arguments: dict[str, Any] | None = None, parts: dict[str, Any] | None = None,
     ) -> None:
         self._build = build
         self.description = description
         self.cls = cls
         self.arguments = arguments or {}
+        self.parts = parts or {}
 
     def argument(self, name: str, missing: Any = None) -> Any:
         """The configured value of plain argument ``name``, else the constructor's default, else ``missing``."""

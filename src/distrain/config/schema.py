@@ -78,13 +78,17 @@ class Build(Node):
     def recipe(self) -> Lazy:
         """This block as a :class:`Lazy` (its class and plain arguments), nothing built yet."""
         plain = {name: node.value for name, node in self.arguments.items() if isinstance(node, Value)}
-        return Lazy(self.construct, description=self.type_name or self.cls.__name__, cls=self.cls, arguments=plain)
+        parts = {name: _unbuilt(node) for name, node in self.arguments.items() if not isinstance(node, Value)}
+        return Lazy(self.construct, description=self.type_name or self.cls.__name__, cls=self.cls, arguments=plain,
+                    parts=parts)
 
     def construct(self, **runtime_args: Any) -> Any:
-        kwargs = {name: node.build() for name, node in self.arguments.items()}
-        kwargs.update(runtime_args)
+        kwargs = {name: _build_passing(node, runtime_args) for name, node in self.arguments.items()}
+        return self.construct_with(kwargs, runtime_args)
+
+    def construct_with(self, kwargs: dict[str, Any], runtime_args: dict[str, Any]) -> Any:
         try:
-            return self.cls(**kwargs)
+            return self.cls(**{**kwargs, **runtime_args})  # an owner's size wins; validation checked they agree
         except (ValueError, TypeError) as error:
             raise ConfigError([Problem(self.path, str(error))]) from error
 
@@ -94,6 +98,20 @@ class Build(Node):
             return self.arguments[name].build()
         default = inspect.signature(self.cls).parameters[name].default
         return None if default is inspect.Parameter.empty else default
+
+
+def _build_passing(node: Node, extras: dict[str, Any]) -> Any:
+    """Build ``node``, handing nested components the run-time arguments they declare among ``extras``
+    (AllenNLP's "extras": a model's ``vocab`` reaches the embedders in its config)."""
+    if isinstance(node, Build) and not node.lazy:
+        wanted = {name: value for name, value in extras.items() if name in getattr(node.cls, "runtime_args", ())}
+        kwargs = {name: _build_passing(item, extras) for name, item in node.arguments.items()}
+        return node.construct_with(kwargs, wanted)
+    if isinstance(node, ListOf):
+        return [_build_passing(item, extras) for item in node.items]
+    if isinstance(node, DictOf):
+        return {key: _build_passing(item, extras) for key, item in node.items.items()}
+    return node.build()
 
 
 # ------------------------------------------------------------------------------------ signatures

@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from distrain.data.fields import Field
+from distrain.data.fields import SUBCOLUMN, Field, flat_fields
 
 
 class Column:
@@ -68,8 +68,47 @@ class RaggedColumn(Column):
         positions = np.arange(width)
         mask = positions[None, :] < lengths[:, None]
         source = np.where(mask, starts[:, None] + positions[None, :], 0)
-        padded = np.where(mask, self.values[source] if len(self.values) else 0, self.pad_value)
+        values = self.values[source] if len(self.values) else np.zeros(source.shape + self.values.shape[1:],
+                                                                          self.values.dtype)
+        keep = mask.reshape(mask.shape + (1,) * (values.ndim - 2))  # rows of offsets pairs pad whole
+        padded = np.where(keep, values, self.pad_value)
         return torch.from_numpy(padded.astype(self.values.dtype, copy=False))
+
+
+class NestedColumn(Column):
+    """Two-level ragged sequences (each token's characters): item ``i`` holds the rows
+    ``offsets[i]:offsets[i+1]``, row ``r`` the values ``values[inner[r]:inner[r+1]]``. A batch is padded
+    to its longest item and its longest row (at least ``min_width``), in one vectorised gather."""
+
+    kind = "nested"
+
+    def __init__(self, values: np.ndarray, offsets: np.ndarray, inner: np.ndarray, pad_value: int = 0,
+                 min_width: int = 0) -> None:
+        self.values, self.offsets, self.inner = values, offsets, inner
+        self.pad_value, self.min_width = pad_value, min_width
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def lengths(self, indices: np.ndarray | None = None) -> np.ndarray:
+        lengths = np.diff(self.offsets)
+        return lengths if indices is None else lengths[indices]
+
+    def gather(self, indices: np.ndarray):
+        import torch
+
+        starts = self.offsets[indices]
+        rows = self.offsets[indices + 1] - starts
+        height = int(rows.max()) if len(rows) else 0
+        row_mask = np.arange(height)[None, :] < rows[:, None]
+        row = np.where(row_mask, starts[:, None] + np.arange(height)[None, :], 0)
+        row_starts = self.inner[row]
+        widths = np.where(row_mask, self.inner[np.minimum(row + 1, len(self.inner) - 1)] - row_starts, 0)
+        width = max(int(widths.max()) if widths.size else 0, self.min_width)
+        mask = np.arange(width)[None, None, :] < widths[..., None]
+        source = np.where(mask, row_starts[..., None] + np.arange(width)[None, None, :], 0)
+        values = self.values[source] if len(self.values) else np.zeros(source.shape, np.int64)
+        return torch.from_numpy(np.where(mask, values, self.pad_value).astype(np.int64, copy=False))
 
 
 class ObjectColumn(Column):
@@ -108,7 +147,15 @@ class IndexedDataset:
         return self._size
 
     def batch(self, indices: np.ndarray) -> dict[str, Any]:
-        return {name: column.gather(indices) for name, column in self.columns.items()}
+        """The model's keyword arguments; a text field's sub-columns nest as ``{field: {indexer: {key: t}}}``."""
+        batch: dict[str, Any] = {}
+        for name, column in self.columns.items():
+            *outer, key = name.split(SUBCOLUMN)
+            target = batch
+            for part in outer:
+                target = target.setdefault(part, {})
+            target[key] = column.gather(indices)
+        return batch
 
     def field_lengths(self, name: str | None) -> np.ndarray:
         """Each item's length in field ``name`` (its ragged column, or the longest of its sub-columns
@@ -124,21 +171,33 @@ class IndexedDataset:
 
     def lengths(self) -> np.ndarray:
         """The longest ragged field of each item (for bucketing and token budgets); ones if none."""
-        ragged = [column.lengths() for column in self.columns.values() if isinstance(column, RaggedColumn)]
+        ragged = [column.lengths() for column in self.columns.values() if isinstance(column, (RaggedColumn, NestedColumn))]
         if not ragged:
             return np.ones(len(self), dtype=np.int64)
         return np.max(np.stack(ragged), axis=0)
+
+    def field_lengths(self, field: str) -> np.ndarray:
+        """Each item's length in field ``field`` (AllenNLP's ``sorting_keys`` name fields): a sequence column's
+        length, or for an indexed text field the longest of its sub-columns (``field::indexer::key``)."""
+        columns = [column for name, column in self.columns.items()
+                   if (name == field or name.startswith(field + SUBCOLUMN)) and hasattr(column, "lengths")]
+        if not columns:
+            raise KeyError(f"no sequence field {field!r}; the fields are {sorted({n.split(SUBCOLUMN)[0] for n in self.columns})}")
+        return np.max(np.stack([column.lengths() for column in columns]), axis=0)
 
     # ------------------------------------------------------------------------------- building
     @classmethod
     def from_instances(cls, instances: Iterable[dict[str, Field]], vocab: Any) -> IndexedDataset:
         values: dict[str, list] = {}
-        kinds: dict[str, type[Field]] = {}
+        kinds: dict[str, str] = {}
         pads: dict[str, Any] = {}
+        widths: dict[str, int] = {}
         for position, instance in enumerate(instances):
+            instance = flat_fields(instance, vocab)
             if position == 0:
-                kinds = {name: type(field) for name, field in instance.items()}
+                kinds = {name: field.column_kind for name, field in instance.items()}
                 pads = {name: field.pad_value for name, field in instance.items()}
+                widths = {name: getattr(field, "min_width", 0) for name, field in instance.items()}
                 values = {name: [] for name in instance}
             elif instance.keys() != kinds.keys():
                 raise ValueError(
@@ -148,8 +207,11 @@ class IndexedDataset:
                 values[name].append(field.index(vocab))
         columns: dict[str, Column] = {}
         for name, items in values.items():
-            kind = kinds[name].column_kind
-            if kind == "ragged":
+            kind = kinds[name]
+            if kind == "nested":
+                flat, row_counts, row_widths = _nested_arrays(items)
+                columns[name] = NestedColumn(flat, row_counts, row_widths, pads[name], widths[name])
+            elif kind == "ragged":
                 lengths = np.fromiter((len(item) for item in items), dtype=np.int64, count=len(items))
                 offsets = np.zeros(len(items) + 1, dtype=np.int64)
                 np.cumsum(lengths, out=offsets[1:])
@@ -168,7 +230,11 @@ class IndexedDataset:
         directory.mkdir(parents=True, exist_ok=True)
         layout: dict[str, dict] = {}
         for name, column in self.columns.items():
-            if isinstance(column, RaggedColumn):
+            if isinstance(column, NestedColumn):
+                for part in ("values", "offsets", "inner"):
+                    np.save(directory / f"{name}.{part}.npy", getattr(column, part))
+                layout[name] = {"kind": "nested", "pad_value": column.pad_value, "min_width": column.min_width}
+            elif isinstance(column, RaggedColumn):
                 np.save(directory / f"{name}.values.npy", column.values)
                 np.save(directory / f"{name}.offsets.npy", column.offsets)
                 layout[name] = {"kind": "ragged", "pad_value": column.pad_value}
@@ -187,7 +253,10 @@ class IndexedDataset:
         mode = "r" if mmap else None
         columns: dict[str, Column] = {}
         for name, spec in layout.items():
-            if spec["kind"] == "ragged":
+            if spec["kind"] == "nested":
+                parts = [np.load(directory / f"{name}.{part}.npy", mmap_mode=mode) for part in ("values", "offsets", "inner")]
+                columns[name] = NestedColumn(*parts, spec["pad_value"], spec["min_width"])
+            elif spec["kind"] == "ragged":
                 columns[name] = RaggedColumn(
                     np.load(directory / f"{name}.values.npy", mmap_mode=mode),
                     np.load(directory / f"{name}.offsets.npy", mmap_mode=mode),
@@ -202,3 +271,15 @@ class IndexedDataset:
         if mmap:
             dataset.source = directory
         return dataset
+
+
+def _nested_arrays(items: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(flat values, row lengths)`` per item → values, item offsets into rows, row offsets into values."""
+    row_lengths = [lengths for _, lengths in items]
+    offsets = np.zeros(len(items) + 1, dtype=np.int64)
+    np.cumsum([len(lengths) for lengths in row_lengths], out=offsets[1:])
+    all_rows = np.concatenate(row_lengths) if row_lengths else np.zeros(0, dtype=np.int64)
+    inner = np.zeros(len(all_rows) + 1, dtype=np.int64)
+    np.cumsum(all_rows, out=inner[1:])
+    values = np.concatenate([flat for flat, _ in items]) if items else np.zeros(0, dtype=np.int64)
+    return values.astype(np.int64), offsets, inner

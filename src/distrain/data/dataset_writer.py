@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from distrain.data.fields import Field
+from distrain.data.fields import Field, flat_fields
 
 #: bytes reserved for a ``.npy`` header: numpy pads its version 1.0 header to a multiple of 64, and
 #: a one- or two-dimensional shape below 10**15 rows fits in 128
@@ -101,8 +101,10 @@ class IndexedDatasetWriter:
         self.objects: dict[str, list] = {}
         self.files: dict[str, ArrayFileWriter] = {}
         self.offset_totals: dict[str, int] = {}
+        self.widths: dict[str, int] = {}
 
     def add(self, instance: dict[str, Field]) -> None:
+        instance = flat_fields(instance, self.vocab)
         if self.count == 0:
             self._start(instance)
         elif instance.keys() != self.kinds.keys():
@@ -118,10 +120,19 @@ class IndexedDatasetWriter:
 
     def _start(self, instance: dict[str, Field]) -> None:
         for name, field in instance.items():
-            kind = type(field).column_kind
+            kind = field.column_kind
             self.kinds[name] = kind
             self.pads[name] = field.pad_value
-            if kind == "ragged":
+            self.widths[name] = getattr(field, "min_width", 0)
+            if kind == "nested":
+                for part in ("values", "offsets", "inner"):
+                    self.files[f"{name}.{part}"] = ArrayFileWriter(self.directory / f"{name}.{part}.npy")
+                self.files[f"{name}.offsets"].append(np.zeros(1, dtype=np.int64))
+                self.files[f"{name}.inner"].append(np.zeros(1, dtype=np.int64))
+                self.offset_totals[name] = 0
+                self.offset_totals[f"{name}.inner"] = 0
+                self.pending[name] = []
+            elif kind == "ragged":
                 self.files[f"{name}.values"] = ArrayFileWriter(self.directory / f"{name}.values.npy")
                 offsets = ArrayFileWriter(self.directory / f"{name}.offsets.npy")
                 offsets.append(np.zeros(1, dtype=np.int64))
@@ -138,7 +149,9 @@ class IndexedDatasetWriter:
         for name, items in self.pending.items():
             if not items:
                 continue
-            if self.kinds[name] == "ragged":
+            if self.kinds[name] == "nested":
+                self._flush_nested(name, items)
+            elif self.kinds[name] == "ragged":
                 lengths = np.fromiter((len(item) for item in items), dtype=np.int64, count=len(items))
                 offsets = np.cumsum(lengths) + self.offset_totals[name]
                 self.offset_totals[name] = int(offsets[-1])
@@ -148,11 +161,28 @@ class IndexedDatasetWriter:
                 self.files[name].append(np.stack(items))
             items.clear()
 
+    def _flush_nested(self, name: str, items: list) -> None:
+        """Items are ``(flat values, row lengths)``: append values, item offsets and row offsets."""
+        rows = np.fromiter((len(lengths) for _, lengths in items), dtype=np.int64, count=len(items))
+        offsets = np.cumsum(rows) + self.offset_totals[name]
+        self.offset_totals[name] = int(offsets[-1])
+        row_lengths = np.concatenate([lengths for _, lengths in items]).astype(np.int64)
+        inner = np.cumsum(row_lengths) + self.offset_totals[f"{name}.inner"]
+        if len(inner):
+            self.offset_totals[f"{name}.inner"] = int(inner[-1])
+        self.files[f"{name}.values"].append(np.concatenate([flat for flat, _ in items]).astype(np.int64))
+        self.files[f"{name}.offsets"].append(offsets)
+        self.files[f"{name}.inner"].append(inner)
+
     def close(self) -> int:
         self._flush()
         layout: dict[str, dict] = {}
         for name, kind in self.kinds.items():
-            if kind == "ragged":
+            if kind == "nested":
+                for part in ("values", "offsets", "inner"):
+                    self.files[f"{name}.{part}"].close(np.int64)
+                layout[name] = {"kind": "nested", "pad_value": self.pads[name], "min_width": self.widths[name]}
+            elif kind == "ragged":
                 self.files[f"{name}.values"].close(np.int64)
                 self.files[f"{name}.offsets"].close(np.int64)
                 layout[name] = {"kind": "ragged", "pad_value": self.pads[name]}

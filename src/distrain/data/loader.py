@@ -151,4 +151,5 @@ def to_device(inputs: dict[str, Any], device: Any) -> dict[str, Any]:
     device = torch.device(device)
     if device.type == "cpu":
         return inputs
-    return {k: v.to(device, non_blocking=True) if isinstance(v, torch.Tensor) else v for k, v in inputs.items()}
+    return {k: v.to(device, non_blocking=True) if isinstance(v, torch.Tensor)
+            else to_device(v, device) if isinstance(v, dict) else v for k, v in inputs.items()}

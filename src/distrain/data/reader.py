@@ -13,7 +13,7 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from distrain.config.constraints import NonNegativeInt
 from distrain.registry import Registrable
@@ -70,9 +70,16 @@ class DatasetReader(Registrable):
     #: True when :meth:`_read` itself yields only this reader's share (see :attr:`shard`)
     distributed_aware: bool = False
 
-    def __init__(self, max_instances: NonNegativeInt | None = None, skip_invalid: bool = False) -> None:
+    def __init__(self, max_instances: NonNegativeInt | None = None, skip_invalid: bool = False,
+                 manual_distributed_sharding: bool = False, manual_multiprocess_sharding: bool = False,
+                 serialization_dir: str | None = None, lazy: bool = False) -> None:
+        """The last four are AllenNLP's: a reader that shards itself (with :meth:`shard_iterable`) says so
+        with ``manual_distributed_sharding`` and is then distributed-aware; ``serialization_dir`` and
+        AllenNLP 1.x's ``lazy`` are accepted and unused (``data_loader.lazy`` streams in distrain)."""
         self.max_instances = max_instances
         self.skip_invalid = skip_invalid
+        if manual_distributed_sharding or manual_multiprocess_sharding:
+            self.distributed_aware = True
         self.num_skipped = 0
         #: records this reader decoded (e.g. ``json.loads`` calls); other shares' records are not counted
         self.num_parsed = 0
@@ -119,6 +126,13 @@ class DatasetReader(Registrable):
         for position, instance in enumerate(instances):
             if self.shard.owns(position):
                 yield instance
+
+    def shard_iterable(self, iterable: Iterable[Any]) -> Iterator[Any]:
+        """The items of ``iterable`` that belong to this reader's share (AllenNLP's name): a reader that
+        wraps its records in this, before parsing them, reads only its share."""
+        for position, item in enumerate(iterable):
+            if self.shard.owns(position):
+                yield item
 
     def _read(self, path: Path) -> Iterator[dict]:
         raise NotImplementedError

@@ -107,6 +107,29 @@ class Vocabulary:
     def tokens(self, namespace: str) -> list[str]:
         return list(self._tokens[namespace])
 
+    # ----------------------------------------------------------- AllenNLP's names for the lookups
+    def get_vocab_size(self, namespace: str = "tokens") -> int:
+        return self.size(namespace)
+
+    def get_token_index(self, token: str, namespace: str = "tokens") -> int:
+        """The token's index; an unknown token is the OOV entry where the namespace has one."""
+        indices = self._indices.get(namespace, {})
+        if token in indices or OOV_TOKEN not in indices:
+            return self.label_index(token, namespace)
+        return indices[OOV_TOKEN]
+
+    def get_token_from_index(self, index: int, namespace: str = "tokens") -> str:
+        return self.token(index, namespace)
+
+    def get_index_to_token_vocabulary(self, namespace: str = "tokens") -> dict[int, str]:
+        return dict(enumerate(self._tokens.get(namespace, ())))
+
+    def get_token_to_index_vocabulary(self, namespace: str = "tokens") -> dict[str, int]:
+        return dict(self._indices.get(namespace, {}))
+
+    def get_namespaces(self) -> set[str]:
+        return set(self._tokens)
+
     # ----------------------------------------------------------------------- persistence
     def save(self, directory: str | Path) -> None:
         """One ``NAMESPACE.txt`` per namespace, one token per line, in index order."""

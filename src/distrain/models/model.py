@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 import torch
 
+from distrain.config.errors import Problem
 from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.metric import Metric
 from distrain.registry import Registrable
@@ -40,6 +41,34 @@ class Model(torch.nn.Module, Registrable):
         super().__init__()
         self.vocab = vocab
         self.metrics: dict[str, Metric] = dict(metrics or {})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # AllenNLP models keep metrics as attributes (``self.accuracy = CategoricalAccuracy()``); listing
+        # them in self.metrics too lets the trainer freeze them for placeholder batches and checkpoint them
+        super().__setattr__(name, value)
+        if isinstance(value, Metric) and name != "metrics" and isinstance(self.__dict__.get("metrics"), dict):
+            self.metrics.setdefault(name, value)
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        """AllenNLP's usual chain, checked for any model whose constructor takes one text-field embedder and
+        at most one seq2seq and one seq2vec encoder: each stated input width must be what the one before gives."""
+        from distrain.config.lazy import Lazy
+        from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
+        from distrain.modules.seq2vec import Seq2VecEncoder
+        from distrain.modules.sizes import chain_problems, output_dim
+        from distrain.modules.text_field_embedder import TextFieldEmbedder
+
+        found: dict[type, list[str]] = {TextFieldEmbedder: [], Seq2SeqEncoder: [], Seq2VecEncoder: []}
+        for name, value in arguments.items():
+            for base, names in found.items():
+                if isinstance(value, Lazy) and isinstance(value.cls, type) and issubclass(value.cls, base):
+                    names.append(name)
+        embedders, seq2seq, seq2vec = found.values()
+        if len(embedders) != 1 or len(seq2seq) > 1 or len(seq2vec) > 1:
+            return []
+        stages = [(name, arguments[name]) for name in seq2seq + seq2vec]
+        return chain_problems(stages, output_dim(arguments[embedders[0]]), f"the {embedders[0]}")[0]
 
     def use_label_names(self, namespace: str) -> None:
         """Tell every metric the names of the class indices, so configs may name labels
@@ -131,8 +160,9 @@ class Model(torch.nn.Module, Registrable):
         """One JSON-able output per item of a batch of inputs (on the model's device): by default the
         forward pass, made readable by :meth:`make_output_human_readable`."""
         output = self(**inputs)
-        return self.make_output_human_readable({k: v.cpu() if isinstance(v, torch.Tensor) else v
-                                                for k, v in output.items()})
+        readable = self.make_output_human_readable({k: v.cpu() if isinstance(v, torch.Tensor) else v
+                                                    for k, v in output.items()})
+        return per_item(readable) if isinstance(readable, dict) else readable
 
     def make_output_human_readable(self, output: dict[str, torch.Tensor]) -> list[dict[str, Any]]:
         """One JSON-able dict per item of the batch (used by ``distrain predict``)."""
@@ -151,3 +181,16 @@ class Model(torch.nn.Module, Registrable):
         finally:
             for name, state in saved.items():
                 self.metrics[name].load_state(state)
+
+
+def per_item(output: dict[str, Any]) -> list[dict[str, Any]]:
+    """AllenNLP's form of ``make_output_human_readable`` (one dict of batched values) as one JSON-able dict per
+    item: each tensor or list as long as the batch is split along its first axis; other values are dropped."""
+    sizes = [len(value) for value in output.values() if isinstance(value, (torch.Tensor, list)) and len(value)]
+    size = sizes[0] if sizes else 0
+    items: list[dict[str, Any]] = [{} for _ in range(size)]
+    for key, value in output.items():
+        if isinstance(value, (torch.Tensor, list)) and len(value) == size:
+            for item, row in zip(items, value):
+                item[key] = row.tolist() if isinstance(row, torch.Tensor) else row
+    return items

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import ClassVar
 
 import torch
-from annotated_types import MinLen
 
-from distrain.config.constraints import PositiveInt
 from distrain.config.lazy import Lazy
 from distrain.registry import Registrable
 
 
 class Seq2VecEncoder(torch.nn.Module, Registrable):
-    """``input_dim`` is supplied by the model (its embedding size); ``output_dim`` says what comes out."""
+    """``input_dim`` is supplied by the model (its embedding size); ``output_dim`` says what comes out.
+
+    AllenNLP's encoders also take their input width from the config (``input_size_key`` names that
+    argument); a model that builds the encoder itself passes ``input_dim`` and the two are checked to
+    agree when the config is validated (:mod:`distrain.modules.sizes`).
+    """
 
     default_implementation = "boe"
     runtime_args = ("input_dim",)
+    #: the argument AllenNLP configs state the input width with (None: this encoder has none)
+    input_size_key: ClassVar[str | None] = None
     output_dim: int
 
     @classmethod
@@ -27,6 +32,17 @@ class Seq2VecEncoder(torch.nn.Module, Registrable):
         asks this when the config is validated.
         """
         return None
+
+    @classmethod
+    def configured_output_dim(cls, encoder: Lazy, input_dim: int | None) -> int | None:
+        """The width the configured ``encoder`` outputs for ``input_dim`` (None: unknown until built)."""
+        return None
+
+    def get_input_dim(self) -> int:
+        return self.input_dim
+
+    def get_output_dim(self) -> int:
+        return self.output_dim
 
     def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:  # pragma: no cover
         raise NotImplementedError
@@ -39,7 +55,11 @@ class BagOfEmbeddings(Seq2VecEncoder):
     def __init__(self, input_dim: int, averaged: bool = True) -> None:
         super().__init__()
         self.averaged = averaged
-        self.output_dim = input_dim
+        self.input_dim = self.output_dim = input_dim
+
+    @classmethod
+    def configured_output_dim(cls, encoder: Lazy, input_dim: int | None) -> int | None:
+        return input_dim
 
     def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         weights = mask.unsqueeze(-1).to(inputs.dtype)
@@ -47,42 +67,3 @@ class BagOfEmbeddings(Seq2VecEncoder):
         if not self.averaged:
             return summed
         return summed / weights.sum(1).clamp(min=1.0)
-
-
-@Seq2VecEncoder.register("cnn")
-class CnnEncoder(Seq2VecEncoder):
-    """Convolutions of several widths, max-pooled over time, concatenated."""
-
-    def __init__(
-        self, input_dim: int, num_filters: PositiveInt = 64,
-        ngram_filter_sizes: Annotated[list[PositiveInt], MinLen(1)] = [2, 3, 4, 5],  # noqa: B006
-    ) -> None:
-        super().__init__()
-        self.convolutions = torch.nn.ModuleList(
-            torch.nn.Conv1d(input_dim, num_filters, size, padding=size - 1) for size in ngram_filter_sizes
-        )
-        self.output_dim = num_filters * len(ngram_filter_sizes)
-
-    def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        inputs = (inputs * mask.unsqueeze(-1).to(inputs.dtype)).transpose(1, 2)
-        return torch.cat([torch.relu(conv(inputs)).max(dim=2).values for conv in self.convolutions], dim=1)
-
-
-@Seq2VecEncoder.register("lstm")
-class LstmEncoder(Seq2VecEncoder):
-    """The final hidden state of a (bi)LSTM over the unpadded sequence."""
-
-    def __init__(
-        self, input_dim: int, hidden_size: PositiveInt = 128, num_layers: PositiveInt = 1, bidirectional: bool = False
-    ) -> None:
-        super().__init__()
-        self.lstm = torch.nn.LSTM(input_dim, hidden_size, num_layers, batch_first=True, bidirectional=bidirectional)
-        self.output_dim = hidden_size * (2 if bidirectional else 1)
-
-    def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        lengths = mask.sum(1).clamp(min=1).cpu()
-        packed = torch.nn.utils.rnn.pack_padded_sequence(inputs, lengths, batch_first=True, enforce_sorted=False)
-        _, (hidden, _) = self.lstm(packed)
-        if self.lstm.bidirectional:
-            return torch.cat([hidden[-2], hidden[-1]], dim=-1)
-        return hidden[-1]

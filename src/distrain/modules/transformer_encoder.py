@@ -36,7 +36,11 @@ class TransformerSeq2VecEncoder(Seq2VecEncoder):
         )
         # no nested tensors: they change numerics between train and eval and trip on empty rows
         self.layers = torch.nn.TransformerEncoder(layer, num_layers, enable_nested_tensor=False)
-        self.output_dim = input_dim
+        self.input_dim = self.output_dim = input_dim
+
+    @classmethod
+    def configured_output_dim(cls, encoder: Lazy, input_dim: int | None) -> int | None:
+        return input_dim
 
     @classmethod
     def input_dim_problem(cls, encoder: Lazy, input_dim: int) -> str | None:

@@ -115,7 +115,7 @@ class HuggingfaceReader(DatasetReader):
             if spec.kind == "text":
                 if not isinstance(value, str):
                     raise ValueError(f'column "{spec.column}" must be a string, got {type(value).__name__}')
-                instance[name] = TextField(self.tokenizer.tokenize(value), spec.namespace or "tokens")
+                instance[name] = TextField(self.tokenizer.tokenize(value), namespace=spec.namespace or "tokens")
             elif spec.kind == "label":
                 if value is None:
                     raise ValueError(f'column "{spec.column}" is empty')

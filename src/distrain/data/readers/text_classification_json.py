@@ -5,15 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator
 
-from distrain.data.fields import LabelField
+from distrain.config.constraints import PositiveInt
+from distrain.data.fields import LabelField, TextField
 from distrain.data.reader import DatasetReader, RecordError
+from distrain.data.token_indexer import TokenIndexer
 from distrain.data.tokenizer import Tokenizer
 from distrain.data.tokenizers.whitespace import WhitespaceTokenizer
 
 
 @DatasetReader.register("text_classification_json")
 class TextClassificationJsonReader(DatasetReader):
-    """JSON lines with a text and a label; reads only its share, skipping other lines unparsed."""
+    """JSON lines with a text and a label; reads only its share, skipping other lines unparsed.
+
+    With ``token_indexers`` (AllenNLP's form) the ``tokens`` field is indexed by them and the model gets
+    ``{indexer: {name: tensor}}``; ``max_sequence_length`` cuts the tokens, ``skip_label_indexing``
+    takes integer labels as class indices."""
     distributed_aware = True
 
     def __init__(
@@ -21,12 +27,18 @@ class TextClassificationJsonReader(DatasetReader):
         tokenizer: Tokenizer | None = None,
         text_key: str = "text",
         label_key: str = "label",
+        token_indexers: dict[str, TokenIndexer] | None = None,
+        max_sequence_length: PositiveInt | None = None,
+        skip_label_indexing: bool = False,
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
         self.tokenizer = tokenizer or WhitespaceTokenizer()
         self.text_key = text_key
         self.label_key = label_key
+        self.token_indexers = token_indexers
+        self.max_sequence_length = max_sequence_length
+        self.skip_label_indexing = skip_label_indexing
 
     def _read(self, path: Path) -> Iterator[dict]:
         for number, record in self.json_lines(path, required=(self.text_key,)):
@@ -52,7 +64,12 @@ class TextClassificationJsonReader(DatasetReader):
         return {self.text_key: "text"}
 
     def text_to_instance(self, text: str, label: str | int | None = None) -> dict:
-        instance = {"tokens": self.tokenizer.to_field(text)}
+        if self.token_indexers is not None:
+            tokens = self.tokenizer.tokenize(text)[: self.max_sequence_length]
+            instance = {"tokens": TextField(tokens, self.token_indexers)}
+        else:
+            instance = {"tokens": self.tokenizer.to_field(text)}
         if label is not None:
-            instance["label"] = LabelField(str(label))
+            instance["label"] = (LabelField(int(label), skip_indexing=True) if self.skip_label_indexing
+                                 else LabelField(str(label)))
         return instance

@@ -1,0 +1,49 @@
+"""The names AllenNLP readers and models are written against, in one place.
+
+A reader or model written for AllenNLP runs on distrain with only its imports changed::
+
+    from allennlp.data import DatasetReader, Instance        ->  from distrain.allennlp import DatasetReader, Instance
+    from allennlp.data.fields import LabelField, TextField   ->  from distrain.allennlp import LabelField, TextField
+    from allennlp.models import Model                        ->  from distrain.allennlp import Model
+    from allennlp.nn import util                             ->  from distrain.allennlp import util
+
+Everything here is distrain's own class under AllenNLP's name (no copies, no wrappers), so such
+components register in distrain's registries and take part in validation, caching and distribution
+like built-in ones. ``WhitespaceTokenizer`` is AllenNLP's (``just_spaces``: split on spaces, keep case).
+"""
+
+from __future__ import annotations
+
+from distrain.allennlp import util
+from distrain.config.lazy import Lazy
+from distrain.data.fields import (ArrayField, Field, Instance, LabelField, MetadataField, SequenceLabelField,
+                                  TensorField, TextField)
+from distrain.data.reader import DatasetReader
+from distrain.data.token_indexer import TokenIndexer
+from distrain.data.token_indexers.characters import TokenCharactersIndexer
+from distrain.data.token_indexers.pretrained_transformer import PretrainedTransformerIndexer
+from distrain.data.token_indexers.pretrained_transformer_mismatched import PretrainedTransformerMismatchedIndexer
+from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
+from distrain.data.tokenizer import Token, Tokenizer
+from distrain.data.tokenizers.just_spaces import WhitespaceTokenizer
+from distrain.data.tokenizers.pretrained_transformer import PretrainedTransformerTokenizer
+from distrain.data.vocabulary import Vocabulary
+from distrain.metrics.categorical_accuracy import CategoricalAccuracy
+from distrain.metrics.metric import Metric
+from distrain.models.model import Model
+from distrain.modules.feedforward import FeedForward
+from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
+from distrain.modules.seq2vec import Seq2VecEncoder
+from distrain.modules.text_field_embedder import BasicTextFieldEmbedder, TextFieldEmbedder, TextFieldTensors
+from distrain.modules.token_embedder import TokenEmbedder
+from distrain.modules.token_embedders.embedding import Embedding
+from distrain.registry import Registrable
+
+__all__ = [
+    "ArrayField", "BasicTextFieldEmbedder", "CategoricalAccuracy", "DatasetReader", "Embedding", "FeedForward",
+    "Field", "Instance", "LabelField", "Lazy", "MetadataField", "Metric", "Model", "PretrainedTransformerIndexer",
+    "PretrainedTransformerMismatchedIndexer", "PretrainedTransformerTokenizer", "Registrable", "Seq2SeqEncoder",
+    "Seq2VecEncoder", "SequenceLabelField", "SingleIdTokenIndexer", "TensorField", "TextField", "TextFieldEmbedder",
+    "TextFieldTensors", "Token", "TokenCharactersIndexer", "TokenEmbedder", "TokenIndexer", "Tokenizer",
+    "Vocabulary", "WhitespaceTokenizer", "util",
+]

@@ -1,0 +1,1 @@
+"""Token indexers, one per file; each registers itself with :class:`~distrain.data.token_indexer.TokenIndexer`."""

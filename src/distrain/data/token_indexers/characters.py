@@ -1,0 +1,40 @@
+"""Each token as the ids of its characters (AllenNLP's ``characters``), for character encoders."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from distrain.config.constraints import NonNegativeInt
+from distrain.data.fields import ArrayField
+from distrain.data.token_indexer import TokenIndexer, token_text
+
+
+@TokenIndexer.register("characters")
+class TokenCharactersIndexer(TokenIndexer):
+    """Tensor ``token_characters`` of shape (batch, tokens, characters), padded with 0 to the batch's
+    longest word and at least ``min_padding_length`` (a CNN's widest filter needs that many)."""
+
+    def __init__(self, namespace: str = "token_characters", min_padding_length: NonNegativeInt = 0,
+                 start_tokens: list[str] | None = None, end_tokens: list[str] | None = None,
+                 lowercase_characters: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.namespace = namespace
+        self.min_padding_length = min_padding_length
+        self.start_tokens = list(start_tokens or [])
+        self.end_tokens = list(end_tokens or [])
+        self.lowercase_characters = lowercase_characters
+
+    def _characters(self, token: Any) -> list[str]:
+        text = token_text(token)
+        return list(text.lower() if self.lowercase_characters else text)
+
+    def count_vocab_items(self, token: Any, counters: dict[str, Counter]) -> None:
+        counters.setdefault(self.namespace, Counter()).update(self._characters(token))
+
+    def tokens_to_indices(self, tokens: list[Any], vocab: Any) -> dict[str, ArrayField]:
+        rows = [np.asarray([vocab.get_token_index(c, self.namespace) for c in self._characters(token)], dtype=np.int64)
+                for token in [*self.start_tokens, *tokens, *self.end_tokens]]
+        return {"token_characters": ArrayField(rows, 0, "nested", self.min_padding_length)}

@@ -1,0 +1,51 @@
+"""``lstm`` and ``gru`` as seq2seq encoders: every position's output over the unpadded sequence (zeros
+at padding), both directions concatenated when bidirectional, as AllenNLP's ``PytorchSeq2SeqWrapper``."""
+
+from __future__ import annotations
+
+import torch
+
+from distrain.config.constraints import PositiveInt, Probability
+from distrain.config.lazy import Lazy
+from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
+from distrain.modules.sizes import resolve_input_dim
+
+
+class _RnnSeq2Seq(Seq2SeqEncoder):
+    rnn_class: type[torch.nn.RNNBase]
+    input_size_key = "input_size"
+
+    def __init__(
+        self, input_dim: int | None = None, hidden_size: PositiveInt = 128, num_layers: PositiveInt = 1,
+        bidirectional: bool = False, input_size: PositiveInt | None = None, bias: bool = True,
+        dropout: Probability = 0.0,
+    ) -> None:
+        super().__init__()
+        self.input_dim = resolve_input_dim(input_size, input_dim, "input_size")
+        self.rnn = self.rnn_class(self.input_dim, hidden_size, num_layers, bias=bias, batch_first=True,
+                                  dropout=dropout, bidirectional=bidirectional)
+        self.output_dim = hidden_size * (2 if bidirectional else 1)
+
+    @classmethod
+    def configured_output_dim(cls, encoder: Lazy, input_dim: int | None) -> int | None:
+        return encoder.argument("hidden_size") * (2 if encoder.argument("bidirectional") else 1)
+
+    def is_bidirectional(self) -> bool:
+        return self.rnn.bidirectional
+
+    def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        lengths = mask.sum(1).clamp(min=1).cpu()
+        packed = torch.nn.utils.rnn.pack_padded_sequence(inputs, lengths, batch_first=True, enforce_sorted=False)
+        output, _ = self.rnn(packed)
+        output, _ = torch.nn.utils.rnn.pad_packed_sequence(output, batch_first=True, total_length=inputs.shape[1])
+        return output * mask.unsqueeze(-1).to(output.dtype)
+
+
+@Seq2SeqEncoder.register("lstm")
+class LstmSeq2SeqEncoder(_RnnSeq2Seq):
+    rnn_class = torch.nn.LSTM
+
+
+@Seq2SeqEncoder.register("gru")
+class GruSeq2SeqEncoder(_RnnSeq2Seq):
+    rnn_class = torch.nn.GRU

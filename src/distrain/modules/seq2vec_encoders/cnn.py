@@ -1,0 +1,47 @@
+"""``cnn``: convolutions of several widths over the tokens, max-pooled over time, concatenated and
+(AllenNLP's ``output_dim``) projected. Sequences are zero-padded by width - 1 on both sides, so a text
+shorter than the widest filter still encodes (AllenNLP needed ``min_padding_length`` for that)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import torch
+from annotated_types import MinLen
+
+from distrain.config.constraints import PositiveInt
+from distrain.config.lazy import Lazy
+from distrain.modules.feedforward import ACTIVATIONS
+from distrain.modules.seq2vec import Seq2VecEncoder
+from distrain.modules.sizes import resolve_input_dim
+
+
+@Seq2VecEncoder.register("cnn")
+class CnnEncoder(Seq2VecEncoder):
+    input_size_key = "embedding_dim"
+
+    def __init__(
+        self, input_dim: int | None = None, num_filters: PositiveInt = 64,
+        ngram_filter_sizes: Annotated[list[PositiveInt], MinLen(1)] = [2, 3, 4, 5],  # noqa: B006
+        embedding_dim: PositiveInt | None = None,
+        conv_layer_activation: Literal[tuple(ACTIVATIONS)] = "relu",  # type: ignore[valid-type]
+        output_dim: PositiveInt | None = None,
+    ) -> None:
+        super().__init__()
+        self.input_dim = resolve_input_dim(embedding_dim, input_dim, "embedding_dim")
+        self.convolutions = torch.nn.ModuleList(
+            torch.nn.Conv1d(self.input_dim, num_filters, size, padding=size - 1) for size in ngram_filter_sizes
+        )
+        self.activation = ACTIVATIONS[conv_layer_activation]()
+        pooled = num_filters * len(ngram_filter_sizes)
+        self.projection = torch.nn.Linear(pooled, output_dim) if output_dim else None
+        self.output_dim = output_dim or pooled
+
+    @classmethod
+    def configured_output_dim(cls, encoder: Lazy, input_dim: int | None) -> int | None:
+        return encoder.argument("output_dim") or encoder.argument("num_filters") * len(encoder.argument("ngram_filter_sizes"))
+
+    def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        inputs = (inputs * mask.unsqueeze(-1).to(inputs.dtype)).transpose(1, 2)
+        pooled = torch.cat([self.activation(conv(inputs)).max(dim=2).values for conv in self.convolutions], dim=1)
+        return self.projection(pooled) if self.projection is not None else pooled

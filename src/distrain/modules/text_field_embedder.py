@@ -1,0 +1,100 @@
+"""TextFieldEmbedder: a text field's tensors (``{indexer: {name: tensor}}``) in, one vector per token out.
+
+``basic`` (AllenNLP's default) runs one token embedder per indexer, named alike, and concatenates their
+outputs in sorted name order. :func:`get_text_field_mask` is AllenNLP's mask rule for such tensors.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Mapping
+
+import torch
+
+from distrain.config.errors import Problem
+from distrain.config.lazy import Lazy
+from distrain.modules.sizes import output_dim
+from distrain.modules.token_embedder import TokenEmbedder
+from distrain.registry import Registrable
+
+#: what a model's ``forward`` receives for an indexed text field
+TextFieldTensors = dict[str, dict[str, torch.Tensor]]
+
+
+class TextFieldEmbedder(torch.nn.Module, Registrable):
+    default_implementation = "basic"
+    output_dim: int
+
+    @classmethod
+    def configured_output_dim(cls, recipe: Lazy, input_dim: int | None = None) -> int | None:
+        return None
+
+    def get_output_dim(self) -> int:
+        return self.output_dim
+
+
+@TextFieldEmbedder.register("basic")
+class BasicTextFieldEmbedder(TextFieldEmbedder):
+    """``token_embedders`` maps indexer names (the reader's ``token_indexers`` keys) to embedders."""
+
+    def __init__(self, token_embedders: dict[str, TokenEmbedder]) -> None:
+        super().__init__()
+        if not token_embedders:
+            raise ValueError("token_embedders needs at least one embedder")
+        self.names = sorted(token_embedders)
+        for name in self.names:
+            self.add_module(f"token_embedder_{name}", token_embedders[name])
+        self.output_dim = sum(token_embedders[name].get_output_dim() for name in self.names)
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        embedders = arguments["token_embedders"]
+        return [Problem("token_embedders", "needs at least one embedder")] if not embedders else []
+
+    @classmethod
+    def configured_output_dim(cls, recipe: Lazy, input_dim: int | None = None) -> int | None:
+        widths = [output_dim(embedder) for embedder in (recipe.parts.get("token_embedders") or {}).values()]
+        return None if not widths or None in widths else sum(widths)
+
+    def embedder(self, name: str) -> TokenEmbedder:
+        return getattr(self, f"token_embedder_{name}")
+
+    def forward(self, text: TextFieldTensors | torch.Tensor, num_wrapping_dims: int = 0, **kwargs: Any) -> torch.Tensor:
+        if isinstance(text, torch.Tensor):  # an unindexed text field: its ids go to the only embedder
+            if len(self.names) != 1:
+                raise ValueError(f"a plain tensor of ids cannot feed {len(self.names)} token embedders")
+            return self.embedder(self.names[0])(text)
+        missing = [name for name in self.names if name not in text]
+        if missing:
+            raise ValueError(f"token_embedders {missing} have no indexer of that name; the field has {sorted(text)}")
+        outputs = []
+        for name in self.names:
+            embedder, tensors = self.embedder(name), text[name]
+            accepted = inspect.signature(embedder.forward).parameters
+            takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+            given = {key: value for key, value in tensors.items() if takes_any or key in accepted}
+            if len(given) != len(tensors) and len(tensors) == 1 and len(accepted) == 1:
+                given = {next(iter(accepted)): next(iter(tensors.values()))}  # one tensor, any name
+            vectors = embedder(**given)
+            if vectors is not None:
+                outputs.append(vectors)
+        return torch.cat(outputs, dim=-1)
+
+
+def get_text_field_mask(text_field_tensors: TextFieldTensors | torch.Tensor, num_wrapping_dims: int = 0,
+                        padding_id: int = 0) -> torch.Tensor:
+    """True at real tokens: an indexer's own ``mask`` if it has one, else the ids (or, for characters,
+    any character) that are not ``padding_id``."""
+    if isinstance(text_field_tensors, torch.Tensor):
+        return text_field_tensors != padding_id
+    for tensors in text_field_tensors.values():
+        if "mask" in tensors:
+            return tensors["mask"].bool()
+    tensors = [tensor for indexed in text_field_tensors.values() for tensor in indexed.values()]
+    smallest = min(tensor.dim() for tensor in tensors)
+    tensor = next(tensor for tensor in tensors if tensor.dim() == smallest)
+    if smallest == 2 + num_wrapping_dims:
+        return tensor != padding_id
+    if smallest == 3 + num_wrapping_dims:
+        return (tensor != padding_id).any(dim=-1)
+    raise ValueError(f"cannot make a mask from tensors of {smallest} dimensions")

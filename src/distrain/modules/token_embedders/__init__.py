@@ -1,0 +1,1 @@
+"""Token embedders, one per file; the base is :mod:`distrain.modules.token_embedder`."""

@@ -1,0 +1,103 @@
+"""AllenNLP's ``embedding``: a lookup table over a vocabulary namespace, optionally started from
+pretrained vectors (GloVe or word2vec text format, plain or gzipped, a local file).
+
+Only the vocabulary's tokens are read from the vectors file, so a 5 GB GloVe file costs the memory of
+the vocabulary; tokens the file lacks start from a normal draw with the loaded vectors' mean and
+standard deviation, as in AllenNLP.
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+from pathlib import Path
+from typing import Annotated, Any
+
+import torch
+
+from distrain.config.constraints import Must, PositiveFloat, PositiveInt
+from distrain.config.lazy import Lazy
+from distrain.modules.token_embedder import TokenEmbedder
+
+logger = logging.getLogger(__name__)
+
+
+def _local_file(path: str) -> bool:
+    return "://" not in path and Path(path).is_file()
+
+
+VectorsFile = Annotated[str, Must("be a local vectors file that exists (distrain downloads nothing)", _local_file)]
+
+
+@TokenEmbedder.register("embedding")
+class Embedding(TokenEmbedder):
+    """``num_embeddings`` defaults to the size of ``vocab_namespace``; the model passes its vocabulary."""
+
+    runtime_args = ("vocab",)
+
+    def __init__(
+        self, embedding_dim: PositiveInt, num_embeddings: PositiveInt | None = None,
+        projection_dim: PositiveInt | None = None, padding_index: int | None = None, trainable: bool = True,
+        max_norm: PositiveFloat | None = None, norm_type: PositiveFloat = 2.0, scale_grad_by_freq: bool = False,
+        sparse: bool = False, vocab_namespace: str = "tokens", pretrained_file: VectorsFile | None = None,
+        vocab: Any = None,
+    ) -> None:
+        super().__init__()
+        if num_embeddings is None:
+            if vocab is None:
+                raise ValueError("num_embeddings is needed when no vocabulary is passed")
+            num_embeddings = vocab.get_vocab_size(vocab_namespace)
+        self.padding_index, self.max_norm, self.norm_type = padding_index, max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        self.weight = torch.nn.Parameter(torch.empty(num_embeddings, embedding_dim), requires_grad=trainable)
+        if pretrained_file is not None and not self.weight.is_meta:
+            if vocab is None:
+                raise ValueError("pretrained_file needs the vocabulary")
+            with torch.no_grad():
+                self.weight.copy_(read_vectors(pretrained_file, vocab, vocab_namespace, embedding_dim))
+        elif not self.weight.is_meta:
+            torch.nn.init.xavier_uniform_(self.weight)
+        if padding_index is not None and not self.weight.is_meta:
+            with torch.no_grad():
+                self.weight[padding_index].zero_()
+        self.projection = torch.nn.Linear(embedding_dim, projection_dim) if projection_dim else None
+        self.output_dim = projection_dim or embedding_dim
+
+    @classmethod
+    def configured_output_dim(cls, recipe: Lazy, input_dim: int | None = None) -> int | None:
+        return recipe.argument("projection_dim") or recipe.argument("embedding_dim")
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        embedded = torch.nn.functional.embedding(tokens, self.weight, self.padding_index, self.max_norm,
+                                                 self.norm_type, self.scale_grad_by_freq, self.sparse)
+        return self.projection(embedded) if self.projection is not None else embedded
+
+
+def read_vectors(path: str, vocab: Any, namespace: str, dim: int) -> torch.Tensor:
+    """A (vocabulary size, ``dim``) matrix: the file's vector for each token it has, random for the rest.
+
+    Lines are ``token v1 ... v_dim``; a word2vec header (``count dim``) and lines of another width are
+    skipped. Only lines whose token is in ``namespace`` are parsed."""
+    wanted = vocab.get_token_to_index_vocabulary(namespace)
+    found: dict[int, torch.Tensor] = {}
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            token, _, rest = line.rstrip("\n").partition(" ")
+            index = wanted.get(token)
+            if index is None:
+                continue
+            values = rest.rstrip().split(" ")
+            if len(values) != dim:
+                logger.warning("%s: %r has %d values, not %d; skipped", path, token, len(values), dim)
+                continue
+            found[index] = torch.tensor([float(value) for value in values])
+    if not found:
+        raise ValueError(f"pretrained_file {path} has no {dim}-wide vector for any token of namespace {namespace!r}")
+    loaded = torch.stack(list(found.values()))
+    std = float(loaded.std()) if loaded.numel() > 1 else 1.0
+    matrix = torch.empty(vocab.get_vocab_size(namespace), dim).normal_(float(loaded.mean()), std)
+    for index, vector in found.items():
+        matrix[index] = vector
+    logger.info("%s: pretrained vectors for %d of %d %r tokens", path, len(found), len(wanted), namespace)
+    return matrix
