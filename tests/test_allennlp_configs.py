@@ -17,32 +17,13 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
+from distributed_support import final_metrics, max_weight_difference
 from distrain.config.loading import load_config
 
 CONFIGS = Path(__file__).resolve().parent / "allennlp_configs"
 POSITIVE = "great fun moving superb charming".split()
 NEGATIVE = "dull boring awful mess tedious".split()
 FILLER = "the movie was a film plot and".split()
-
-
-def without_part_b_keys(config: dict) -> dict:
-    """The keys issue 29's part B builds (bucket batches, trainer.cuda_device/grad_norm, the optimizer's string
-    form, huggingface_adamw, test_data_path, datasets_for_vocab_creation), replaced by their plain
-    equivalents until it lands."""
-    config = json.loads(json.dumps(config))
-    sampler = config.get("data_loader", {}).pop("batch_sampler", None)
-    if sampler is not None:
-        config["data_loader"]["batch_size"] = sampler["batch_size"]
-    for key in ("grad_norm", "cuda_device"):
-        config["trainer"].pop(key, None)
-    if isinstance(config["trainer"].get("optimizer"), str):
-        config["trainer"]["optimizer"] = {"type": config["trainer"]["optimizer"]}
-    if config["trainer"]["optimizer"]["type"] == "huggingface_adamw":
-        config["trainer"]["optimizer"]["type"] = "adamw"
-        config["trainer"]["optimizer"].pop("correct_bias", None)
-    config.pop("test_data_path", None)
-    config.pop("datasets_for_vocab_creation", None)
-    return config
 
 
 def sentences(count: int, seed: int) -> list[tuple[list[str], str]]:
@@ -91,52 +72,78 @@ def workdir(tmp_path_factory) -> Path:
     return root
 
 
-def test_guide_text_classifier_passes_check_and_trains_an_epoch(workdir):
-    config = without_part_b_keys(load_config(workdir / "my_text_classifier.jsonnet"))
+GUIDE = ("--include-package", "my_text_classifier")
+
+
+def test_guide_text_classifier_passes_check_and_trains_an_epoch_on_two_cpu_workers(workdir):
+    """The guide's config as it is, with the distributed block of its multi-GPU chapter on CPU processes."""
+    config = load_config(workdir / "my_text_classifier.jsonnet") | {"distributed": {"cuda_devices": [-1, -1]}}
     path = write_json(workdir / "guide.json", config)
-    checked = run_cli("check", str(path), "--include-package", "my_text_classifier", cwd=workdir)
+    checked = run_cli("check", str(path), *GUIDE, cwd=workdir)
     assert checked.returncode == 0, checked.stderr
-    trained = run_cli("train", str(path), "--include-package", "my_text_classifier", "-s", "runs/guide", "-f",
-                      "-o", '{"trainer.num_epochs": 1}', cwd=workdir)
+    trained = run_cli("train", str(path), *GUIDE, "-s", "runs/guide", "-f", "-o", '{"trainer.num_epochs": 1}',
+                      cwd=workdir)
     assert trained.returncode == 0, trained.stderr
     metrics = json.loads((workdir / "runs" / "guide" / "metrics.json").read_text())
     assert metrics["epoch"] == 0 and 0 <= metrics["validation_accuracy"] <= 1
     assert (workdir / "runs" / "guide" / "model.tar.gz").exists()
+    assert (workdir / "runs" / "guide" / "out_worker1.log").exists()
+
+
+def test_guide_text_classifier_with_bucket_batches_ends_alike_on_one_and_two_workers(workdir):
+    """AllenNLP's batch size is each worker's: 8 on one worker is the global batch of 4 on each of two.
+    Bucket batches (noisy length sort) keep one global order whatever the world size, so the two runs take
+    the same steps: weights and metrics within 1e-5 after 2 epochs."""
+    runs = {}
+    for workers in (1, 2):
+        config = load_config(workdir / "my_text_classifier.jsonnet")
+        config["data_loader"] = {"batch_sampler": {"type": "bucket", "sorting_keys": ["text"], "padding_noise": 0.2,
+                                                   "batch_size": 8 // workers}}
+        config["trainer"]["num_epochs"] = 2
+        if workers > 1:
+            config["distributed"] = {"cuda_devices": [-1] * workers}
+        path = write_json(workdir / f"guide_bucket_{workers}.json", config)
+        runs[workers] = workdir / "runs" / f"guide_bucket_{workers}"
+        trained = run_cli("train", str(path), *GUIDE, "-s", str(runs[workers]), "-f", cwd=workdir)
+        assert trained.returncode == 0, trained.stderr
+    assert max_weight_difference(runs[1], runs[2]) <= 1e-5
+    one, two = final_metrics(runs[1]), final_metrics(runs[2])
+    for key in ("training_loss", "validation_loss", "validation_accuracy"):
+        assert two[key] == pytest.approx(one[key], abs=1e-5), key
 
 
 def seq2vec_config(workdir: Path) -> dict:
-    config = without_part_b_keys(load_config(workdir / "experiment_seq2vec.jsonnet"))
+    config = load_config(workdir / "experiment_seq2vec.jsonnet")
     # spaCy's tokenizer needs the spacy package and an English model, neither of which is installed here
     config["dataset_reader"]["tokenizer"] = {"type": "whitespace"}
     return config
 
 
-def test_allennlp_basic_classifier_fixture_trains_an_epoch(workdir):
-    config = seq2vec_config(workdir)
-    path = write_json(workdir / "seq2vec.json", config)
-    trained = run_cli("train", str(path), "-s", "runs/seq2vec", "-f", "-o", '{"trainer.num_epochs": 1}', cwd=workdir)
+def check_and_train_an_epoch(workdir: Path, config: dict, name: str) -> Path:
+    """``distrain check`` passes on the config as given, then ``train`` runs one epoch: its run folder."""
+    path = write_json(workdir / f"{name}.json", config)
+    checked = run_cli("check", str(path), cwd=workdir)
+    assert checked.returncode == 0, checked.stderr
+    trained = run_cli("train", str(path), "-s", f"runs/{name}", "-f", "-o", '{"trainer.num_epochs": 1}', cwd=workdir)
     assert trained.returncode == 0, trained.stderr
-    metrics = json.loads((workdir / "runs" / "seq2vec" / "metrics.json").read_text())
-    assert "validation_accuracy" in metrics
+    metrics = json.loads((workdir / "runs" / name / "metrics.json").read_text())
+    assert metrics["epoch"] == 0 and 0 <= metrics["validation_accuracy"] <= 1
+    return workdir / "runs" / name
 
 
-def test_sst_config_with_local_glove_trains_an_epoch(workdir):
-    config = without_part_b_keys(load_config(workdir / "basic_stanford_sentiment_treebank.jsonnet"))
-    path = write_json(workdir / "sst.json", config)
-    trained = run_cli("train", str(path), "-s", "runs/sst", "-f", "-o", '{"trainer.num_epochs": 1}', cwd=workdir)
-    assert trained.returncode == 0, trained.stderr
-    log = (workdir / "runs" / "sst" / "out_worker0.log").read_text()
+def test_allennlp_basic_classifier_fixture_passes_check_and_trains_an_epoch(workdir):
+    check_and_train_an_epoch(workdir, seq2vec_config(workdir), "seq2vec")
+
+
+def test_sst_config_with_local_glove_passes_check_and_trains_an_epoch(workdir):
+    run = check_and_train_an_epoch(workdir, load_config(workdir / "basic_stanford_sentiment_treebank.jsonnet"), "sst")
+    log = (run / "out_worker0.log").read_text()
     found, total = map(int, re.search(r"pretrained vectors for (\d+) of (\d+) 'tokens' tokens", log).groups())
     assert found == total - 2  # every word the vectors file has; padding and OOV are not words
-    assert json.loads((workdir / "runs" / "sst" / "metrics.json").read_text())["epoch"] == 0
 
 
-def test_sst_roberta_config_on_local_minilm_trains_an_epoch(workdir):
-    config = without_part_b_keys(load_config(workdir / "stanford_sentiment_treebank_roberta.jsonnet"))
-    path = write_json(workdir / "roberta.json", config)
-    trained = run_cli("train", str(path), "-s", "runs/roberta", "-f", "-o", '{"trainer.num_epochs": 1}', cwd=workdir)
-    assert trained.returncode == 0, trained.stderr
-    assert json.loads((workdir / "runs" / "roberta" / "metrics.json").read_text())["epoch"] == 0
+def test_sst_roberta_config_on_local_minilm_passes_check_and_trains_an_epoch(workdir):
+    check_and_train_an_epoch(workdir, load_config(workdir / "stanford_sentiment_treebank_roberta.jsonnet"), "roberta")
 
 
 def test_a_wrong_explicit_input_size_is_one_line_naming_both_sizes_before_data_is_read(workdir):

@@ -158,15 +158,15 @@ class IndexedDataset:
         return batch
 
     def field_lengths(self, name: str | None) -> np.ndarray:
-        """Each item's length in field ``name`` (its ragged column, or the longest of its sub-columns
-        ``name::...``, as a text field with token indexers is stored; 1 for a fixed-size field); ``None``:
-        :meth:`lengths`. KeyError for an unknown field."""
+        """Each item's length in field ``name`` (AllenNLP's ``sorting_keys`` name fields): its sequence column,
+        or the longest of its sub-columns ``name::indexer::key``, as a text field with token indexers is
+        stored; 1 for a fixed-size field); ``None``: :meth:`lengths`. KeyError for an unknown field."""
         if name is None:
             return self.lengths()
-        parts = [column for key, column in self.columns.items() if key == name or key.startswith(name + "::")]
+        parts = [column for key, column in self.columns.items() if key == name or key.startswith(name + SUBCOLUMN)]
         if not parts:
             raise KeyError(name)
-        ragged = [column.lengths() for column in parts if isinstance(column, RaggedColumn)]
+        ragged = [column.lengths() for column in parts if isinstance(column, (RaggedColumn, NestedColumn))]
         return np.max(np.stack(ragged), axis=0) if ragged else np.ones(len(self), dtype=np.int64)
 
     def lengths(self) -> np.ndarray:
@@ -175,15 +175,6 @@ class IndexedDataset:
         if not ragged:
             return np.ones(len(self), dtype=np.int64)
         return np.max(np.stack(ragged), axis=0)
-
-    def field_lengths(self, field: str) -> np.ndarray:
-        """Each item's length in field ``field`` (AllenNLP's ``sorting_keys`` name fields): a sequence column's
-        length, or for an indexed text field the longest of its sub-columns (``field::indexer::key``)."""
-        columns = [column for name, column in self.columns.items()
-                   if (name == field or name.startswith(field + SUBCOLUMN)) and hasattr(column, "lengths")]
-        if not columns:
-            raise KeyError(f"no sequence field {field!r}; the fields are {sorted({n.split(SUBCOLUMN)[0] for n in self.columns})}")
-        return np.max(np.stack([column.lengths() for column in columns]), axis=0)
 
     # ------------------------------------------------------------------------------- building
     @classmethod
