@@ -116,9 +116,14 @@ def test_64_concurrent_requests_of_random_lengths_each_get_their_one_at_a_time_t
     from distrain.inference.generation import GenerationSettings, generate
     from distrain.pretrained import load_tokenizer
 
+    tokenizer = load_tokenizer(TOKENIZER)
     rng = random.Random(0)
-    bodies = [{"prompt": " ".join(rng.choices(WORDS, k=rng.randint(1, 40))), "max_tokens": rng.randint(1, 30),
-               "temperature": 0, "return_token_ids": True, "model": MODEL} for _ in range(64)]
+    bodies = []
+    for _ in range(64):
+        prompt = " ".join(rng.choices(WORDS, k=rng.randint(1, 40)))
+        room = 64 - len(prompt_token_ids(tokenizer, prompt))  # more than fits is a 400 (the bad-input test)
+        bodies.append({"prompt": prompt, "max_tokens": min(rng.randint(1, 30), room), "temperature": 0,
+                       "return_token_ids": True, "model": MODEL})
     steps_before, rows_before = server.metric("distrain_batch_size_count"), server.metric("distrain_batch_size_sum")
 
     async def send_all() -> list[httpx.Response]:
@@ -134,7 +139,6 @@ def test_64_concurrent_requests_of_random_lengths_each_get_their_one_at_a_time_t
     assert rows / steps > 4  # they shared steps: continuous batching, not one at a time
 
     model = load_archive(cycle_lm_archive).model
-    tokenizer = load_tokenizer(TOKENIZER)
     ends, pad = model.end_and_pad_ids(tokenizer)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # a tiny model's steps: one thread was 12x faster than two on the loaded 2-core machine
@@ -150,8 +154,8 @@ def test_64_concurrent_requests_of_random_lengths_each_get_their_one_at_a_time_t
         assert choice["prompt_token_ids"] == prompt
         assert choice["token_ids"] == alone.tokens, body
         assert choice["finish_reason"] == alone.finish_reason
-    # the context caps a continuation as it caps predict's: some prompts here leave less room than asked for
-    assert any(len(b["prompt"].split()) + b["max_tokens"] > 64 for b in bodies)
+    # some continuations run up to the end of the context
+    assert any(len(prompt_token_ids(tokenizer, b["prompt"])) + b["max_tokens"] == 64 for b in bodies)
 
 
 def test_a_sampled_completion_follows_its_seed_streamed_and_not(server):
@@ -185,6 +189,7 @@ def test_bad_requests_are_refused_by_field_while_other_streams_go_on(server):
             (post({"prompt": "the cat", "tempurature": 0}), 422, "tempurature"),
             (post({"prompt": "the cat", "max_tokens": "12"}), 422, "max_tokens"),
             (post({"prompt": "the cat", "max_tokens": -1}), 422, "max_tokens"),
+            (post({"prompt": "the cat", "max_tokens": 100}), 400, "max_tokens"),
             (post({"prompt": "the cat", "n": 2}), 400, "n"),
             (post({"prompt": ["the cat", "a dog"]}), 400, "prompt"),
             (post({"prompt": 7}), 422, "prompt"),
@@ -205,8 +210,9 @@ def test_bad_requests_are_refused_by_field_while_other_streams_go_on(server):
         assert len(response.text.splitlines()) == 1
     assert 'did you mean "temperature"' in cases[1][0].json()["error"]["message"]
     assert "context of 64" in cases[0][0].json()["error"]["message"]
-    assert "chat template" in cases[12][0].json()["error"]["message"]
-    assert cases[10][0].json()["error"]["type"] == "malformed_json"
+    assert "exceed the model's context of 64 tokens" in cases[4][0].json()["error"]["message"]
+    assert "chat template" in cases[13][0].json()["error"]["message"]
+    assert cases[11][0].json()["error"]["type"] == "malformed_json"
     alone = [completion(server, prompt=p, max_tokens=12, temperature=0).json()["choices"][0]["text"] for p in PROMPTS]
     assert answers == alone * 2
 
