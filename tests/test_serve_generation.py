@@ -263,6 +263,24 @@ def long_streams(server: ServerProcess, count: int, max_tokens: int = 3000):
         yield opened
 
 
+def test_5000_requests_streamed_and_not_grow_the_servers_memory_by_less_than_100_mb(server):
+    """Random prompts and ``max_tokens``, half of them streamed, from 8 closed-loop clients, after 200 to warm up."""
+    rng = random.Random(1)
+
+    def bodies(count: int) -> list[dict]:
+        return [{"prompt": " ".join(rng.choices(WORDS, k=rng.randint(1, 24))), "max_tokens": rng.randint(1, 4),
+                 "stream": rng.random() < 0.5} for _ in range(count)]
+
+    url = server.url + "/v1/completions"
+    assert {answer.status for answer in post_concurrently(url, bodies(200), clients=8)} == {200}
+    before = server.rss_bytes()
+    answers = post_concurrently(url, bodies(5000), clients=8)
+    after = server.rss_bytes()
+    assert {answer.status for answer in answers} == {200}
+    print(f"5000 requests: resident memory {before / 2**20:.1f} -> {after / 2**20:.1f} MiB")
+    assert after - before < 100 * 2**20, f"resident memory grew by {(after - before) / 2**20:.1f} MiB"
+
+
 def test_a_full_queue_answers_503_at_once_and_a_request_waiting_past_its_timeout_gets_504(small_server):
     with long_streams(small_server, 4), ThreadPoolExecutor(4) as pool:  # the batch (4 rows) is full
         started = time.perf_counter()
