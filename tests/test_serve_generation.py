@@ -19,11 +19,13 @@ import shutil
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import httpx
 import pytest
 import torch
 
+from conftest import run_cli
 from serving_support import TOKENIZER, ServerProcess, post_concurrently, predict_file, wait_for
 from transformer_fixtures import WORDS
 
@@ -243,6 +245,53 @@ def test_the_demo_page_streams_a_completion_token_by_token(server):
             assert "400" in page.inner_text("#error") and "context of 64" in page.inner_text("#error")
         finally:
             browser.close()
+
+
+# ------------------------------------------------------------------------------- tensor parallel
+def children_of(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_tensor_parallel_2_serving_gives_the_completions_of_one_process(server, cycle_lm_archive, tmp_path):
+    """``--tensor-parallel 2``: the Llama's linears split over 2 processes by its training plan; greedy and
+    seeded sampled completions, streamed or not and sharing steps, equal the one-process server's; SIGTERM
+    drains and the other rank leaves with the server."""
+    rng = random.Random(2)
+    bodies = [{"prompt": " ".join(rng.choices(WORDS, k=rng.randint(1, 20))), "max_tokens": rng.randint(1, 20),
+               "temperature": 0} for _ in range(12)]
+    bodies += [{"prompt": p, "max_tokens": 12, "temperature": 1.0, "top_p": 0.9, "seed": 3} for p in PROMPTS]
+
+    def texts(url: str, stream: bool) -> list[str]:
+        answers = post_concurrently(url + "/v1/completions", [{**body, "stream": stream} for body in bodies], 8)
+        assert {answer.status for answer in answers} == {200}
+        if not stream:
+            return [answer.body["choices"][0]["text"] for answer in answers]
+        return ["".join(json.loads(line[6:])["choices"][0]["text"] for line in answer.body.splitlines()
+                        if line.startswith("data: {")) for answer in answers]
+
+    expected = texts(server.url, stream=False)
+    with ServerProcess(cycle_lm_archive, tmp_path, "--tensor-parallel", "2") as split:
+        info = httpx.get(split.url + "/info", timeout=10).json()
+        assert info["tensor_parallel"] == {"processes": 2, "split_parameters": 14}  # 7 linears in each of 2 layers
+        others = children_of(split.pid)
+        assert len(others) >= 1
+        assert texts(split.url, stream=False) == expected
+        assert texts(split.url, stream=True) == expected
+        assert split.stop() == 0, split.output()[-3000:]
+    wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in others), 10, "the other rank to leave")
+    refused = run_cli("serve", str(cycle_lm_archive), "--port", "0", "--tensor-parallel", "3", timeout=120)
+    assert refused.returncode == 2
+    assert ("error: --tensor-parallel 3: 3 does not divide the model's num_attention_heads (4); 3 does not divide "
+            "the model's num_key_value_heads (2); 3 does not divide the model's intermediate_size (64)") \
+        in refused.stderr.splitlines()
 
 
 # ----------------------------------------------------------- limits, disconnects, chat, drain
