@@ -1,5 +1,5 @@
-"""Taggers trained by the CLI on small CoNLL data (tests/tagging_data.py; not a benchmark): span F1 from
-``distrain evaluate`` on 1 and 2 workers equals seqeval's entity-level F1 on the tags ``distrain predict``
+"""Taggers trained by the CLI on small CoNLL data (tests/tagging_data.py; not a benchmark): span F1 (overall
+and per type) from ``distrain evaluate`` on 1 and 2 workers equals seqeval's entity-level F1 on the tags ``distrain predict``
 writes (BIO and BIOUL); ``crf_tagger`` on 2 workers ends within 1e-5 of one; bad CoNLL lines are one
 line naming file:line, exit 2, nothing trained or archived. One trained run per scheme serves every assertion."""
 
@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from seqeval.metrics import f1_score
+from seqeval.metrics import classification_report, f1_score
 
 from conftest import run_cli
 from distributed_support import final_metrics, max_weight_difference
@@ -20,7 +20,7 @@ def tagger_config(scheme: str, workers: int = 1) -> dict:
     config = {
         "dataset_reader": {"type": "conll2003", "tag_label": "ner", "convert_to_coding_scheme": scheme},
         "train_data_path": "conll/train.txt", "validation_data_path": "conll/dev.txt",
-        "model": {"type": "crf_tagger", "label_encoding": scheme,
+        "model": {"type": "crf_tagger", "label_encoding": scheme, "verbose_metrics": True,
                   "text_field_embedder": {"token_embedders": {"tokens": {"type": "embedding", "embedding_dim": 16}}},
                   "encoder": {"type": "lstm", "input_size": 16, "hidden_size": 8, "bidirectional": True}},
         "data_loader": {"batch_size": 8 // workers, "shuffle": True},
@@ -82,14 +82,20 @@ def test_span_f1_on_one_and_two_workers_equals_seqeval_on_the_predicted_tags(wor
     gold = gold_iob1(workdir / "conll" / "dev.txt")
     assert [len(row["tags"]) for row in rows] == [len(tags) for tags in gold]
     assert [len(row["words"]) for row in rows] == [len(tags) for tags in gold]
-    expected = f1_score(gold, [[for_seqeval(tag) for tag in row["tags"]] for row in rows])
+    tags = [[for_seqeval(tag) for tag in row["tags"]] for row in rows]
+    expected = f1_score(gold, tags)
     assert 0 < expected < 1  # a partly trained tagger: the comparison is not between two zeros or two ones
+    per_type = {kind: report["f1-score"] for kind, report in classification_report(gold, tags, output_dict=True).items()
+                if kind in ("PER", "LOC", "ORG")}
+    assert len(per_type) == 3
     for workers in (1, 2):
         out = workdir / f"evaluate_{scheme}_{workers}.json"
         overrides = json.dumps({"distributed": {"cuda_devices": [-1] * workers}} if workers > 1 else {})
         result = run_cli("evaluate", archive, data, "--output-file", str(out), "-o", overrides, cwd=workdir)
         assert result.returncode == 0, result.stderr
-        assert json.loads(out.read_text())["f1-measure-overall"] == pytest.approx(expected, abs=1e-9), workers
+        metrics = json.loads(out.read_text())
+        assert metrics["f1-measure-overall"] == pytest.approx(expected, abs=1e-9), workers
+        assert {kind: metrics[f"f1-measure-{kind}"] for kind in per_type} == pytest.approx(per_type, abs=1e-9), workers
 
 
 def test_crf_tagger_on_two_workers_ends_within_1e_5_of_one_worker(workdir, runs):
