@@ -57,3 +57,15 @@ def test_word_level_tags_over_word_pieces_one_tag_per_word(tmp_path):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [row["words"] for row in rows] == words
     assert [len(row["tags"]) for row in rows] == [len(w) for w in words]
+
+
+def test_a_wrong_encoder_input_size_in_the_ner_config_is_one_line_before_data_is_read(tmp_path):
+    config = load_config(CONFIGS / "ner.jsonnet")
+    config["model"]["encoder"]["input_size"] = 100
+    config["model"]["text_field_embedder"]["token_embedders"]["tokens"].pop("pretrained_file")
+    path = tmp_path / "wrong.json"
+    path.write_text(json.dumps(config))  # no data files exist: the problem is found first
+    result = run_cli("check", str(path), cwd=tmp_path)
+    assert result.returncode == 2
+    assert [line for line in result.stderr.splitlines() if line.strip()] == [
+        "error: model.encoder.input_size: is 100, but the text_field_embedder gives 178"], result.stderr
