@@ -90,3 +90,18 @@ def test_snli_roberta_config_on_local_minilm_passes_check_and_trains_an_epoch(tm
     assert predicted.returncode == 0, predicted.stderr
     labels = [json.loads(line)["label"] for line in out.read_text().splitlines()]
     assert len(labels) == sum(row["gold_label"] != "-" for row in records(8, 4)) and set(labels) <= {"entailment", "contradiction", "neutral"}
+
+
+def test_a_pair_longer_than_the_indexers_max_length_is_one_line_exit_2(tmp_path):
+    """AllenNLP split such a sequence into segments; distrain refuses it rather than embed it differently."""
+    write_snli(tmp_path / "train.jsonl", 4, seed=6)
+    config = load_config(CONFIGS / "snli_roberta.jsonnet")
+    config["dataset_reader"]["token_indexers"]["tokens"]["max_length"] = 6
+    config["train_data_path"] = config["validation_data_path"] = "train.jsonl"
+    del config["test_data_path"]
+    path = tmp_path / "short.json"
+    path.write_text(json.dumps(config))
+    result = run_cli("train", str(path), "-s", "run", cwd=tmp_path)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.startswith("error") or "Traceback" in line]
+    assert len(lines) == 1 and "word pieces are more than its max_length 6" in lines[0], result.stderr

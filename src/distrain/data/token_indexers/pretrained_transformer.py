@@ -9,6 +9,7 @@ import numpy as np
 from distrain.config.constraints import PositiveInt
 from distrain.data.fields import ArrayField
 from distrain.data.token_indexer import TokenIndexer, token_text
+from distrain.errors import BadInput
 from distrain.pretrained import PretrainedName, load_tokenizer
 
 
@@ -36,8 +37,9 @@ class PretrainedTransformerIndexer(TokenIndexer):
         ids = [token.text_id if getattr(token, "text_id", None) is not None
                else self.tokenizer.convert_tokens_to_ids(token_text(token)) for token in tokens]
         if self.max_length is not None and len(ids) > self.max_length:
-            raise ValueError(f"{len(ids)} word pieces is more than max_length {self.max_length} (splitting a long "
-                             "sequence into segments is not supported; truncate it with the tokenizer's max_length)")
+            raise BadInput(f"pretrained_transformer indexer: {len(ids)} word pieces are more than its max_length "
+                           f"{self.max_length} (AllenNLP split such a sequence into segments; distrain does not: "
+                           "truncate with the tokenizer's max_length)")
         type_ids = [getattr(token, "type_id", None) or 0 for token in tokens]
         return wordpiece_arrays(ids, type_ids, self.tokenizer.pad_token_id or 0)
 
