@@ -51,3 +51,14 @@ class NanClassifier(BasicClassifier):
             if self.forwards == self.nan_at_step and self.nan_rank in (None, rank):
                 output["loss"] = output["loss"] * float("nan")
         return output
+
+
+@Callback.register("test_fail_on_rank")
+class FailOnRank(Callback):
+    """``DISTRAIN_TEST_FAIL_RANK=r`` and ``DISTRAIN_TEST_FAIL_FROM_STEP=k``: the worker of global rank r raises
+    after every optimizer step from k on, however often it is started (a device lost for good)."""
+
+    def on_step(self, trainer, step, loss) -> None:
+        rank, first = os.environ.get("DISTRAIN_TEST_FAIL_RANK"), os.environ.get("DISTRAIN_TEST_FAIL_FROM_STEP")
+        if rank is not None and trainer.world.rank == int(rank) and step >= int(first or 1):
+            raise RuntimeError(f"test: rank {rank} fails for good (step {step})")

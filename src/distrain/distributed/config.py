@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
@@ -39,7 +40,9 @@ class DistributedConfig:
     faster card can take more samples; the loss weighting keeps the updates identical. ``"auto"``
     (or ``{"type": "auto", ...}``, see :class:`AutoBalance`) measures the speeds and sets the shares. ``strategy``
     says how the model is spread over the workers (default ``ddp``: replicated). ``max_restarts``:
-    how many times a lost worker (killed, crashed, hung) restarts the job from its latest checkpoint.
+    how many times a lost worker (killed, crashed, hung) restarts the job from its latest checkpoint;
+    ``min_workers``: a worker that fails again right after such a restart is left out and the job goes on
+    without it, while at least that many remain (one node, no split model; see :mod:`distrain.runtime.launch`).
     ``sync`` says when the workers agree on the model: ``every_step`` (default: gradients averaged in
     every step), ``local_sgd`` or ``diloco`` (parameters averaged every ``sync_every`` steps; see
     :mod:`distrain.distributed.sync`). ``gradient_compression`` (``fp16``, ``bf16``, ``powersgd``)
@@ -56,6 +59,7 @@ class DistributedConfig:
     device_weights: list[Annotated[float, Gt(0)]] | Literal["auto"] | AutoBalance | None = None
     strategy: Lazy[ParallelStrategy] | None = None
     max_restarts: Annotated[int, Ge(0)] = 0
+    min_workers: Annotated[int, Ge(1)] | None = None
     sync: Lazy[SyncMode] | None = None
     gradient_compression: GradientCompression | None = None
     tensor_parallel_size: Annotated[int, Ge(1)] = 1
@@ -91,7 +95,6 @@ class DistributedConfig:
 
     def dims(self, world_size: int | None = None) -> ParallelDims:
         """The parallel degrees of ``world_size`` processes (default: this block's own count)."""
-        import dataclasses
 
         arguments = self.strategy.arguments if self.strategy is not None else {}
         world_size = world_size or self.world_size
@@ -164,7 +167,25 @@ class DistributedConfig:
                                                 f"{path}.strategy", uses_cuda=self.uses_cuda)
         found += self._model_split_problems(path)
         found += self._sync_problems(path)
+        if self.min_workers is not None:
+            if self.min_workers > len(self.cuda_devices):
+                found.append(Problem(f"{path}.min_workers", f"{self.min_workers} is more than the "
+                                     f"{len(self.cuda_devices)} worker(s) of cuda_devices"))
+            if self.num_nodes > 1 or self.model_split > 1:
+                found.append(Problem(f"{path}.min_workers", "leaves out a lost worker on one node with a "
+                                     "replicated model only (num_nodes 1, no tensor or pipeline parallelism)"))
+            if self.max_restarts < 2:
+                found.append(Problem(f"{path}.min_workers", "needs max_restarts of at least 2: a worker is left "
+                                     "out when it fails again right after a restart"))
         return found
+
+    def without_worker(self, rank: int) -> DistributedConfig:
+        """This block with worker ``rank`` left out (its device and its weight)."""
+        devices = [device for index, device in enumerate(self.cuda_devices) if index != rank]
+        weights = self.device_weights
+        if isinstance(weights, list):
+            weights = [weight for index, weight in enumerate(weights) if index != rank]
+        return dataclasses.replace(self, cuda_devices=devices, device_weights=weights)
 
     def _model_split_problems(self, path: str) -> list[Problem]:
         """Model parallelism and the rest of the block (the model's own plan is checked with the model)."""

@@ -9,6 +9,7 @@ error; stopping the parent stops its workers.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import logging
 import os
@@ -79,8 +80,13 @@ def run_job(job: Job) -> bool:
 
 def _spawn_with_restarts(job: Job, prepared: Any, distributed: DistributedConfig, may_fork: bool) -> None:
     """Spawn the workers; when one is lost (killed, crashed, hung) start them all again from the
-    latest checkpoint, up to ``distributed.max_restarts`` times. Input errors are never retried."""
+    latest checkpoint, up to ``distributed.max_restarts`` times. Input errors are never retried.
+
+    With ``min_workers``, a worker that fails again right after a restart (the same rank, twice in a row)
+    is taken to be lost for good: the job starts again without it, on the remaining devices, while at
+    least ``min_workers`` remain. ``data_loader.global_batch_size`` keeps each step's samples the same."""
     restarts: list[dict[str, Any]] = []
+    last_failed: int | None = None
     while True:
         try:
             spawn(_run_work, (job, prepared), distributed, job.serialization_dir, may_fork=may_fork and not restarts,
@@ -90,12 +96,31 @@ def _spawn_with_restarts(job: Job, prepared: Any, distributed: DistributedConfig
             cause = restart_cause(error)
             if cause is None or job.restart is None or len(restarts) >= distributed.max_restarts:
                 raise
-            restarts.append({"cause": cause, "time": datetime.datetime.now().isoformat(timespec="seconds")})
+            failed = getattr(error, "rank", None)
+            record = {"cause": cause, "time": datetime.datetime.now().isoformat(timespec="seconds")}
+            if _lost_for_good(distributed, failed, last_failed):
+                before = len(distributed.cuda_devices)
+                distributed = distributed.without_worker(failed)
+                job = dataclasses.replace(job, distributed=distributed)
+                record["world"] = f"{before} -> {before - 1}"
+                logger.warning("world %d -> %d: worker rank %d failed again right after a restart; going on "
+                               "without it", before, before - 1, failed)
+                failed = None
+            last_failed = failed
+            restarts.append(record)
             logger.warning("restart %d of %d: %s; starting every worker again from the latest checkpoint",
                            len(restarts), distributed.max_restarts, cause)
             job = job.restart(job)
     if restarts and job.serialization_dir is not None:
         record_restarts(Path(job.serialization_dir) / "metrics.json", restarts)
+
+
+def _lost_for_good(distributed: DistributedConfig, failed: int | None, last_failed: int | None) -> bool:
+    """Whether worker ``failed`` is to be left out: it failed in the previous attempt too, and enough
+    workers remain without it."""
+    if distributed.min_workers is None or failed is None or failed != last_failed:
+        return False
+    return len(distributed.cuda_devices) - 1 >= distributed.min_workers
 
 
 def restart_cause(error: BaseException) -> str | None:

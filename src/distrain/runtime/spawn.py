@@ -29,7 +29,11 @@ logger = logging.getLogger(__name__)
 
 
 class WorkerFailed(RunFailed):
-    """A worker raised; the message holds its rank and original traceback."""
+    """A worker raised; the message holds its rank and original traceback (``rank``: that global rank)."""
+
+    def __init__(self, message: str, rank: int | None = None) -> None:
+        super().__init__(message)
+        self.rank = rank
 
 
 class HangDetected(RunFailed):
@@ -100,9 +104,10 @@ def spawn(
         if isinstance(error, mp.ProcessRaisedException):
             first = first_failure(hang_reports)  # not a peer's lost connection, seen a moment later
             if first is not None:
-                raise WorkerFailed(f"worker rank {first['rank']} failed:\n{first['traceback'].strip()}") from None
-            raise WorkerFailed(f"worker rank {rank} failed:\n{error.msg.strip()}") from None
-        raise WorkerFailed(f"worker rank {rank} {_exit_description(error.exit_code)}") from None
+                raise WorkerFailed(f"worker rank {first['rank']} failed:\n{first['traceback'].strip()}",
+                                   int(first["rank"])) from None
+            raise WorkerFailed(f"worker rank {rank} failed:\n{error.msg.strip()}", rank) from None
+        raise WorkerFailed(f"worker rank {rank} {_exit_description(error.exit_code)}", rank) from None
     finally:
         stop_processes(context.processes)
         shutil.rmtree(hang_reports, ignore_errors=True)
