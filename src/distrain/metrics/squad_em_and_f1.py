@@ -12,6 +12,8 @@ import string
 from collections import Counter
 from typing import Sequence
 
+import torch
+
 from distrain.metrics.metric import Metric
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -53,7 +55,9 @@ class SquadEmAndF1(Metric):
             em += max(exact_match(prediction, gold) for gold in golds)
             f1 += max(token_f1(prediction, gold) for gold in golds)
             count += 1
-        self.accumulate(em=em, f1=f1, count=count)
+        # float64 from the start: a Python float would become a float32 tensor first
+        as_double = lambda value: torch.tensor(value, dtype=torch.float64)  # noqa: E731
+        self.accumulate(em=as_double(em), f1=as_double(f1), count=as_double(count))
 
     def compute(self, stats) -> dict[str, float]:
         count = float(stats.get("count", 0.0))
