@@ -93,3 +93,19 @@ def official_evaluate(gold: dict[str, list[str]], predictions: dict[str, str]) -
         exact_match += max(official_exact_match_score(prediction, truth) for truth in ground_truths)
         f1 += max(official_f1_score(prediction, truth) for truth in ground_truths)
     return {"exact_match": 100.0 * exact_match / total, "f1": 100.0 * f1 / total}
+
+
+def write_tiny_pretrained_bert(folder: Path) -> Path:
+    """tests/transformer_fixtures.py's tiny BERT shrunk to hidden 16, with seeded random weights saved beside it."""
+    import torch
+    from transformers import AutoConfig, AutoModel
+
+    from transformer_fixtures import write_tiny_bert
+
+    write_tiny_bert(folder)
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "hidden_size": 16, "intermediate_size": 32,
+                                                    "num_attention_heads": 2}))
+    torch.manual_seed(0)
+    AutoModel.from_config(AutoConfig.from_pretrained(folder)).save_pretrained(folder)
+    return folder

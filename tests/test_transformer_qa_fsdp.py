@@ -8,29 +8,19 @@ about ``lr`` per step in either direction (1.7e-3 apart after 6 steps here), whi
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from conftest import run_cli, write_config
 from distributed_support import final_metrics, max_weight_difference
-from squad_support import squad_questions, write_squad
-from transformer_fixtures import write_tiny_bert
+from squad_support import squad_questions, write_squad, write_tiny_pretrained_bert
 
-TINY = {"hidden_size": 16, "intermediate_size": 32, "num_attention_heads": 2}
 GLOBAL_BATCH = 4
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict:
-    import torch
-    from transformers import AutoConfig, AutoModel
-
     root = tmp_path_factory.mktemp("qa_fsdp")
-    bert = write_tiny_bert(root / "bert")
-    (bert / "config.json").write_text(json.dumps({**json.loads((bert / "config.json").read_text()), **TINY}))
-    torch.manual_seed(0)
-    AutoModel.from_config(AutoConfig.from_pretrained(bert)).save_pretrained(bert)
+    bert = write_tiny_pretrained_bert(root / "bert")
     base = {
         "dataset_reader": {"type": "transformer_squad", "transformer_model_name": str(bert), "length_limit": 24,
                            "stride": 6},
