@@ -88,3 +88,20 @@ def tiny_bert_tokenizer(tmp_path_factory):
     from distrain.pretrained import load_tokenizer
 
     return load_tokenizer(str(write_tiny_bert(tmp_path_factory.mktemp("bert"))))
+
+
+def test_readers_of_a_job_share_the_questions_between_them(tmp_path, tiny_bert_tokenizer):
+    """Reader i of n keeps questions i, i+n, ...: together the shares are every question once."""
+    from squad_support import squad_questions, write_squad
+    from transformer_fixtures import write_tiny_bert
+    from distrain.data.reader import ReaderShard
+    from distrain.data.readers.transformer_squad import TransformerSquadReader
+
+    path = write_squad(tmp_path / "train.json", squad_questions(7, seed=1, filler=2))
+    reader = TransformerSquadReader(str(write_tiny_bert(tmp_path / "bert")), length_limit=24, stride=4)
+    whole = [instance["metadata"]["id"] for instance in reader.read(path)]
+    shares = []
+    for index in range(2):
+        reader.set_shard(ReaderShard(rank=index, world_size=2))
+        shares.append([instance["metadata"]["id"] for instance in reader.read(path)])
+    assert shares == [whole[0::2], whole[1::2]] and len(whole) == 7
