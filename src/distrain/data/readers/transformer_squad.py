@@ -40,15 +40,14 @@ class TransformerSquadReader(DatasetReader):
 
     def __init__(self, transformer_model_name: PretrainedName = "bert-base-cased", length_limit: PositiveInt = 384,
                  stride: NonNegativeInt = 128, skip_impossible_questions: bool = False,
-                 max_query_length: PositiveInt = 64, tokenizer_kwargs: dict[str, Any] | None = None,
-                 **kwargs: Any) -> None:
+                 max_query_length: PositiveInt = 64, **kwargs: Any) -> None:
+        """AllenNLP's ``tokenizer_kwargs`` is not taken: the tokenizer is the model folder's own, as it is."""
         super().__init__(**kwargs)
         self.transformer_model_name = transformer_model_name
         self.length_limit = length_limit
         self.stride = stride
         self.skip_impossible_questions = skip_impossible_questions
         self.max_query_length = max_query_length
-        self.tokenizer_kwargs = tokenizer_kwargs or {}
         self._tokenizer: Any = None
 
     @property
@@ -94,10 +93,9 @@ class TransformerSquadReader(DatasetReader):
     def text_to_instance(self, question: str, context: str, answers: list[str] | None = None,
                          first_answer_start: int | None = None, qid: str | None = None) -> dict:
         tokenizer = self.tokenizer
-        context_encoding = tokenizer(context, add_special_tokens=False, return_offsets_mapping=True,
-                                     **self.tokenizer_kwargs)
+        context_encoding = tokenizer(context, add_special_tokens=False, return_offsets_mapping=True)
         context_ids, offsets = context_encoding["input_ids"], context_encoding["offset_mapping"]
-        question_ids = tokenizer(question, add_special_tokens=False, **self.tokenizer_kwargs)["input_ids"]
+        question_ids = tokenizer(question, add_special_tokens=False)["input_ids"]
         question_ids = question_ids[: self.max_query_length]
         layout = PairLayout.of(tokenizer)
         space = self.length_limit - len(question_ids) - layout.special_count
