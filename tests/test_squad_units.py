@@ -105,3 +105,35 @@ def test_readers_of_a_job_share_the_questions_between_them(tmp_path, tiny_bert_t
         reader.set_shard(ReaderShard(rank=index, world_size=2))
         shares.append([instance["metadata"]["id"] for instance in reader.read(path)])
     assert shares == [whole[0::2], whole[1::2]] and len(whole) == 7
+
+
+def test_skip_impossible_questions_leaves_answerless_windows_out_and_skips_unanswerable_questions(tmp_path):
+    from squad_support import squad_questions, write_squad
+    from transformer_fixtures import write_tiny_bert
+    from distrain.data.fields import IGNORED_LABEL
+    from distrain.data.readers.transformer_squad import TransformerSquadReader
+
+    paragraphs = squad_questions(3, seed=1, filler=4)
+    paragraphs[1]["qas"][0].update(answers=[], is_impossible=True)  # SQuAD 2.0's unanswerable form
+    path = write_squad(tmp_path / "train.json", paragraphs)
+    bert = str(write_tiny_bert(tmp_path / "bert"))
+    kept = TransformerSquadReader(bert, length_limit=20, stride=4)
+    targets = {i["metadata"]["id"]: list(i["span_start"].values) for i in kept.read(path)}
+    assert targets["q1"] == [0] * len(targets["q1"])  # no answer: every window points at [CLS]
+    assert targets["q0"][0] == 0 and max(targets["q0"]) > 0
+    skipping = TransformerSquadReader(bert, length_limit=20, stride=4, skip_impossible_questions=True)
+    instances = {i["metadata"]["id"]: list(i["span_start"].values) for i in skipping.read(path)}
+    assert sorted(instances) == ["q0", "q2"] and skipping.num_skipped == 1
+    assert instances["q0"] == [IGNORED_LABEL if t == 0 else t for t in targets["q0"]]
+
+
+def test_a_served_record_is_a_question_and_its_context(tmp_path):
+    from transformer_fixtures import write_tiny_bert
+    from distrain.data.reader import RecordError
+    from distrain.data.readers.transformer_squad import TransformerSquadReader
+
+    reader = TransformerSquadReader(str(write_tiny_bert(tmp_path / "bert")), length_limit=20, stride=4)
+    instance = reader.record_to_instance({"question": "where is the cat ?", "context": "the cat sat on the mat ."})
+    assert instance["metadata"]["context"] == "the cat sat on the mat ." and instance["metadata"]["answers"] == []
+    with pytest.raises(RecordError, match="context"):
+        reader.record_to_instance({"question": "where is the cat ?"})

@@ -90,6 +90,15 @@ class TransformerSquadReader(DatasetReader):
             start = int(answers[0]["answer_start"]) if answers else None
             yield self.text_to_instance(question["question"], context, [a["text"] for a in answers], start, qid)
 
+    def record_to_instance(self, record: dict) -> dict:
+        """One question for ``distrain serve``: ``{"question": "...", "context": "..."}`` (no answers needed)."""
+        question = self.require(record, "question", str, "a string")
+        context = self.require(record, "context", str, "a string")
+        return self.text_to_instance(question, context, None, None, record.get("id"))
+
+    def input_fields(self) -> dict[str, str]:
+        return {"question": "text", "context": "text"}
+
     def text_to_instance(self, question: str, context: str, answers: list[str] | None = None,
                          first_answer_start: int | None = None, qid: str | None = None) -> dict:
         tokenizer = self.tokenizer
