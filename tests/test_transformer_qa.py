@@ -55,7 +55,7 @@ def qa(tmp_path_factory) -> dict:
     evaluated = run_cli("evaluate", archive, str(data["oracle"]), "--output-file", str(outputs["metrics"]),
                         "-o", TWO_WORKERS, "--batch-size", "2")
     assert evaluated.returncode == 0, evaluated.stderr[-3000:]
-    return {"data": data, **outputs}
+    return {"data": data, "archive": archive, **outputs}
 
 
 def predictions(path: Path) -> list[dict]:
@@ -92,3 +92,16 @@ def test_squad_em_and_f1_on_two_workers_equal_the_official_formula_on_predicted_
     assert 0 < official["exact_match"] < 100 and 0 < official["f1"] < 100
     assert metrics["per_instance_em"] * 100 == pytest.approx(official["exact_match"], abs=1e-9)
     assert metrics["per_instance_f1"] * 100 == pytest.approx(official["f1"], abs=1e-9)
+
+
+def test_the_served_predictor_answers_a_question_and_context_record(qa):
+    """What ``distrain serve`` runs: the archive's Predictor on records of the reader's input fields."""
+    from distrain.plugins import import_builtins
+    from distrain.serving.predictor import Predictor
+
+    import_builtins()
+    predictor = Predictor.from_archive(qa["archive"])
+    assert predictor.describe()["input_fields"] == {"question": "text", "context": "text"}
+    context = "Hugo lives in Paris, near the old square."
+    [answer] = predictor.predict([predictor.prepare({"question": "Where does Hugo live?", "context": context})])
+    assert answer["best_span_str"] == "Paris" and answer["best_span"] == [14, 19]
