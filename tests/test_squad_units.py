@@ -137,3 +137,27 @@ def test_a_served_record_is_a_question_and_its_context(tmp_path):
     assert instance["metadata"]["context"] == "the cat sat on the mat ." and instance["metadata"]["answers"] == []
     with pytest.raises(RecordError, match="context"):
         reader.record_to_instance({"question": "where is the cat ?"})
+
+
+def test_an_empty_context_has_no_span_and_answers_the_empty_string():
+    from distrain.models.transformer_qa import answers
+
+    start = end = torch.zeros(1, 4)
+    [span] = best_spans(start, end, torch.zeros(1, 4, dtype=torch.bool), [1], max_span_length=3)
+    assert span is None
+    assert answers([span], [{"id": "q", "offsets": [[]], "context": "", "context_start": 3}]) == {
+        "best_span_str": [""], "best_span": [[0, 0]], "id": ["q"]}
+
+
+def test_a_malformed_squad_file_is_named_by_the_position_of_what_is_wrong(tmp_path):
+    import json
+
+    from transformer_fixtures import write_tiny_bert
+    from distrain.data.reader import DataError
+    from distrain.data.readers.transformer_squad import TransformerSquadReader
+
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"data": [{"paragraphs": [{"context": "x", "qas": []}, {"qas": []}]}]}))
+    reader = TransformerSquadReader(str(write_tiny_bert(tmp_path / "bert")))
+    with pytest.raises(DataError, match=r'bad.json: data\[0\].paragraphs\[1\] needs "context"'):
+        list(reader.read(path))

@@ -75,9 +75,10 @@ class TransformerQA(Model):
 
 
 def best_spans(start_logits: torch.Tensor, end_logits: torch.Tensor, context: torch.Tensor,
-               windows_per_question: list[int], max_span_length: int) -> list[tuple[int, int, int]]:
+               windows_per_question: list[int], max_span_length: int) -> list[tuple[int, int, int] | None]:
     """Per question, ``(window, start token, end token)`` of the highest start + end score over its windows
-    among spans with start <= end < start + ``max_span_length`` that lie inside the context."""
+    among spans with start <= end < start + ``max_span_length`` that lie inside the context (None: an empty
+    context has no span)."""
     length = start_logits.shape[1]
     positions = torch.arange(length, device=start_logits.device)
     offset = positions[None, :] - positions[:, None]  # end - start
@@ -90,19 +91,25 @@ def best_spans(start_logits: torch.Tensor, end_logits: torch.Tensor, context: to
     for count in windows_per_question:
         window = first + int(best_score[first: first + count].argmax())
         flat = int(best_flat[window])
-        results.append((window - first, flat // length, flat % length))
+        legal = bool(torch.isfinite(best_score[window]))
+        results.append((window - first, flat // length, flat % length) if legal else None)
         first += count
     return results
 
 
-def answers(spans: list[tuple[int, int, int]], metadata: list[dict]) -> dict[str, list]:
-    """Token spans as character offsets of the context and the context's text there."""
+def answers(spans: list[tuple[int, int, int] | None], metadata: list[dict]) -> dict[str, list]:
+    """Token spans as character offsets of the context and the context's text there ("" at [0, 0]: no span)."""
     strings, offsets, ids = [], [], []
-    for (window, start, end), item in zip(spans, metadata):
+    for span, item in zip(spans, metadata):
+        ids.append(item["id"])
+        if span is None:
+            strings.append("")
+            offsets.append([0, 0])
+            continue
+        window, start, end = span
         token_offsets = item["offsets"][window]
         begin = token_offsets[start - item["context_start"]][0]
         finish = token_offsets[end - item["context_start"]][1]
         strings.append(item["context"][begin:finish])
         offsets.append([begin, finish])
-        ids.append(item["id"])
     return {"best_span_str": strings, "best_span": offsets, "id": ids}

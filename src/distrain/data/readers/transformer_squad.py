@@ -74,7 +74,7 @@ class TransformerSquadReader(DatasetReader):
         except (json.JSONDecodeError, KeyError, TypeError) as error:
             raise DataError(f"{path}: not SQuAD JSON ({error})") from None
         self.num_parsed += 1
-        for question, context in self.shard_iterable(_questions(articles)):
+        for question, context in self.shard_iterable(_questions(articles, path)):
             qid = question.get("id", "?")
             problem = answer_problem(question, context)
             if problem is not None:
@@ -147,9 +147,20 @@ class TransformerSquadReader(DatasetReader):
         }
 
 
-def _questions(articles: Any) -> Iterator[tuple[dict, str]]:
-    for article in articles:
-        for paragraph in article["paragraphs"]:
+def _questions(articles: Any, path: Path) -> Iterator[tuple[dict, str]]:
+    """Every question with its context; a malformed article or paragraph is named by its position."""
+    if not isinstance(articles, list):
+        raise DataError(f'{path}: "data" must be a list of articles')
+    for a, article in enumerate(articles):
+        paragraphs = article.get("paragraphs") if isinstance(article, dict) else None
+        if not isinstance(paragraphs, list):
+            raise DataError(f'{path}: data[{a}] needs "paragraphs", a list')
+        for p, paragraph in enumerate(paragraphs):
+            where = f"data[{a}].paragraphs[{p}]"
+            if not isinstance(paragraph, dict) or not isinstance(paragraph.get("context"), str):
+                raise DataError(f'{path}: {where} needs "context", a string')
+            if not isinstance(paragraph.get("qas"), list) or not all(isinstance(q, dict) for q in paragraph["qas"]):
+                raise DataError(f'{path}: {where} needs "qas", a list of questions')
             for question in paragraph["qas"]:
                 yield question, paragraph["context"]
 
