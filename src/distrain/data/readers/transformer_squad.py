@@ -49,6 +49,7 @@ class TransformerSquadReader(DatasetReader):
         self.skip_impossible_questions = skip_impossible_questions
         self.max_query_length = max_query_length
         self._tokenizer: Any = None
+        self._layout: PairLayout | None = None
 
     @property
     def tokenizer(self) -> Any:
@@ -106,7 +107,7 @@ class TransformerSquadReader(DatasetReader):
         context_ids, offsets = context_encoding["input_ids"], context_encoding["offset_mapping"]
         question_ids = tokenizer(question, add_special_tokens=False)["input_ids"]
         question_ids = question_ids[: self.max_query_length]
-        layout = PairLayout.of(tokenizer)
+        layout = self._layout = self._layout or PairLayout.of(tokenizer)
         space = self.length_limit - len(question_ids) - layout.special_count
         if space <= 0:
             raise DataError(f"dataset_reader.length_limit: {self.length_limit} leaves no room for the context after "
