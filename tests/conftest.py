@@ -114,6 +114,25 @@ def text_config(data: dict[str, Path], **trainer) -> dict:
     }
 
 
+#: test files, slowest first, by their time in one serial run (``--durations=0``, 2026-11-25). pytest runs
+#: the suite on 2 processes (pytest-xdist, ``-n 2 --dist loadfile --no-loadscope-reorder`` in pyproject):
+#: each file goes whole to the next free process, so starting with the longest ones keeps both busy to the
+#: end instead of leaving one to finish a long file alone. Files not listed follow in their usual order.
+SLOWEST_FIRST = (
+    "test_fsdp.py", "test_causal_lm.py", "test_tune_cli.py", "test_serve.py", "test_model_parallel.py",
+    "test_compile.py", "test_generation.py", "test_allennlp_configs.py", "test_tagging.py", "test_pairs.py",
+    "test_self_healing.py", "test_configs.py", "test_allennlp_tagging_configs.py",
+    "test_serve_generation.py", "test_transformers.py", "test_examples.py", "test_sync_modes.py",
+    "test_adapter_layouts.py", "test_kill_anywhere.py", "test_train_cli.py", "test_dry_run.py", "test_adapters.py",
+    "test_data_at_scale.py",
+)
+
+
+def pytest_collection_modifyitems(items: list) -> None:
+    rank = {name: position for position, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file's own order is kept
+
+
 # session-wide archives for the `distrain serve` tests (trained once, shared by its test modules)
 from serving_support import cycle_lm_archive, drug_archive, probe_archive  # noqa: E402,F401
 

@@ -1,5 +1,6 @@
 """LoRA on a pretrained tiny Llama folder (the base frozen, read from the folder; checkpoints, full or sharded,
-hold the adapters alone) takes the same steps on one process, DDP 2 and FSDP 2 (step losses and adapter weights
+hold the adapters alone) takes the same steps on one process, DDP 2 (device weights 3:1, 2 micro-batches a step)
+and FSDP 2 (step losses and adapter weights
 within 1e-5); a one-process run killed with SIGKILL mid-epoch resumes with ``--recover`` bitwise to the
 uninterrupted one, and on FSDP 2 to within 1e-5 of it."""
 
@@ -24,10 +25,11 @@ RESUMED_FROM = "epoch_0000_batch_00000002"
 
 
 def lora_config(root: Path, losses: Path, workers: int = 1, strategy: str = "ddp", resumable: bool = False,
-                sharded: bool = False) -> dict:
+                sharded: bool = False, accumulation: int = 1, device_weights: list[int] | None = None) -> dict:
     """2 epochs of 4 global batches of 16-token blocks; ``resumable``: a checkpoint
     after every batch, all kept, and the test kill switch; ``sharded``: checkpoints in the sharded format. The best
-    epoch's weights are loaded at the end (a validation set), through the checkpoint format."""
+    epoch's weights are loaded at the end (a validation set), through the checkpoint format. ``accumulation``
+    micro-batches make each step's batch of 8 (split by ``device_weights`` when given)."""
     folder = root / "llama"
     if not folder.exists():
         write_tiny_llama(folder)
@@ -39,8 +41,9 @@ def lora_config(root: Path, losses: Path, workers: int = 1, strategy: str = "ddp
         "validation_data_path": str(root / "heldout"),
         "model": {"type": "causal_language_model", "model_name": str(folder),
                   "adapter": {"type": "lora", "r": 4, "alpha": 8}},
-        "data_loader": {"batch_size": GLOBAL_BATCH // workers, "shuffle": True},
+        "data_loader": {"batch_size": GLOBAL_BATCH // workers // accumulation, "shuffle": True},
         "trainer": {"num_epochs": 2, "optimizer": {"type": "adamw", "lr": 0.03}, "grad_norm": 1.0,
+                    "num_gradient_accumulation_steps": accumulation,
                     "progress_bar": False, "random_seed": 7,
                     "callbacks": [{"type": "test_step_losses", "folder": str(losses)}]},
     }
@@ -51,6 +54,8 @@ def lora_config(root: Path, losses: Path, workers: int = 1, strategy: str = "ddp
         config["trainer"]["checkpoint_format"] = "sharded"
     if workers > 1:
         config["distributed"] = {"cuda_devices": [-1] * workers, "strategy": {"type": strategy}}
+        if device_weights:
+            config["distributed"]["device_weights"] = device_weights
     return config
 
 
@@ -64,7 +69,9 @@ def step_losses(losses: Path) -> list[float]:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("adapter_layouts")
-    layouts = {"one": {}, "ddp2": {"workers": 2}, "fsdp2": {"workers": 2, "strategy": "fsdp", "sharded": True}}
+    # DDP 2 also splits each micro-batch 3:1 and accumulates 2 of them a step: the same 8 blocks a step
+    layouts = {"one": {}, "ddp2": {"workers": 2, "accumulation": 2, "device_weights": [3, 1]},
+               "fsdp2": {"workers": 2, "strategy": "fsdp", "sharded": True}}
     for name, layout in layouts.items():
         config = write_config(root / f"{name}.json", lora_config(root, root / name / "losses", **layout))
         result = run_cli("train", str(config), "-s", str(root / name / "out"), *PLUGINS, timeout=300)

@@ -51,11 +51,13 @@ def weight_names(safetensors_file: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def lora_run(tmp_path_factory) -> dict:
-    """A LoRA classifier trained two epochs over a pretrained tiny BERT folder."""
+    """A LoRA classifier trained two epochs over a pretrained tiny BERT folder, with ``use_amp`` (bfloat16
+    autocast): the frozen base stays float32 and untouched, the adapters learn."""
     root = tmp_path_factory.mktemp("adapters")
     folder = write_pretrained_bert(root / "bert")
     data = write_jsonl(root / "train.jsonl", sentiment_records(32))
     config = classifier_config(folder, data, {"type": "lora", "r": 4, "alpha": 8})
+    config["trainer"]["use_amp"] = True
     run = root / "run"
     result = run_cli("train", str(write_config(root / "config.json", config)), "-s", str(run))
     assert result.returncode == 0, result.stderr[-3000:]

@@ -73,7 +73,7 @@ SINGLE_VALUES = [
     (None, None, "model.metrics.fb.labels: must have at least 1 item, got []"),
     (None, None, "model.metrics.auc.positive_label: must be 0 or more, got -1"),
     (None, None, "model.metrics.f1.positive_label: must be 0 or more, got -2"),
-    (None, None, "model.metrics.spans.tag_scheme: expected 'BIO' or 'BIOUL', got \"IOB2\""),
+    (None, None, "model.metrics.spans.tag_scheme: expected 'BIO', 'IOB1', 'BIOUL' or 'BMES', got \"IOB2\""),
     # data loaders and vocabulary
     ("data_loader.batch_size", 0, "data_loader.batch_size: must be at least 1, got 0"),
     ("data_loader.num_workers", -1, "data_loader.num_workers: must be 0 or more, got -1"),

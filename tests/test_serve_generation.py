@@ -19,11 +19,13 @@ import shutil
 import signal
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import httpx
 import pytest
 import torch
 
+from conftest import run_cli
 from serving_support import TOKENIZER, ServerProcess, post_concurrently, predict_file, wait_for
 from transformer_fixtures import WORDS
 
@@ -116,9 +118,14 @@ def test_64_concurrent_requests_of_random_lengths_each_get_their_one_at_a_time_t
     from distrain.inference.generation import GenerationSettings, generate
     from distrain.pretrained import load_tokenizer
 
+    tokenizer = load_tokenizer(TOKENIZER)
     rng = random.Random(0)
-    bodies = [{"prompt": " ".join(rng.choices(WORDS, k=rng.randint(1, 40))), "max_tokens": rng.randint(1, 30),
-               "temperature": 0, "return_token_ids": True, "model": MODEL} for _ in range(64)]
+    bodies = []
+    for _ in range(64):
+        prompt = " ".join(rng.choices(WORDS, k=rng.randint(1, 40)))
+        room = 64 - len(prompt_token_ids(tokenizer, prompt))  # more than fits is a 400 (the bad-input test)
+        bodies.append({"prompt": prompt, "max_tokens": min(rng.randint(1, 30), room), "temperature": 0,
+                       "return_token_ids": True, "model": MODEL})
     steps_before, rows_before = server.metric("distrain_batch_size_count"), server.metric("distrain_batch_size_sum")
 
     async def send_all() -> list[httpx.Response]:
@@ -134,7 +141,6 @@ def test_64_concurrent_requests_of_random_lengths_each_get_their_one_at_a_time_t
     assert rows / steps > 4  # they shared steps: continuous batching, not one at a time
 
     model = load_archive(cycle_lm_archive).model
-    tokenizer = load_tokenizer(TOKENIZER)
     ends, pad = model.end_and_pad_ids(tokenizer)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # a tiny model's steps: one thread was 12x faster than two on the loaded 2-core machine
@@ -150,8 +156,8 @@ def test_64_concurrent_requests_of_random_lengths_each_get_their_one_at_a_time_t
         assert choice["prompt_token_ids"] == prompt
         assert choice["token_ids"] == alone.tokens, body
         assert choice["finish_reason"] == alone.finish_reason
-    # the context caps a continuation as it caps predict's: some prompts here leave less room than asked for
-    assert any(len(b["prompt"].split()) + b["max_tokens"] > 64 for b in bodies)
+    # some continuations run up to the end of the context
+    assert any(len(prompt_token_ids(tokenizer, b["prompt"])) + b["max_tokens"] == 64 for b in bodies)
 
 
 def test_a_sampled_completion_follows_its_seed_streamed_and_not(server):
@@ -185,6 +191,7 @@ def test_bad_requests_are_refused_by_field_while_other_streams_go_on(server):
             (post({"prompt": "the cat", "tempurature": 0}), 422, "tempurature"),
             (post({"prompt": "the cat", "max_tokens": "12"}), 422, "max_tokens"),
             (post({"prompt": "the cat", "max_tokens": -1}), 422, "max_tokens"),
+            (post({"prompt": "the cat", "max_tokens": 100}), 400, "max_tokens"),
             (post({"prompt": "the cat", "n": 2}), 400, "n"),
             (post({"prompt": ["the cat", "a dog"]}), 400, "prompt"),
             (post({"prompt": 7}), 422, "prompt"),
@@ -205,8 +212,9 @@ def test_bad_requests_are_refused_by_field_while_other_streams_go_on(server):
         assert len(response.text.splitlines()) == 1
     assert 'did you mean "temperature"' in cases[1][0].json()["error"]["message"]
     assert "context of 64" in cases[0][0].json()["error"]["message"]
-    assert "chat template" in cases[12][0].json()["error"]["message"]
-    assert cases[10][0].json()["error"]["type"] == "malformed_json"
+    assert "exceed the model's context of 64 tokens" in cases[4][0].json()["error"]["message"]
+    assert "chat template" in cases[13][0].json()["error"]["message"]
+    assert cases[11][0].json()["error"]["type"] == "malformed_json"
     alone = [completion(server, prompt=p, max_tokens=12, temperature=0).json()["choices"][0]["text"] for p in PROMPTS]
     assert answers == alone * 2
 
@@ -239,6 +247,53 @@ def test_the_demo_page_streams_a_completion_token_by_token(server):
             browser.close()
 
 
+# ------------------------------------------------------------------------------- tensor parallel
+def children_of(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_tensor_parallel_2_serving_gives_the_completions_of_one_process(server, cycle_lm_archive, tmp_path):
+    """``--tensor-parallel 2``: the Llama's linears split over 2 processes by its training plan; greedy and
+    seeded sampled completions, streamed or not and sharing steps, equal the one-process server's; SIGTERM
+    drains and the other rank leaves with the server."""
+    rng = random.Random(2)
+    bodies = [{"prompt": " ".join(rng.choices(WORDS, k=rng.randint(1, 20))), "max_tokens": rng.randint(1, 20),
+               "temperature": 0} for _ in range(12)]
+    bodies += [{"prompt": p, "max_tokens": 12, "temperature": 1.0, "top_p": 0.9, "seed": 3} for p in PROMPTS]
+
+    def texts(url: str, stream: bool) -> list[str]:
+        answers = post_concurrently(url + "/v1/completions", [{**body, "stream": stream} for body in bodies], 8)
+        assert {answer.status for answer in answers} == {200}
+        if not stream:
+            return [answer.body["choices"][0]["text"] for answer in answers]
+        return ["".join(json.loads(line[6:])["choices"][0]["text"] for line in answer.body.splitlines()
+                        if line.startswith("data: {")) for answer in answers]
+
+    expected = texts(server.url, stream=False)
+    with ServerProcess(cycle_lm_archive, tmp_path, "--tensor-parallel", "2") as split:
+        info = httpx.get(split.url + "/info", timeout=10).json()
+        assert info["tensor_parallel"] == {"processes": 2, "split_parameters": 14}  # 7 linears in each of 2 layers
+        others = children_of(split.pid)
+        assert len(others) >= 1
+        assert texts(split.url, stream=False) == expected
+        assert texts(split.url, stream=True) == expected
+        assert split.stop() == 0, split.output()[-3000:]
+    wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in others), 10, "the other rank to leave")
+    refused = run_cli("serve", str(cycle_lm_archive), "--port", "0", "--tensor-parallel", "3", timeout=120)
+    assert refused.returncode == 2
+    assert ("error: --tensor-parallel 3: 3 does not divide the model's num_attention_heads (4); 3 does not divide "
+            "the model's num_key_value_heads (2); 3 does not divide the model's intermediate_size (64)") \
+        in refused.stderr.splitlines()
+
+
 # ----------------------------------------------------------- limits, disconnects, chat, drain
 @contextlib.contextmanager
 def long_streams(server: ServerProcess, count: int, max_tokens: int = 3000):
@@ -255,6 +310,24 @@ def long_streams(server: ServerProcess, count: int, max_tokens: int = 3000):
             assert next(line for line in lines if line).startswith("data: {")
             opened.append((client, response, lines))
         yield opened
+
+
+def test_5000_requests_streamed_and_not_grow_the_servers_memory_by_less_than_100_mb(server):
+    """Random prompts and ``max_tokens``, half of them streamed, from 8 closed-loop clients, after 200 to warm up."""
+    rng = random.Random(1)
+
+    def bodies(count: int) -> list[dict]:
+        return [{"prompt": " ".join(rng.choices(WORDS, k=rng.randint(1, 24))), "max_tokens": rng.randint(1, 4),
+                 "stream": rng.random() < 0.5} for _ in range(count)]
+
+    url = server.url + "/v1/completions"
+    assert {answer.status for answer in post_concurrently(url, bodies(200), clients=8)} == {200}
+    before = server.rss_bytes()
+    answers = post_concurrently(url, bodies(5000), clients=8)
+    after = server.rss_bytes()
+    assert {answer.status for answer in answers} == {200}
+    print(f"5000 requests: resident memory {before / 2**20:.1f} -> {after / 2**20:.1f} MiB")
+    assert after - before < 100 * 2**20, f"resident memory grew by {(after - before) / 2**20:.1f} MiB"
 
 
 def test_a_full_queue_answers_503_at_once_and_a_request_waiting_past_its_timeout_gets_504(small_server):

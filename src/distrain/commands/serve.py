@@ -47,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-request-bytes", type=int, default=1_048_576, help="larger bodies get 413 (default 1 MiB)")
     parser.add_argument("--drain-timeout-s", type=float, default=30.0,
                         help="on SIGTERM/Ctrl-C, how long to answer what is queued before exiting anyway (default 30)")
+    parser.add_argument("--tensor-parallel", type=int, default=1, metavar="N",
+                        help="split a language model over N local CPU processes with its tensor-parallel plan; "
+                             "this process serves HTTP and drives every step (default 1)")
     parser.add_argument("-o", "--overrides", default=None, help="JSON merged into the archived config")
     parser.add_argument("--include-package", action="append", default=[], metavar="MODULE",
                         help="import MODULE first so its registered components exist (repeatable)")
@@ -104,7 +107,27 @@ def run(args: argparse.Namespace) -> int:
     from distrain.serving.server import run_server
 
     import_plugins(args.include_package)
-    return run_server(
-        args.archive, lambda: Predictor.from_archive(args.archive, overrides), options,
-        host=args.host, port=args.port, port_file=args.port_file,
-    )
+    if args.tensor_parallel < 1:
+        raise UsageError(f"--tensor-parallel must be at least 1, got {args.tensor_parallel}")
+
+    def load() -> Predictor:
+        predictor = Predictor.from_archive(args.archive, overrides)
+        if args.tensor_parallel > 1:
+            from distrain.experiment.inference import tensor_parallel_config
+            from distrain.serving.tensor_parallel import Followers
+
+            if not predictor.generates:
+                raise UsageError("--tensor-parallel serves language models; this archive's model "
+                                 f"({type(predictor.model).__name__}) answers on one process")
+            from distrain.distributed.tensor_parallel import plan_problems
+
+            tensor_parallel_config(args.tensor_parallel)
+            problems = plan_problems(predictor.model, args.tensor_parallel, None)  # named before anyone starts
+            if problems:  # the model's own sizes say it shortest; each layer they stop is then no news
+                messages = [problem.message for problem in problems]
+                messages = [message for message in messages if "the model's" in message] or messages
+                raise UsageError(f"--tensor-parallel {args.tensor_parallel}: " + "; ".join(messages))
+            predictor.split_over(Followers(args.tensor_parallel, args.archive, overrides, args.include_package))
+        return predictor
+
+    return run_server(args.archive, load, options, host=args.host, port=args.port, port_file=args.port_file)

@@ -42,7 +42,20 @@ class FixedColumn(Column):
         return torch.from_numpy(np.ascontiguousarray(self.values[indices]))
 
 
-class RaggedColumn(Column):
+class _OffsetsColumn(Column):
+    """A column whose item ``i`` spans ``offsets[i]:offsets[i+1]``: its length is that span."""
+
+    offsets: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def lengths(self, indices: np.ndarray | None = None) -> np.ndarray:
+        lengths = np.diff(self.offsets)
+        return lengths if indices is None else lengths[indices]
+
+
+class RaggedColumn(_OffsetsColumn):
     """Variable-length sequences: ``values[offsets[i]:offsets[i+1]]`` is item ``i``."""
 
     kind = "ragged"
@@ -51,13 +64,6 @@ class RaggedColumn(Column):
         self.values = values
         self.offsets = offsets
         self.pad_value = pad_value
-
-    def __len__(self) -> int:
-        return len(self.offsets) - 1
-
-    def lengths(self, indices: np.ndarray | None = None) -> np.ndarray:
-        lengths = np.diff(self.offsets)
-        return lengths if indices is None else lengths[indices]
 
     def gather(self, indices: np.ndarray):
         import torch
@@ -75,7 +81,7 @@ class RaggedColumn(Column):
         return torch.from_numpy(padded.astype(self.values.dtype, copy=False))
 
 
-class NestedColumn(Column):
+class NestedColumn(_OffsetsColumn):
     """Two-level ragged sequences (each token's characters): item ``i`` holds the rows
     ``offsets[i]:offsets[i+1]``, row ``r`` the values ``values[inner[r]:inner[r+1]]``. A batch is padded
     to its longest item and its longest row (at least ``min_width``), in one vectorised gather."""
@@ -86,13 +92,6 @@ class NestedColumn(Column):
                  min_width: int = 0) -> None:
         self.values, self.offsets, self.inner = values, offsets, inner
         self.pad_value, self.min_width = pad_value, min_width
-
-    def __len__(self) -> int:
-        return len(self.offsets) - 1
-
-    def lengths(self, indices: np.ndarray | None = None) -> np.ndarray:
-        lengths = np.diff(self.offsets)
-        return lengths if indices is None else lengths[indices]
 
     def gather(self, indices: np.ndarray):
         import torch

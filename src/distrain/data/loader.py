@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, NamedTuple
 
@@ -15,6 +16,10 @@ from distrain.data.sampler import GlobalBatchSampler
 from distrain.distributed.balance import split_counts
 from distrain.data.progress import beat
 from distrain.distributed.world import SINGLE, World
+
+
+#: samples per worker when neither ``batch_size`` nor ``global_batch_size`` is given
+DEFAULT_BATCH_SIZE = 32
 
 
 @dataclass
@@ -31,9 +36,13 @@ class DataLoaderConfig:
     ``batch_sampler`` (AllenNLP's key, e.g. ``{"type": "bucket", "sorting_keys": ["tokens"]}``) cuts the
     global batches instead; its ``batch_size``, when given, is the per-worker batch size, and it owns
     shuffling and ``drop_last`` (see :mod:`distrain.data.batch_samplers.bucket`).
+
+    ``global_batch_size`` instead of ``batch_size``: the samples of one optimizer step on any world size;
+    each worker's batch and the accumulation steps are derived when the world is known (capped per worker
+    by ``max_micro_batch_size``; see :mod:`distrain.distributed.global_batch`).
     """
 
-    batch_size: PositiveInt = 32
+    batch_size: PositiveInt | None = None
     shuffle: bool = True
     drop_last: bool = False
     sort_by_length: bool = False
@@ -42,10 +51,25 @@ class DataLoaderConfig:
     num_workers: NonNegativeInt = 0
     max_instances_in_memory: PositiveInt | None = None
     batch_sampler: BatchSampler | None = None
+    global_batch_size: PositiveInt | None = None
+    max_micro_batch_size: PositiveInt | None = None
 
     def __post_init__(self) -> None:
         if self.batch_sampler is not None and self.batch_sampler.batch_size is not None:
             self.batch_size = self.batch_sampler.batch_size
+        if self.batch_size is None and self.global_batch_size is None:
+            self.batch_size = DEFAULT_BATCH_SIZE
+        # with global_batch_size, batch_size is set for the world at hand (see for_world)
+
+    def for_world(self, workers: int, shares: tuple[float, ...] | None, world_size: int) -> tuple[DataLoaderConfig, int]:
+        """This config with each worker's ``batch_size`` for ``workers`` data-parallel workers, and the
+        accumulation steps a global batch takes (1 unless ``global_batch_size`` says otherwise)."""
+        if self.global_batch_size is None:
+            return self, 1
+        from distrain.distributed.global_batch import split_global_batch
+
+        split = split_global_batch(self.global_batch_size, workers, shares, self.max_micro_batch_size, world_size)
+        return dataclasses.replace(self, batch_size=split.batch_size), split.accumulation
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
@@ -63,9 +87,20 @@ class DataLoaderConfig:
             problems += [Problem(key, "cannot be combined with batch_sampler") for key in
                          ("sort_by_length", "max_tokens_per_batch") if arguments[key] not in (False, None)]
             size = sampler.argument("batch_size")
-            if size is not None and arguments["batch_size"] not in (size, 32):
+            if size is not None and arguments["batch_size"] not in (size, None):
                 problems.append(Problem("batch_size", f"{arguments['batch_size']} differs from batch_sampler.batch_size "
                                                       f"({size}); keep one"))
+        if arguments["global_batch_size"] is not None:
+            given = [key for key in ("batch_size",) if arguments[key] is not None]
+            if sampler is not None and sampler.argument("batch_size") is not None:
+                given.append("batch_sampler.batch_size")
+            problems += [Problem(key, "cannot be given with global_batch_size: each worker's batch follows from it "
+                                      "and the world size") for key in given]
+            if arguments["lazy"]:
+                problems.append(Problem("global_batch_size", "applies to indexed loading only; it cannot be used "
+                                                             "with lazy"))
+        elif arguments["max_micro_batch_size"] is not None:
+            problems.append(Problem("max_micro_batch_size", "caps the micro-batches of global_batch_size; give that"))
         return problems
 
 

@@ -80,7 +80,12 @@ def assemble(
     set_seed(resolved.seeds())
     if prepared is None:
         prepared = prepare_data(DataPlan.of(experiment, resolved.config), world)
-    strategy = (resolved.distributed or DistributedConfig(cuda_devices=[-1])).build_strategy(world)
+    distributed = resolved.distributed or DistributedConfig(cuda_devices=[-1])
+    strategy = distributed.build_strategy(world)
+    accumulation = {}
+    if experiment.data_loader.global_batch_size is not None:  # each worker's batch follows from the world
+        experiment.data_loader, steps = experiment.data_loader.for_world(world.dp_size, world.weights, world.size)
+        accumulation = {"num_gradient_accumulation_steps": steps}
     with strategy.model_init_context():  # e.g. the meta device: FSDP materialises only this rank's shards
         model = experiment.model.construct(vocab=prepared.vocab)
         initializer = resolved.model_key("initializer")
@@ -97,7 +102,7 @@ def assemble(
     trainer = experiment.trainer.construct(
         model=model, train_loader=train_loader, validation_loader=validation_loader,
         serialization_dir=Path(serialization_dir), world=world, strategy=strategy,
-        **({"regularizer": regularizer} if regularizer is not None else {}),
+        **({"regularizer": regularizer} if regularizer is not None else {}), **accumulation,
     )
     return Assembly(experiment, prepared, model, strategy, train_loader, validation_loader, trainer)
 

@@ -63,6 +63,7 @@ def module_problems(plan: Any) -> list[Problem]:
         split_points = distributed.pipeline.split_points if distributed.pipeline is not None else None
         checks.append(lambda model: pipeline_problems(model, distributed.pipeline_parallel_size, split_points))
         problems += _microbatch_problems(plan, distributed.microbatches())
+    problems += _global_batch_problems(plan, distributed)
     lengths = _sequence_lengths(plan)
     if lengths:
         checks.append(lambda model: _context_problems(model, lengths))
@@ -91,6 +92,29 @@ def _microbatch_problems(plan: Any, microbatches: int) -> list[Problem]:
         return [Problem("data_loader.batch_size", f"{batch} samples per data-parallel rank do not divide into "
                         f"distributed.pipeline.microbatches ({microbatches}) equal micro-batches")]
     return []
+
+
+def _global_batch_problems(plan: Any, distributed: Any) -> list[Problem]:
+    """``data_loader.global_batch_size`` must cut into whole samples per worker on this world, and it
+    decides the accumulation steps itself."""
+    from distrain.distributed.global_batch import GlobalBatchError, split_global_batch
+
+    loader = plan.arguments.get("data_loader")
+    size = _argument(loader, "global_batch_size") if loader is not None and hasattr(loader, "arguments") else None
+    if size is None:
+        return []
+    problems = []
+    if _argument(plan.arguments["trainer"], "num_gradient_accumulation_steps") not in (None, 1):
+        problems.append(Problem("trainer.num_gradient_accumulation_steps", "cannot be given with "
+                                "data_loader.global_batch_size, which decides the accumulation steps"))
+    world_size = distributed.world_size if distributed is not None else 1
+    workers = distributed.dims(world_size).dp_size if distributed is not None else 1
+    shares = distributed.fixed_weights() if distributed is not None else None
+    try:
+        split_global_batch(size, workers, shares, _argument(loader, "max_micro_batch_size"), world_size)
+    except GlobalBatchError as error:
+        problems.append(Problem("data_loader.global_batch_size", str(error)))
+    return problems
 
 
 def _sequence_lengths(plan: Any) -> dict[str, int]:

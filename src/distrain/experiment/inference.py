@@ -106,14 +106,28 @@ def require_gold(job: ArchiveJob) -> None:
         raise DataError(f"{job.data_path}: no gold labels to score against (the model computed no loss)")
 
 
-def _place(world: World, job: ArchiveJob) -> None:
+def place_model(world: World, model: Model, distributed: DistributedConfig | None) -> None:
     """Move the model to this worker's device and split it as the ``distributed`` block asks
     (tensor parallel: ranks of one data-parallel coordinate share each batch and split its layers)."""
-    job.model.to(world.device)
-    if job.distributed is not None and job.distributed.model_split > 1:
-        strategy = job.distributed.build_strategy(world)
-        strategy.model = job.model
-        strategy.split.apply(job.model)
+    model.to(world.device)
+    if distributed is not None and distributed.model_split > 1:
+        strategy = distributed.build_strategy(world)
+        strategy.model = model
+        strategy.split.apply(model)
+
+
+def tensor_parallel_config(size: int) -> DistributedConfig:
+    """``size`` CPU processes splitting one model copy by tensor parallelism (``serve --tensor-parallel``)."""
+    problems: list[Problem] = []
+    plan = resolve_object(DistributedConfig, {"cuda_devices": [-1] * size, "tensor_parallel_size": size},
+                          "distributed", problems)
+    if problems:
+        raise ConfigError(problems)
+    return plan.build()
+
+
+def _place(world: World, job: ArchiveJob) -> None:
+    place_model(world, job.model, job.distributed)
 
 
 def evaluate_worker(world: World, job: ArchiveJob, output_file: str) -> None:

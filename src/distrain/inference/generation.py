@@ -167,7 +167,11 @@ class RunningBatch:
         """Every row takes its next token; returns the rows that finished (and left the batch)."""
         if not self.rows:
             return []
-        chosen = self._choose()
+        return self.advance(self._choose())
+
+    @torch.inference_mode()
+    def advance(self, chosen: list[int]) -> list[Request]:
+        """Every row takes its token in ``chosen`` (one a row); returns the rows that finished and left."""
         finished = []
         for request, token in zip(self.rows, chosen):
             request.tokens.append(token)

@@ -1,4 +1,4 @@
-"""Precision, recall and F1 of labelled spans (entities, chunks) decoded from BIO or BIOUL tags."""
+"""Precision, recall and F1 of labelled spans (entities, chunks) decoded from BIO, IOB1, BIOUL or BMES tags."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from distrain.metrics.fbeta import fbeta_score, ratio
 from distrain.metrics.metric import Metric
 
 #: BIOUL's L(ast) and U(nit) are conlleval's E(nd) and S(ingle)
-_PREFIXES = {"BIO": {"B": "B", "I": "I"}, "BIOUL": {"B": "B", "I": "I", "L": "E", "U": "S"}}
+_PREFIXES = {"BIO": {"B": "B", "I": "I"}, "IOB1": {"B": "B", "I": "I"},
+             "BIOUL": {"B": "B", "I": "I", "L": "E", "U": "S"}, "BMES": {"B": "B", "M": "I", "E": "E", "S": "S"}}
 
 
 def tag_parts(tag: str, scheme: str) -> tuple[str, str]:
@@ -57,7 +58,7 @@ def spans(tags: Sequence[tuple[str, str]]) -> set[tuple[str, int, int]]:
 
 @Metric.register("span_f1")
 class SpanF1(Metric):
-    """Precision, recall and F1 of labelled spans from BIO or BIOUL tags, per type and overall.
+    """Precision, recall and F1 of labelled spans from BIO, IOB1, BIOUL or BMES tags, per type and overall.
 
     ``predictions``: tag scores ``[B, T, C]`` or tag ids ``[B, T]``; ``gold_labels``: ``[B, T]``;
     ``mask``: ``[B, T]``. Needs the tag names: the model passes its tag vocabulary.
@@ -69,7 +70,7 @@ class SpanF1(Metric):
 
     summed = ("true_positive", "predicted", "gold")
 
-    def __init__(self, tag_scheme: Literal["BIO", "BIOUL"] = "BIO") -> None:
+    def __init__(self, tag_scheme: Literal["BIO", "IOB1", "BIOUL", "BMES"] = "BIO") -> None:
         super().__init__()
         self.tag_scheme = tag_scheme
         self._parts: list[tuple[str, str]] = []

@@ -179,6 +179,15 @@ class LanguageModelRoutes:
         number = secrets.randbits(30) if body.seed is None and settings.temperature > 0 else 0
         return settings, number
 
+    def check_room(self, body: _Body, ids: list[int]) -> None:
+        """An explicit ``max_tokens`` that cannot fit after the prompt is refused, as OpenAI's API and vLLM
+        refuse it, rather than silently cut short (the archive's default is capped at the context)."""
+        context = self.state.predictor.model.context_length()
+        if body.max_tokens is not None and context is not None and len(ids) + body.max_tokens > context:
+            raise ApiError(400, "invalid_request", f"max_tokens: {body.max_tokens} new tokens after a prompt of "
+                                                   f"{len(ids)} exceed the model's context of {context} tokens "
+                                                   f"(at most {context - len(ids)} fit)", field="max_tokens")
+
     def check_model(self, body: _Body) -> None:
         if body.model is not None and body.model != self.model_name:
             raise ApiError(404, "model_not_found", f"model {body.model!r} is not served here; GET /v1/models lists "
@@ -264,6 +273,7 @@ class LanguageModelRoutes:
         from distrain.inference.generation import Request as Generation
 
         settings, number = self.settings(body)
+        self.check_room(body, ids)
         stops = [body.stop] if isinstance(body.stop, str) else (body.stop or [])
         ends, _, _ = self.state.predictor.generation_setup()
         text = IncrementalText(self.state.predictor.tokenizer, ends, stops)

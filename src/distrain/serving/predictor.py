@@ -31,6 +31,7 @@ class Predictor:
         self.vocab = vocab
         self.config = config or {}
         self.device = device
+        self.followers: Any = None  # the other ranks when the model is split over processes
         try:
             self.input_fields = reader.input_fields()
         except NotImplementedError:
@@ -70,11 +71,25 @@ class Predictor:
         return ends, pad, self.model.context_length()
 
     def make_batch(self) -> Any:
-        """An empty running batch over the model (the engine thread's)."""
+        """An empty running batch over the model (the engine thread's); split over processes, one that
+        sends each of its changes to the other ranks (:mod:`distrain.serving.tensor_parallel`)."""
         from distrain.inference.generation import RunningBatch
+        from distrain.serving.tensor_parallel import MirroredBatch
 
         ends, pad, context = self.generation_setup()
-        return RunningBatch(self.model.transformer, ends, pad, context)
+        kind = MirroredBatch if self.followers is not None else RunningBatch
+        return kind(self.model.transformer, ends, pad, context)
+
+    def split_over(self, followers: Any) -> None:
+        """Split the model with ``followers`` (the other ranks of ``serve --tensor-parallel``)."""
+        followers.join(self.model)
+        self.followers = followers
+
+    def close(self) -> None:
+        """Once nothing computes any more: let the other ranks, if any, leave."""
+        if self.followers is not None:
+            self.followers.stop()
+            self.followers = None
 
     def prompt_ids(self, prompt: str) -> list[int]:
         """A prompt as ``distrain predict`` tokenizes it; :class:`RecordError` if it is empty or leaves
@@ -116,6 +131,13 @@ class Predictor:
 
             described["generation"] = dataclasses.asdict(self.model.generation)
             described["context_length"] = self.model.context_length()
+        if self.followers is not None:
+            from torch.distributed.tensor import DTensor
+
+            described["tensor_parallel"] = {
+                "processes": self.followers.size,
+                "split_parameters": sum(isinstance(parameter, DTensor) for parameter in self.model.parameters()),
+            }
         return described
 
     def warm_up_record(self) -> dict[str, Any] | None:

@@ -189,6 +189,7 @@ async def _finish(state: ServingState) -> None:
         await state.batcher.close()
     if state.engine is not None:
         await state.engine.close()  # every accepted generation runs to its end (or its client leaves)
+        state.predictor.close()  # the engine thread has stopped: the other ranks of a split model may leave
     await state.idle.wait()
 
 

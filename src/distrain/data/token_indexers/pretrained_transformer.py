@@ -6,8 +6,10 @@ from typing import Any
 
 import numpy as np
 
+from distrain.config.constraints import PositiveInt
 from distrain.data.fields import ArrayField
 from distrain.data.token_indexer import TokenIndexer, token_text
+from distrain.errors import BadInput
 from distrain.pretrained import PretrainedName, load_tokenizer
 
 
@@ -15,12 +17,17 @@ from distrain.pretrained import PretrainedName, load_tokenizer
 class PretrainedTransformerIndexer(TokenIndexer):
     """Tensors ``token_ids``, ``mask`` and ``type_ids`` for tokens that are already word pieces (from the
     ``pretrained_transformer`` tokenizer, special tokens included). The ids are the model's own, so the
-    vocabulary is not consulted (``namespace`` is accepted for AllenNLP configs)."""
+    vocabulary is not consulted (``namespace`` is accepted for AllenNLP configs).
 
-    def __init__(self, model_name: PretrainedName, namespace: str = "tags", **kwargs: Any) -> None:
+    ``max_length``: AllenNLP split a longer sequence into segments embedded one by one; here a longer
+    sequence is refused when the data is indexed (a shorter one is embedded exactly as AllenNLP did)."""
+
+    def __init__(self, model_name: PretrainedName, namespace: str = "tags", max_length: PositiveInt | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.model_name = model_name
         self.namespace = namespace
+        self.max_length = max_length
 
     @property
     def tokenizer(self) -> Any:
@@ -29,6 +36,10 @@ class PretrainedTransformerIndexer(TokenIndexer):
     def tokens_to_indices(self, tokens: list[Any], vocab: Any) -> dict[str, ArrayField]:
         ids = [token.text_id if getattr(token, "text_id", None) is not None
                else self.tokenizer.convert_tokens_to_ids(token_text(token)) for token in tokens]
+        if self.max_length is not None and len(ids) > self.max_length:
+            raise BadInput(f"pretrained_transformer indexer: {len(ids)} word pieces are more than its max_length "
+                           f"{self.max_length} (AllenNLP split such a sequence into segments; distrain does not: "
+                           "truncate with the tokenizer's max_length)")
         type_ids = [getattr(token, "type_id", None) or 0 for token in tokens]
         return wordpiece_arrays(ids, type_ids, self.tokenizer.pad_token_id or 0)
 

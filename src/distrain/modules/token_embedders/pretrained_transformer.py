@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 
+from distrain.config.constraints import PositiveInt
 from distrain.config.lazy import Lazy
 from distrain.modules.pretrained_transformer import PretrainedTransformerEncoder
 from distrain.modules.token_embedder import TokenEmbedder
@@ -13,11 +14,15 @@ from distrain.pretrained import PretrainedName, load_config
 
 @TokenEmbedder.register("pretrained_transformer")
 class PretrainedTransformerEmbedder(TokenEmbedder):
-    """``train_parameters: false`` freezes the transformer; ``eval_mode`` also keeps its dropout off."""
+    """``train_parameters: false`` freezes the transformer; ``eval_mode`` also keeps its dropout off.
+    ``max_length`` is AllenNLP's segment length; the ``pretrained_transformer`` indexer refuses longer
+    sequences, so none reaches the embedder and it is accepted here for AllenNLP's configs."""
 
     def __init__(self, model_name: PretrainedName, train_parameters: bool = True, eval_mode: bool = False,
-                 gradient_checkpointing: bool | None = None, last_layer_only: bool = True) -> None:
+                 gradient_checkpointing: bool | None = None, last_layer_only: bool = True,
+                 max_length: PositiveInt | None = None) -> None:
         super().__init__()
+        self.max_length = max_length
         if not last_layer_only:
             raise ValueError("last_layer_only: false (a scalar mix of layers) is not supported")
         self.encoder = PretrainedTransformerEncoder(model_name, gradient_checkpointing=bool(gradient_checkpointing))

