@@ -114,6 +114,16 @@ def tag_id_sequences(rng):
     return {"predictions": predicted, "gold_labels": np.where(mask > 0, gold, -100), "mask": mask}
 
 
+def squad_answers(rng):
+    """Predicted strings and 1-3 gold answers per question (object arrays: strings are fed as lists)."""
+    words = np.array(["the", "an", "Oslo", "oslo,", "old", "city", "of", "Norway.", "A", "square"])
+    text = lambda: " ".join(rng.choice(words, size=rng.integers(0, 4)))  # noqa: E731
+    predictions = np.array([text() for _ in range(NUM_ITEMS)], dtype=object)
+    gold = np.empty(NUM_ITEMS, dtype=object)
+    gold[:] = [[text() or "Oslo" for _ in range(rng.integers(1, 4))] for _ in range(NUM_ITEMS)]
+    return {"predictions": predictions, "gold_answers": gold}
+
+
 CASES: dict[str, Case] = {
     "categorical_accuracy": Case({"type": "categorical_accuracy"}, class_scores, seed=1),
     "categorical_accuracy_top3": Case({"type": "categorical_accuracy", "top_k": 3}, class_scores, seed=2),
@@ -144,6 +154,7 @@ CASES: dict[str, Case] = {
     "perplexity": Case({"type": "perplexity"}, token_logits, seed=18),
     "average": Case({"type": "average"}, values, seed=19),
     "sequence_accuracy": Case({"type": "sequence_accuracy"}, tag_id_sequences, seed=20),
+    "squad_em_and_f1": Case({"type": "squad_em_and_f1"}, squad_answers, seed=21),
 }
 
 
@@ -169,7 +180,8 @@ def build_metric(case: Case):
 
 
 def feed(metric, data: dict[str, np.ndarray], items: slice) -> None:
-    tensors = {name: torch.as_tensor(array[items]) for name, array in data.items()}
+    tensors = {name: list(array[items]) if array.dtype == object else torch.as_tensor(array[items])
+               for name, array in data.items()}
     count = len(next(iter(tensors.values())))
     if count == 0:
         return  # a worker without data never calls the metric, as in the trainer

@@ -137,6 +137,15 @@ def sequence_accuracy(data):
     return sk.accuracy_score(as_text(data["gold_labels"]), as_text(data["predictions"]))
 
 
+def squad_official(data):
+    """The official SQuAD v1.1 evaluation (tests/squad_support.py), as fractions."""
+    from squad_support import official_evaluate
+
+    gold = {str(i): answers for i, answers in enumerate(data["gold_answers"])}
+    result = official_evaluate(gold, {str(i): text for i, text in enumerate(data["predictions"])})
+    return {"em": result["exact_match"] / 100, "f1": result["f1"] / 100}
+
+
 REFERENCES = {
     "categorical_accuracy": lambda d: sk.accuracy_score(d["gold_labels"], _argmax(d), sample_weight=d["mask"]),
     "categorical_accuracy_top3": lambda d: sk.top_k_accuracy_score(
@@ -162,6 +171,7 @@ REFERENCES = {
     "perplexity": perplexity,
     "average": lambda d: np.average(d["value"], weights=d["mask"]),
     "sequence_accuracy": sequence_accuracy,
+    "squad_em_and_f1": squad_official,
 }
 
 

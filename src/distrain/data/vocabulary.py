@@ -29,8 +29,9 @@ class VocabularyConfig:
     min_count: NonNegativeInt | dict[str, NonNegativeInt] = 1
     max_size: PositiveInt | dict[str, PositiveInt] | None = None
     #: ``from_files``: AllenNLP's vocabulary directory (or a model archive holding ``vocabulary/``) at
-    #: ``directory``, used as it is (nothing counted; see :mod:`distrain.data.vocabulary_files`)
-    type: Literal["from_instances", "from_files"] = "from_instances"
+    #: ``directory``, used as it is (nothing counted; see :mod:`distrain.data.vocabulary_files`); ``empty``:
+    #: AllenNLP's vocabulary for models that need none (a transformer's own ids), nothing counted
+    type: Literal["from_instances", "from_files", "empty"] = "from_instances"
     directory: str | None = None
 
     @classmethod

@@ -67,7 +67,10 @@ def read_vocabulary_directory(location: str | Path, oov_token: str = OOV_TOKEN) 
 
 
 def fixed_vocabulary(config: Any) -> Vocabulary | None:
-    """The vocabulary a ``vocabulary`` block gives outright (``from_files``), else None: counted from data."""
+    """The vocabulary a ``vocabulary`` block gives outright (``from_files``; ``empty``: none), else None: counted
+    from data."""
+    if getattr(config, "type", "from_instances") == "empty":
+        return Vocabulary()
     if getattr(config, "type", "from_instances") != "from_files":
         return None
     return read_vocabulary_directory(config.directory)
