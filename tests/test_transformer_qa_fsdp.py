@@ -28,8 +28,8 @@ def runs(tmp_path_factory) -> dict:
         "validation_data_path": str(write_squad(root / "dev.json", squad_questions(4, seed=2, filler=2, start=50))),
         "vocabulary": {"type": "empty"},
         "model": {"type": "transformer_qa", "transformer_model_name": str(bert), "max_span_length": 4},
-        # foreach: distrain's "auto" picks torch's fused SGD, which has no DTensor sharding rule (noted, not fixed here)
-        "trainer": {"num_epochs": 2, "optimizer": {"type": "sgd", "lr": 0.5, "momentum": 0.9, "implementation": "foreach"},
+        # "auto" kernel: foreach on FSDP's DTensor shards (torch's fused SGD has no sharding rule for them)
+        "trainer": {"num_epochs": 2, "optimizer": {"type": "sgd", "lr": 0.5, "momentum": 0.9},
                     "grad_norm": 1.0,
                     "progress_bar": False},
     }

@@ -37,8 +37,11 @@ Betas = tuple[Annotated[float, Ge(0), Lt(1)], Annotated[float, Ge(0), Lt(1)]]
 Implementation = Literal["auto", "fused", "foreach", "for_loop"]
 
 
-def kernel_options(implementation: Implementation, groups: list[dict[str, Any]]) -> dict[str, Any]:
-    """torch's keyword arguments for the chosen optimizer kernel (see the module docstring)."""
+def kernel_options(implementation: Implementation, groups: list[dict[str, Any]],
+                   fused_on_dtensors: bool = True) -> dict[str, Any]:
+    """torch's keyword arguments for the chosen optimizer kernel (see the module docstring).
+    ``fused_on_dtensors``: whether torch can run this optimizer's fused kernel on DTensor shards (its fused
+    SGD has no sharding rule, so ``auto`` takes foreach there)."""
     if implementation == "fused":
         return {"fused": True}
     if implementation == "foreach":
@@ -49,6 +52,8 @@ def kernel_options(implementation: Implementation, groups: list[dict[str, Any]])
     # torch's fused kernels run on DTensors (FSDP, tensor parallel) shard by shard, but not on a mix of
     # DTensors and plain tensors (tensor parallelism leaves the embeddings whole)
     if not data or len({type(tensor) for tensor in data}) != 1:
+        return {}
+    if not fused_on_dtensors and hasattr(data[0], "to_local"):
         return {}
     local = [tensor.to_local() if hasattr(tensor, "to_local") else tensor for tensor in data]
     fusable = all(type(t) is torch.Tensor and t.is_floating_point() and t.device.type in ("cpu", "cuda") for t in local)
@@ -158,7 +163,7 @@ class SgdOptimizer(Optimizer, torch.optim.SGD):
         groups = make_parameter_groups(model_parameters, parameter_groups)
         torch.optim.SGD.__init__(
             self, groups, lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-            nesterov=nesterov, **kernel_options(implementation, groups),
+            nesterov=nesterov, **kernel_options(implementation, groups, fused_on_dtensors=False),
         )
 
     @classmethod
