@@ -92,36 +92,6 @@ def test_a_global_batch_the_world_cannot_take_is_one_line_before_any_data_is_rea
     assert result.stderr.strip().splitlines() == [message]
 
 
-# ------------------------------------------------------------------------------ a worker lost for good
-def test_a_worker_lost_for_good_is_left_out_and_two_finish_with_the_three_worker_weights(tmp_path):
-    """3 CPU workers, ``min_workers: 2``, a global batch of 12 and a checkpoint after every step; worker 2
-    raises after every step from step 4 on (``test_fail_on_rank``), however often it starts. It is restarted
-    once, fails again at once, and the job goes on without it: 2 workers of 6 samples each finish, with the
-    weights and metrics of the uninterrupted 3-worker run, and metrics.json lists the change of world."""
-    from conftest import sentiment_records, text_config, write_config, write_jsonl
-
-    data = {"train": write_jsonl(tmp_path / "train.jsonl", sentiment_records(120, seed=1)),
-            "validation": write_jsonl(tmp_path / "validation.jsonl", sentiment_records(40, seed=2))}
-    config = text_config(data)
-    config["data_loader"] = {"global_batch_size": 12}
-    config["trainer"].update(save_every_num_batches=1, callbacks=[{"type": "test_fail_on_rank"}])
-    config["distributed"] = {"cuda_devices": [-1, -1, -1], "min_workers": 2, "max_restarts": 2}
-    path = write_config(tmp_path / "config.json", config)
-    plugin = ("--include-package", "recovery_plugins")
-    whole = run_cli("train", str(path), "-s", str(tmp_path / "whole"), *plugin)
-    assert whole.returncode == 0, whole.stderr[-3000:]
-    lost = run_cli("train", str(path), "-s", str(tmp_path / "lost"), *plugin,
-                   env={"DISTRAIN_TEST_FAIL_RANK": "2", "DISTRAIN_TEST_FAIL_FROM_STEP": "4"})
-    assert lost.returncode == 0, lost.stderr[-3000:]
-    assert "world 3 -> 2: worker rank 2 failed again right after a restart; going on without it" in lost.stderr
-    restarts = json.loads((tmp_path / "lost" / "metrics.json").read_text())["restarts"]
-    assert [entry.get("world") for entry in restarts] == [None, "3 -> 2"]
-    assert max_weight_difference(tmp_path / "whole", tmp_path / "lost") <= 1e-5
-    one, two = final_metrics(tmp_path / "whole"), final_metrics(tmp_path / "lost")
-    for key in ("training_loss", "validation_loss", "validation_accuracy"):
-        assert two[key] == pytest.approx(one[key], abs=1e-5), key
-
-
 def test_min_workers_needs_restarts_and_no_more_than_the_workers(tmp_path):
     overrides = {**global_batch(12), "distributed": {"cuda_devices": [-1, -1], "min_workers": 3, "max_restarts": 1}}
     result = run_cli("check", DIGITS, "-o", json.dumps(overrides), cwd=tmp_path)

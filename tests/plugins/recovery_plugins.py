@@ -62,3 +62,14 @@ class FailOnRank(Callback):
         rank, first = os.environ.get("DISTRAIN_TEST_FAIL_RANK"), os.environ.get("DISTRAIN_TEST_FAIL_FROM_STEP")
         if rank is not None and trainer.world.rank == int(rank) and step >= int(first or 1):
             raise RuntimeError(f"test: rank {rank} fails for good (step {step})")
+
+
+@Callback.register("test_kill_node")
+class KillNode(Callback):
+    """``DISTRAIN_TEST_KILL_NODE_AT_STEP=k`` in one node's environment: after optimizer step k, SIGKILL the
+    torchrun agent that started this worker (its parent), then the worker: the node is gone."""
+
+    def on_step(self, trainer, step, loss) -> None:
+        if os.environ.get("DISTRAIN_TEST_KILL_NODE_AT_STEP") == str(step):
+            os.kill(os.getppid(), signal.SIGKILL)
+            os.kill(os.getpid(), signal.SIGKILL)

@@ -78,6 +78,8 @@ class CheckpointManager:
         self.sharded = checkpoint_format == "sharded"
         self.every_num_batches = every_num_batches
         self.every_num_seconds = every_num_seconds
+        #: each resume on another world size ({"step", "from", "to"}), kept in every checkpoint after it
+        self.world_changes: list[dict[str, int]] = []
         self._saved_at_batches = 0
         self._saved_at_time = time.monotonic()
 
@@ -143,6 +145,7 @@ class CheckpointManager:
             "position": {"epoch": position.epoch, "batches": position.batches},
             "step": step,
             "world_size": self.world.size,
+            "world_changes": self.world_changes,
             "order": order_fingerprint(self.sampler, position.epoch),
             "vocabulary": vocabulary_fingerprint(self.model),
             "adapter_base": base_digest(self.model),  # the frozen base the checkpoint leaves out
@@ -195,6 +198,11 @@ class CheckpointManager:
             raise CheckpointError(f"{checkpoint}: training state does not fit this run ({error})") from None
         logger.info("resumed from %s: epoch %d, %d batch(es) of it done, step %d",
                     checkpoint.name, position["epoch"] + 1, position["batches"], state["step"])
+        self.world_changes = list(state.get("world_changes", []))
+        before = int(state.get("world_size", self.world.size))
+        if before != self.world.size:  # e.g. torchrun --nnodes MIN:MAX restarted us on fewer or more nodes
+            self.world_changes.append({"step": state["step"], "from": before, "to": self.world.size})
+            logger.warning("world %d -> %d at step %d", before, self.world.size, state["step"])
 
     def load_best_model(self) -> None:
         """Load the best epoch's weights into the model (after training with validation)."""

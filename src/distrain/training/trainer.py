@@ -315,6 +315,8 @@ class GradientDescentTrainer(Trainer):
         metrics: dict[str, Any] = {"epoch": epoch, "training_duration": _duration(elapsed)}
         metrics.update(epoch_metrics)
         metrics.update(self.strategy.epoch_counters())
+        if self.checkpoints.world_changes:
+            metrics["world_changes"] = self.checkpoints.world_changes
         best_epoch = self.tracker.best_epoch
         metrics["best_epoch"] = best_epoch
         if is_best:
