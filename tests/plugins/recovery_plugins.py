@@ -73,3 +73,4 @@ class KillNode(Callback):
         if os.environ.get("DISTRAIN_TEST_KILL_NODE_AT_STEP") == str(step):
             os.kill(os.getppid(), signal.SIGKILL)
             os.kill(os.getpid(), signal.SIGKILL)
+

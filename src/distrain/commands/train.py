@@ -10,6 +10,7 @@ import logging
 import shlex
 
 from distrain.commands.arguments import add_config_arguments
+from distrain.errors import BadInput
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,13 +58,30 @@ def run(args: argparse.Namespace) -> int:
         setup_output=functools.partial(prepare_serialization_dir, serialization_dir, args.force, config, args.recover),
         restart=resume_after_restart,
     )
+    fresh = not args.recover and (not serialization_dir.exists() or not any(serialization_dir.iterdir()))
     try:
         primary = run_job(job)
     except Preempted as stopped:
         raise Preempted(f"{stopped}; resume with: {resume_command(args)}") from None
+    except BadInput:
+        if fresh:
+            remove_if_only_started(serialization_dir)
+        raise
     if primary:
         print(f"training finished; outputs in {serialization_dir}")
     return 0
+
+
+def remove_if_only_started(serialization_dir) -> None:
+    """A new run stopped by bad input (a record, a file) before it trained leaves no folder behind: only
+    its config and logs were written. Anything more (a checkpoint, metrics) stays where it is."""
+    import shutil
+
+    written = [path for path in serialization_dir.rglob("*") if path.is_file()]
+    started = all(path.parent == serialization_dir and (path.name == "config.json" or
+                  (path.name.startswith("out_worker") and path.suffix == ".log")) for path in written)
+    if serialization_dir.is_dir() and started:
+        shutil.rmtree(serialization_dir, ignore_errors=True)
 
 
 def refuse_missing_gpus(resolved) -> None:
