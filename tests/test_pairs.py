@@ -72,11 +72,11 @@ def test_without_a_transformer_tokenizer_premise_and_hypothesis_are_fields_of_th
     assert instance["label"].label == ("entailment" if row["gold_label"] == "entailment" else "non-entailment")
 
 
-def test_snli_roberta_config_on_local_minilm_passes_check_and_trains_an_epoch(tmp_path):
+def test_snli_roberta_config_on_local_minilm_passes_check_and_trains_an_epoch_on_two_cpu_workers(tmp_path):
     for name, count, seed in (("train", 16, 3), ("dev", 8, 4), ("test", 8, 5)):
         write_snli(tmp_path / "snli" / f"snli_1.0_{name}.jsonl", count, seed)
     shutil.copy(CONFIGS / "snli_roberta.jsonnet", tmp_path)
-    config = load_config(tmp_path / "snli_roberta.jsonnet")
+    config = load_config(tmp_path / "snli_roberta.jsonnet") | {"distributed": {"cuda_devices": [-1, -1]}}
     path = tmp_path / "snli.json"
     path.write_text(json.dumps(config))
     checked = run_cli("check", str(path), cwd=tmp_path)
