@@ -77,8 +77,10 @@ def remove_if_only_started(serialization_dir) -> None:
     its config and logs were written. Anything more (a checkpoint, metrics) stays where it is."""
     import shutil
 
+    from distrain.runtime.launch import LAUNCHED_JOB_FILE
+
     written = [path for path in serialization_dir.rglob("*") if path.is_file()]
-    started = all(path.parent == serialization_dir and (path.name == "config.json" or
+    started = all(path.parent == serialization_dir and (path.name in ("config.json", LAUNCHED_JOB_FILE) or
                   (path.name.startswith("out_worker") and path.suffix == ".log")) for path in written)
     if serialization_dir.is_dir() and started:
         shutil.rmtree(serialization_dir, ignore_errors=True)

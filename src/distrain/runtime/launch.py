@@ -12,13 +12,12 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import logging
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from distrain.config.errors import ConfigError
-from distrain.distributed.collectives import broadcast_object
+from distrain.distributed.collectives import all_gather_object, broadcast_object
 from distrain.distributed.config import DistributedConfig, make_world
 from distrain.distributed.world import SINGLE, World
 from distrain.errors import BadInput, RunFailed
@@ -76,6 +75,39 @@ def run_job(job: Job) -> bool:
     with forwarding_stop_signals():
         _spawn_with_restarts(job, prepared, distributed, may_fork)
     return primary
+
+
+#: in a run folder started by a launcher's job: that job's id, so its later rounds know they continue it
+LAUNCHED_JOB_FILE = "launched_job.json"
+
+
+def continues_its_job(launched, serialization_dir: Path | None) -> bool:
+    """Whether this launched process continues its job's run rather than starting it, the same answer on
+    every rank: yes when the launcher started any rank again (torchrun's restart count), or when the run
+    folder was started by this very job. The second covers a node that joins a running job: its new agent
+    counts no restarts, and the workers torchrun restarts on the other nodes for it may count none either
+    (membership changes are not restarts). A job without an id of its own (``--rdzv-id`` left at "none")
+    has only the first."""
+    recorded = None
+    if launched.job_id is not None and serialization_dir is not None:
+        import json
+
+        try:
+            recorded = json.loads((Path(serialization_dir) / LAUNCHED_JOB_FILE).read_text()).get("job_id")
+        except (OSError, ValueError):
+            recorded = None
+    mine = launched.restart_count > 0 or (recorded is not None and recorded == launched.job_id)
+    return any(all_gather_object(mine))
+
+
+def record_launched_job(launched, serialization_dir: Path | None) -> None:
+    """Note the launcher's job id in the run folder it just started (see :func:`continues_its_job`)."""
+    if launched.job_id is None or serialization_dir is None:
+        return
+    import json
+
+    record = {"launcher": launched.launcher, "job_id": launched.job_id}
+    write_text_atomically(Path(serialization_dir) / LAUNCHED_JOB_FILE, json.dumps(record))
 
 
 def _spawn_with_restarts(job: Job, prepared: Any, distributed: DistributedConfig, may_fork: bool) -> None:
@@ -163,14 +195,15 @@ def _run_launched(job: Job, launched) -> bool:
     )
     timeout = distributed.timeout if distributed else 1800.0
     init_worker(world, backend, f"tcp://{launched.master_addr}:{launched.master_port}", timeout, serialization_dir=None)
-    restarted = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0") or 0) > 0 and job.restart is not None
-    if restarted:  # torchrun --max-restarts started us again: continue from the latest checkpoint
+    restarted = job.restart is not None and continues_its_job(launched, job.serialization_dir)
+    if restarted:  # torchrun started us again, or a node joined: continue from the latest checkpoint
         job = job.restart(job)
     try:
         problem: BadInput | None = None
         if world.is_primary and job.setup_output is not None and not restarted:
             try:
                 job.setup_output(world.size)
+                record_launched_job(launched, job.serialization_dir)
             except BadInput as error:
                 problem = error
         problem = broadcast_object(problem)  # doubles as the barrier: nobody writes before the folder is ready

@@ -16,3 +16,8 @@ class LaunchedProcess:
     local_world_size: int
     master_addr: str
     master_port: int
+    #: how often the launcher started this process's workers again (torchrun's ``--max-restarts``)
+    restart_count: int = 0
+    #: the launcher's name for the whole job, the same on every node and across restarts; None when it has
+    #: none of its own (torchrun's default rendezvous id "none")
+    job_id: str | None = None
