@@ -9,9 +9,28 @@ import pytest
 
 from conftest import ROOT, run_cli
 from distributed_support import final_metrics, max_weight_difference
+from distrain.data.sampler import GlobalBatchSampler
 from distrain.distributed.global_batch import GlobalBatchError, split_global_batch
+from distrain.training.checkpointing import CheckpointError
+from distrain.training.recovery import order_fingerprint, position_in_batches, samples_in_batches
 
 DIGITS = str(ROOT / "configs" / "digits_mlp.jsonnet")
+
+
+# ------------------------------------------------------------- resuming onto other micro-batches
+def test_a_position_saved_in_one_cut_of_the_global_batches_is_found_in_another():
+    """A checkpoint counts the samples its batches held, so a run that cuts the same global batches into other
+    micro-batches (another world under global_batch_size) resumes after the very same samples."""
+    steps_of_16, micro_of_8 = (GlobalBatchSampler(120, batch_size=size, seed=3) for size in (16, 8))
+    assert order_fingerprint(steps_of_16, 1) != order_fingerprint(micro_of_8, 1)
+    assert order_fingerprint(steps_of_16, 1, cut=False) == order_fingerprint(micro_of_8, 1, cut=False)
+    saved = {"epoch": 1, "batches": 3, "samples": samples_in_batches(steps_of_16, 1, 3)}
+    assert saved["samples"] == 48
+    assert position_in_batches(micro_of_8, saved) == 6
+    assert position_in_batches(steps_of_16, {**saved, "batches": 6, "samples": 48}) == 3
+    assert position_in_batches(micro_of_8, {"epoch": 1, "batches": 5}) == 5  # an older checkpoint: batches only
+    with pytest.raises(CheckpointError, match="stopped 40 samples into epoch 2, where no batch of this run ends"):
+        position_in_batches(steps_of_16, {"epoch": 1, "batches": 5, "samples": 40})
 
 
 # ------------------------------------------------------------------------------------ the arithmetic

@@ -147,6 +147,7 @@ class CheckpointManager:
             "world_size": self.world.size,
             "world_changes": self.world_changes,
             "order": order_fingerprint(self.sampler, position.epoch),
+            "sample_order": order_fingerprint(self.sampler, position.epoch, cut=False),
             "vocabulary": vocabulary_fingerprint(self.model),
             "adapter_base": base_digest(self.model),  # the frozen base the checkpoint leaves out
             "parts": {name: part.state_dict() for name, part in self._stored(parts).items()},

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,8 @@ import torch
 
 from distrain.distributed.collectives import counted, reports
 from distrain.training import random_state
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -108,15 +111,58 @@ class CallbackStates:
                 callback.load_state_dict(saved)
 
 
-def order_fingerprint(sampler: Any, epoch: int) -> str:
-    """A hash of the epoch's global batches: equal iff resuming continues the same sample order."""
+def order_fingerprint(sampler: Any, epoch: int, cut: bool = True) -> str:
+    """A hash of the epoch's global batches: equal iff resuming continues the same sample order. With
+    ``cut=False`` only the order of the samples counts, not where the batches end: a run whose global batch is
+    cut into other micro-batches (another world, ``global_batch_size``) still trains the same steps."""
     if sampler is None or not hasattr(sampler, "batches"):
         return ""
     digest = hashlib.sha256()
     for batch in sampler.batches(epoch):
-        digest.update(len(batch).to_bytes(8, "little"))
+        if cut:
+            digest.update(len(batch).to_bytes(8, "little"))
         digest.update(batch.astype("int64").tobytes())
     return digest.hexdigest()
+
+
+def samples_in_batches(sampler: Any, epoch: int, batches: int) -> int | None:
+    """How many samples the epoch's first ``batches`` global batches hold (None without a sampler that tells)."""
+    if sampler is None or not hasattr(sampler, "batches"):
+        return None
+    return int(sum(len(batch) for batch in sampler.batches(epoch)[:batches]))
+
+
+def position_in_batches(sampler: Any, saved: dict[str, Any]) -> int:
+    """A saved data position (epoch, batches, and the samples those batches held) in this run's batches. They
+    differ when the global batch is cut into other micro-batches here (``global_batch_size`` on another world):
+    the run goes on after the same samples of the same order, or is refused if no batch of its ends there."""
+    samples = saved.get("samples")
+    if samples is None:
+        return int(saved["batches"])
+    found = batches_holding(sampler, saved["epoch"], samples)
+    if found is None:
+        from distrain.training.checkpointing import CheckpointError
+
+        raise CheckpointError(f"the checkpoint stopped {samples} samples into epoch {saved['epoch'] + 1}, where no "
+                              "batch of this run ends (its micro-batches are cut otherwise); resuming would repeat "
+                              "or skip samples")
+    if found != saved["batches"]:
+        logger.info("the checkpoint's %d batch(es) of epoch %d (%d samples) are %d batch(es) of this run",
+                    saved["batches"], saved["epoch"] + 1, samples, found)
+    return found
+
+
+def batches_holding(sampler: Any, epoch: int, samples: int) -> int | None:
+    """How many of the epoch's global batches hold exactly its first ``samples`` samples; None when no
+    batch ends there (or the sampler does not tell)."""
+    if sampler is None or not hasattr(sampler, "batches"):
+        return None
+    total = 0
+    for count, batch in enumerate(sampler.batches(epoch)):
+        if total == samples:
+            return count
+        total += len(batch)
+    return len(sampler.batches(epoch)) if total == samples else None
 
 
 def vocabulary_fingerprint(model: torch.nn.Module) -> str:
@@ -142,8 +188,10 @@ def fits_problem(state: dict[str, Any], model: torch.nn.Module, sampler: Any, ep
                     f"on (sha256 {digest[:16]}…, expected {saved_base[:16]}…)")
     order = order_fingerprint(sampler, epoch)
     if state["order"] and order and state["order"] != order:
-        return (f"the global sample order of epoch {epoch + 1} differs from the checkpoint's "
-                "(training data, seed or global batch size changed); resuming would repeat or skip samples")
+        samples = order_fingerprint(sampler, epoch, cut=False)
+        if not (state.get("sample_order") and state["sample_order"] == samples):
+            return (f"the global sample order of epoch {epoch + 1} differs from the checkpoint's "
+                    "(training data, seed or global batch size changed); resuming would repeat or skip samples")
     return None
 
 

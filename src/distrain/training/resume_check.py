@@ -38,6 +38,7 @@ HARMLESS = (
     "data_loader.batch_sampler.batch_size",
     "data_loader.max_tokens_per_batch",
     "data_loader.global_batch_size",
+    # cuts the same global batches into other micro-batches: the checkpoint counts samples too
     "data_loader.max_micro_batch_size",
 )
 
@@ -83,7 +84,6 @@ def _data_parallel(config: dict[str, Any], workers: int) -> int:
 def changes_that_matter(old: dict[str, Any], new: dict[str, Any], old_workers: int, new_workers: int) -> list[str]:
     """One description per change that would make the resumed run differ from the original."""
     found = [f"{path} changed" for path in differences(old, new) if not _harmless(path)]
-    found += _micro_batch_changes(old, new, old_workers, new_workers)
     for key in ("batch_size", "max_tokens_per_batch"):
         before = _global(old, key, _data_parallel(old, old_workers))
         after = _global(new, key, _data_parallel(new, new_workers))
@@ -93,28 +93,6 @@ def changes_that_matter(old: dict[str, Any], new: dict[str, Any], old_workers: i
                 f"to {after} ({new_workers} worker(s)); keep the global value the same"
             )
     return found
-
-
-def _micro_batch_changes(old: dict[str, Any], new: dict[str, Any], old_workers: int, new_workers: int) -> list[str]:
-    """With ``global_batch_size``, a checkpoint counts micro-batches: a resume must cut them alike."""
-    from distrain.distributed.global_batch import GlobalBatchError, split_global_batch
-
-    def micro(config: dict[str, Any], workers: int) -> int | None:
-        loader = config.get("data_loader") or {}
-        if loader.get("global_batch_size") is None:
-            return None
-        shares = (config.get("distributed") or {}).get("device_weights")
-        try:
-            return split_global_batch(int(loader["global_batch_size"]), _data_parallel(config, workers),
-                                      shares if isinstance(shares, list) else None,
-                                      loader.get("max_micro_batch_size")).micro_batch
-        except GlobalBatchError:
-            return None
-    before, after = micro(old, old_workers), micro(new, new_workers)
-    if before is not None and after is not None and before != after:
-        return [f"data_loader.global_batch_size: micro-batches of {after} samples where the run took {before}; "
-                "resuming mid-epoch needs the same micro-batches (set max_micro_batch_size to keep them)"]
-    return []
 
 
 def check_recoverable(serialization_dir: Path, config: dict[str, Any], workers: int) -> Path:

@@ -48,7 +48,8 @@ from distrain.training.metric_tracker import MetricTracker, ValidationMetric
 from distrain.training.parallelize import parallelize
 from distrain.optim.optimizers import Optimizer
 from distrain.training.preemption import Preempted, StepDecision, StopRequest, agree
-from distrain.training.recovery import CallbackStates, EpochProgress, RankParts
+from distrain.training.recovery import (CallbackStates, EpochProgress, RankParts, position_in_batches,
+                                        samples_in_batches)
 from distrain.optim.schedulers import LearningRateScheduler
 
 logger = logging.getLogger(__name__)
@@ -352,15 +353,20 @@ class GradientDescentTrainer(Trainer):
         return RankParts(self.position, self.model, self.strategy.rank_parts(self.optimizer))
 
     def state_dict(self) -> dict[str, Any]:
+        position = {"epoch": self.position.epoch, "batches": self.position.batches}
+        samples = samples_in_batches(self.checkpoints.sampler, self.position.epoch, self.position.batches)
+        if samples is not None:  # lets a resume cut the same global batches into other micro-batches
+            position["samples"] = samples
         return {
-            "position": {"epoch": self.position.epoch, "batches": self.position.batches},
+            "position": position,
             "step": self.step,
             "metrics": json.dumps(self.last_metrics),
             "elapsed": self.elapsed(),
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.position = EpochProgress(state["position"]["epoch"], state["position"]["batches"])
+        saved = state["position"]  # in this run's batches: another world may cut other micro-batches
+        self.position = EpochProgress(saved["epoch"], position_in_batches(self.checkpoints.sampler, saved))
         self.step = state["step"]
         self.last_metrics = json.loads(state["metrics"])
         self.elapsed_before = float(state["elapsed"])
