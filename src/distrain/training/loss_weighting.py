@@ -7,7 +7,9 @@ step's sample count, known to every worker, which keeps the magnitude near the u
 averages the gradients, giving ``Σ loss_i × weight_i / N``; before clipping, :meth:`normalise`
 multiplies the gradients by ``N / W``, where ``W`` is the step's total weight over all workers (it
 travels in the step's one agreement collective, see :func:`distrain.training.preemption.agree`):
-the gradient of the global token-weighted mean, on any number of workers.
+the gradient of the global token-weighted mean, on any number of workers. When a step is a single
+micro-batch, ``W`` is known before its backward and :meth:`settle` scales the loss by ``N / W`` instead,
+which spares that pass over every gradient.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ class StepWeights:
         self.weight = torch.zeros((), dtype=torch.float64)
         self.samples = 0
         self.active = False
+        #: the step's loss was scaled by N / W already (see :meth:`settle`)
+        self.settled = False
 
     def add(self, loss_weight: torch.Tensor | float, batch_size: int, step_samples: int) -> torch.Tensor:
         """Record a micro-batch's weight (zero for a placeholder batch); return it as a float64 on
@@ -37,10 +41,19 @@ class StepWeights:
         self.active = True
         return weight
 
+    def settle(self, scaled: torch.Tensor, total: torch.Tensor) -> torch.Tensor:
+        """``scaled`` (the step's only micro-batch's loss, scaled for backward) times ``N / W``, ``total``
+        being ``W`` on the device: its gradients come out as the weighted mean's, and :meth:`normalise`
+        has nothing left to do."""
+        self.settled = True
+        factor = torch.where(total > 0, self.samples / total.clamp(min=1e-300), torch.zeros_like(total))
+        return scaled * factor.to(scaled.dtype)
+
     def discard(self) -> None:
         """Forget the current step's weights (the step was skipped)."""
         self.weight = torch.zeros((), dtype=torch.float64)
         self.active = False
+        self.settled = False
 
     def normalise(self, parameters: Iterable[torch.nn.Parameter], total: float) -> None:
         """Rescale gradients from ``Σ loss × weight / N`` to the weighted mean, ``total`` being the
@@ -49,6 +62,9 @@ class StepWeights:
             return
         self.weight = torch.zeros((), dtype=torch.float64)
         self.active = False
+        if self.settled:
+            self.settled = False
+            return
         grads = [param.grad for param in parameters if param.grad is not None]
         factor = self.samples / total if total > 0 else 0.0
         plain = [grad for grad in grads if type(grad) is torch.Tensor]

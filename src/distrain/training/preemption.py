@@ -82,6 +82,14 @@ class PendingAgreement:
         nonfinite, stop, save, weight = self.values.tolist()  # the step's one host synchronisation
         return StepDecision(nonfinite > 0, stop > 0, save > 0, weight)
 
+    def loss_weight(self) -> torch.Tensor:
+        """The step's loss weight summed over all workers, as a tensor on the device: it waits for the
+        collective (on a GPU, its stream does) but never for the host."""
+        if self.work is not None:
+            self.work.wait()
+            self.work = None
+        return self.values[3]
+
 
 def agree(
     nonfinite: torch.Tensor | bool, stop: bool, save: bool, loss_weight: torch.Tensor | float = 0.0,

@@ -265,6 +265,8 @@ class GradientDescentTrainer(Trainer):
                 if last:
                     pending = agree(_nonfinite(losses), self.stop_requested, save_due, counted(self.step_weights.weight),
                                     self.world.is_distributed)
+                    if self.step_weights.active and len(micro_batches) == 1:  # the weighted mean's scale now
+                        scaled = self.step_weights.settle(scaled, pending.loss_weight())
                 self.amp.backward(scaled)
         return losses, pending.wait()
 
