@@ -33,7 +33,6 @@ from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import SINGLE, World
 from distrain.errors import RunFailed
 from distrain.config.lazy import Lazy
-from distrain.metrics.metric import local_only
 from distrain.models.model import Model
 from distrain.registry import Registrable
 from distrain.training.callback import Callback
@@ -47,6 +46,7 @@ from distrain.training.loss_weighting import StepWeights
 from distrain.training.metric_tracker import MetricTracker, ValidationMetric
 from distrain.training.parallelize import parallelize
 from distrain.optim.optimizers import Optimizer
+from distrain.training.progress_display import ProgressDisplay
 from distrain.training.preemption import Preempted, StepDecision, StopRequest, agree
 from distrain.training.recovery import (CallbackStates, EpochProgress, RankParts, position_in_batches,
                                         samples_in_batches)
@@ -171,7 +171,7 @@ class GradientDescentTrainer(Trainer):
         #: set by a callback's ``on_epoch`` (the same on every worker) to end training after this epoch
         self.stop_reason: str | None = None
         self._started = time.monotonic()
-        self._open_bar: _ProgressDisplay | None = None
+        self._open_bar: ProgressDisplay | None = None
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
@@ -410,10 +410,10 @@ class GradientDescentTrainer(Trainer):
         self.step_weights.discard()
         logger.warning("skipped %s: the loss is not finite on at least one worker", where)
 
-    def _progress(self, epoch: int) -> _ProgressDisplay | None:
+    def _progress(self, epoch: int) -> ProgressDisplay | None:
         if not self.progress_bar:
             return None
-        self._open_bar = _ProgressDisplay(self, epoch)
+        self._open_bar = ProgressDisplay(self, epoch)
         return self._open_bar
 
     def _close_progress(self) -> None:
@@ -421,36 +421,6 @@ class GradientDescentTrainer(Trainer):
         bar, self._open_bar = self._open_bar, None
         if bar is not None:
             bar.close()
-
-
-class _ProgressDisplay:
-    """The primary's tqdm bar: steps, and twice a second the loss, local metrics and examples/s
-    (reading them is the only host synchronisation the display adds, and only when shown)."""
-
-    def __init__(self, trainer: GradientDescentTrainer, epoch: int) -> None:
-        from tqdm import tqdm
-
-        self.trainer = trainer
-        self.started = self.last_shown = time.monotonic()
-        self.samples_before = trainer.position.samples
-        self.bar = tqdm(total=trainer.steps_per_epoch, initial=trainer.position.batches // trainer.accumulation,
-                        desc=f"epoch {epoch + 1}/{trainer.num_epochs}", unit="step", leave=False, dynamic_ncols=True)
-
-    def update(self, done: EpochProgress) -> float | None:
-        """Advance one step; return the loss when it was shown."""
-        self.bar.update(1)
-        if time.monotonic() - self.last_shown <= 0.5:
-            return None
-        self.last_shown = time.monotonic()
-        shown_loss = float(done.loss_sum / done.loss_weight.clamp(min=1e-12))
-        speed = (done.samples - self.samples_before) * self.trainer.world.dp_size / (self.last_shown - self.started)
-        with local_only():
-            metrics = _short(self.trainer.model.get_metrics())
-        self.bar.set_postfix(loss=f"{shown_loss:.4f}", **metrics, examples_per_s=f"{speed:.0f}")
-        return shown_loss
-
-    def close(self) -> None:
-        self.bar.close()
 
 
 def _epoch_shape(scheduler: Lazy[LearningRateScheduler], epochs: int, steps_per_epoch: int) -> dict[str, int]:
@@ -488,10 +458,6 @@ def _grouped(batches: Iterator[Batch], size: int) -> Iterator[list[Batch]]:
             group = []
     if group:
         yield group
-
-
-def _short(metrics: dict[str, float]) -> dict[str, str]:
-    return {name: f"{value:.4f}" for name, value in metrics.items() if isinstance(value, float)}
 
 
 def _duration(seconds: float) -> str:
