@@ -93,7 +93,7 @@ async def _serve(sock: socket.socket, archive: str, load_predictor, options: Ser
             log(f"distrain serve: drain timed out after {options.drain_timeout_s:g} s with requests unanswered")
             server.force_exit = True
         else:
-            await _stop_accepting(sock)
+            await _stop_accepting(sock, server.server_state.connections)
         server.should_exit = True
 
     def on_signal(signum: int) -> None:
@@ -140,20 +140,21 @@ async def _serve(sock: socket.socket, archive: str, load_predictor, options: Ser
     return 1 if outcome["drain_timed_out"] else 0
 
 
-async def _stop_accepting(sock: socket.socket, timeout_s: float = 2.0) -> None:
+async def _stop_accepting(sock: socket.socket, connections: set, timeout_s: float = 2.0) -> None:
     """Refuse new connections without resetting any: closing a listening socket resets every
     connection still in its accept queue, which a client sees as ``ConnectionResetError`` on a
     request that was never read. So first the kernel drops new handshakes (a filter that drops every
     packet the listening socket would receive: such a client retries its SYN and then finds the port
     closed), then the event loop accepts what is queued and answers it 503, and only then the socket
-    closes."""
+    closes. Every answer in the drain says ``Connection: close``, so the open ``connections`` end once
+    answered: waiting for them (not a fixed pause) keeps a busy machine from closing one whose request
+    is not read yet. A client that holds a connection without sending is closed after ``timeout_s``."""
     if not _drop_new_connections(sock):
         return
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
-    while _accept_queue_length(sock) and loop.time() < deadline:
+    while (_accept_queue_length(sock) or connections) and loop.time() < deadline:
         await asyncio.sleep(0.005)
-    await asyncio.sleep(0.05)  # the accepted connections' requests are read and answered
 
 
 def _drop_new_connections(sock: socket.socket) -> bool:
