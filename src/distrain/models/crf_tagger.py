@@ -35,11 +35,7 @@ class CrfTagger(TaggerOutputs, Model):
                  calculate_span_f1: bool | None = None, dropout: Probability | None = None,
                  verbose_metrics: bool = False, top_k: PositiveInt = 1) -> None:
         super().__init__(vocab, tagger_metrics(calculate_span_f1, label_encoding))
-        self.label_namespace = label_namespace
-        self.verbose_metrics = verbose_metrics
-        self.use_label_names(label_namespace)
-        self.text_field_embedder = text_field_embedder
-        self.encoder = encoder.construct(input_dim=text_field_embedder.get_output_dim())
+        self.build_encoding(text_field_embedder, encoder, label_namespace, verbose_metrics)
         width = self.encoder.get_output_dim()
         self.feedforward = feedforward.construct(input_dim=width) if feedforward else None
         width = self.feedforward.get_output_dim() if self.feedforward else width

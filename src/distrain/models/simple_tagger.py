@@ -27,11 +27,7 @@ class SimpleTagger(TaggerOutputs, Model):
                  label_encoding: Literal["BIO", "IOB1", "BIOUL", "BMES"] | None = None,
                  label_namespace: str = "labels", verbose_metrics: bool = False) -> None:
         super().__init__(vocab, tagger_metrics(calculate_span_f1, label_encoding))
-        self.label_namespace = label_namespace
-        self.verbose_metrics = verbose_metrics
-        self.use_label_names(label_namespace)
-        self.text_field_embedder = text_field_embedder
-        self.encoder = encoder.construct(input_dim=text_field_embedder.get_output_dim())
+        self.build_encoding(text_field_embedder, encoder, label_namespace, verbose_metrics)
         self.tag_projection_layer = torch.nn.Linear(self.encoder.get_output_dim(), vocab.size(label_namespace))
 
     def forward(self, tokens: TextFieldTensors, tags: torch.Tensor | None = None, metadata: list | None = None,

@@ -43,6 +43,16 @@ def span_metric_names(values: dict[str, float], verbose: bool) -> dict[str, floa
 class TaggerOutputs:
     """Mixin for taggers with ``self.metrics``, ``self.vocab``, ``self.label_namespace`` and ``self.verbose_metrics``."""
 
+    def build_encoding(self, text_field_embedder: Any, encoder: Any, label_namespace: str,
+                       verbose_metrics: bool) -> None:
+        """What every tagger sets up alike: its label names, and the text-field embedder with the encoder over it
+        (built for the embedder's width)."""
+        self.label_namespace = label_namespace
+        self.verbose_metrics = verbose_metrics
+        self.use_label_names(label_namespace)
+        self.text_field_embedder = text_field_embedder
+        self.encoder = encoder.construct(input_dim=text_field_embedder.get_output_dim())
+
     def get_metrics(self, reset: bool = False) -> dict[str, float]:
         values: dict[str, float] = {}
         for name, metric in self.metrics.items():
