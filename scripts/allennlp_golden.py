@@ -1,0 +1,148 @@
+"""Write the golden files the suite compares distrain with: archives trained by the real AllenNLP, its outputs on
+the fixture data and its ``evaluate`` metrics. Run with the oracle's Python, never distrain's:
+
+    bash ../shared/allennlp-oracle/setup.sh /tmp/oracle     # AllenNLP + allennlp-models 2.10.1, torch 1.12.1
+    /tmp/oracle/bin/python scripts/allennlp_golden.py       # rewrites tests/allennlp_golden/ (and one fixture)
+
+Each case trains an unchanged fixture config of AllenNLP (``tests/allennlp_fixtures/allennlp``) or allennlp-models
+(``tests/allennlp_fixtures/allennlp-models``) from a copy of that folder, as AllenNLP's own tests do, then writes
+``tests/allennlp_golden/CASE/``: ``model.tar.gz`` (the archive as AllenNLP wrote it), ``outputs.json`` (the model's
+outputs on each validation instance, one instance at a time, so no padding) and ``metrics.json`` (``evaluate`` on the
+validation data). ``MADE_BY.json`` records the command and versions. The ``basic_classifier_seq2seq`` archive is also
+written where ``experiment_from_archive.jsonnet`` expects one (``test_fixtures/basic_classifier/serialization/``).
+
+AllenNLP's default tokenizer is spaCy's ``en_core_web_sm``; no spaCy model package can be installed here, so the spaCy
+model is ``spacy.blank("en")`` (the same tokenization rules, without tagger or parser), as distrain's ``spacy``
+tokenizer does when only tokens are asked for.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import platform
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "allennlp_fixtures"
+GOLDEN = ROOT / "tests" / "allennlp_golden"
+
+#: case -> (repository folder, config, the outputs kept per instance, evaluate batch size, overrides)
+CASES = {
+    "basic_classifier_seq2seq": ("allennlp", "test_fixtures/basic_classifier/experiment_seq2seq.jsonnet",
+                                 ["logits", "probs"], 5, {}),
+    "basic_classifier_seq2vec": ("allennlp", "test_fixtures/basic_classifier/experiment_seq2vec.jsonnet",
+                                 ["logits", "probs"], 5, {}),
+    "simple_tagger": ("allennlp", "test_fixtures/simple_tagger/experiment.json", ["logits", "class_probabilities"], 80, {}),
+    "simple_tagger_span_f1": ("allennlp", "test_fixtures/simple_tagger_with_span_f1/experiment.json",
+                              ["logits", "class_probabilities"], 80, {}),
+    # the fixture's GRUs (300 and 80 wide) make a 9.6 MB archive: narrower ones keep the golden file small
+    "crf_tagger": ("allennlp-models", "test_fixtures/tagging/crf_tagger/experiment.json", ["logits", "tags"], 32,
+                   {"model.encoder.hidden_size": 12, "model.encoder.input_size": 66,
+                    "model.text_field_embedder.token_embedders.token_characters.encoder.hidden_size": 8}),
+    "transformer_qa": ("allennlp-models", "test_fixtures/rc/transformer_qa/experiment.jsonnet",
+                       ["span_start_logits", "span_end_logits", "best_span_scores", "best_span"], 3, {}),
+}
+
+
+def _blank_spacy() -> None:
+    """AllenNLP's spaCy loader, given the blank English pipeline (no model package can be installed here)."""
+    import spacy
+    from allennlp.common import util
+
+    def get_spacy_model(name: str, pos_tags: bool = True, parse: bool = False, ner: bool = False):
+        return spacy.blank(name[:2])
+
+    util.get_spacy_model = get_spacy_model
+    import allennlp.data.tokenizers.spacy_tokenizer as spacy_tokenizer
+    spacy_tokenizer.get_spacy_model = get_spacy_model
+
+
+def _as_json(value):
+    import numpy
+    import torch
+    if isinstance(value, torch.Tensor):
+        value = value.detach().cpu().numpy()
+    if isinstance(value, numpy.ndarray):
+        return value.tolist()
+    if isinstance(value, (numpy.floating, numpy.integer)):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        return [_as_json(item) for item in value]
+    return value
+
+
+def make_case(name: str, repository: str, config: str, keys: list[str], batch_size: int, overrides: dict) -> dict:
+    import allennlp_models.rc  # noqa: F401 - registers transformer_squad and transformer_qa
+    import allennlp_models.tagging  # noqa: F401 - registers crf_tagger
+    from allennlp.commands.train import train_model_from_file
+    from allennlp.data.data_loaders import MultiProcessDataLoader
+    from allennlp.models.archival import load_archive
+    from allennlp.training.util import evaluate
+
+    out = GOLDEN / name
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        workdir = Path(scratch) / repository
+        shutil.copytree(FIXTURES / repository, workdir)
+        previous = Path.cwd()
+        import os
+        os.chdir(workdir)
+        try:
+            train_model_from_file(config, str(Path(scratch) / "run"), overrides=json.dumps(overrides))
+            shutil.copy(Path(scratch) / "run" / "model.tar.gz", out / "model.tar.gz")
+            archive = load_archive(str(out / "model.tar.gz"))
+            model = archive.model
+            model.eval()
+            reader = archive.validation_dataset_reader
+            data_path = archive.config["validation_data_path"]
+            instances = list(reader.read(data_path))
+            outputs = []
+            for instance in instances:
+                produced = model.forward_on_instance(instance)
+                outputs.append({key: _as_json(produced[key]) for key in keys if key in produced})
+            loader = MultiProcessDataLoader(reader, data_path, batch_size=batch_size)
+            loader.index_with(model.vocab)
+            metrics = evaluate(model, loader, cuda_device=-1)
+        finally:
+            os.chdir(previous)
+    (out / "outputs.json").write_text(json.dumps(outputs, indent=1) + "\n")
+    (out / "metrics.json").write_text(json.dumps(_as_json(metrics), indent=1, sort_keys=True) + "\n")
+    return {"repository": repository, "config": config, "overrides": overrides, "evaluate_batch_size": batch_size,
+            "instances": len(instances), "outputs": keys}
+
+
+def main() -> None:
+    import allennlp
+    import allennlp_models
+    import torch
+
+    _blank_spacy()
+    wanted = sys.argv[1:] or list(CASES)
+    made = {}
+    for name in wanted:
+        made[name] = make_case(name, *CASES[name])
+        print(f"{name}: written to {GOLDEN / name}")
+    source = GOLDEN / "basic_classifier_seq2seq" / "model.tar.gz"
+    if "basic_classifier_seq2seq" in made:
+        target = FIXTURES / "allennlp" / "test_fixtures" / "basic_classifier" / "serialization" / "model.tar.gz"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, target)
+    record_path = GOLDEN / "MADE_BY.json"
+    record = json.loads(record_path.read_text()) if record_path.exists() else {}
+    record.update({
+        "command": "/tmp/oracle/bin/python scripts/allennlp_golden.py  (oracle: bash ../shared/allennlp-oracle/setup.sh /tmp/oracle)",
+        "versions": {"allennlp": allennlp.__version__, "allennlp_models": importlib.metadata.version("allennlp-models"),
+                     "torch": torch.__version__, "python": platform.python_version()},
+        "spacy": "spacy.blank('en') stands for en_core_web_sm (no spaCy model package is installable here)",
+    })
+    record.setdefault("cases", {}).update(made)
+    record_path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
