@@ -44,7 +44,8 @@ CASES = {
                    {"model.encoder.hidden_size": 12, "model.encoder.input_size": 66,
                     "model.text_field_embedder.token_embedders.token_characters.encoder.hidden_size": 8}),
     "transformer_qa": ("allennlp-models", "test_fixtures/rc/transformer_qa/experiment.jsonnet",
-                       ["span_start_logits", "span_end_logits", "best_span_scores", "best_span"], 3, {}),
+                       ["span_start_logits", "span_end_logits", "best_span_scores", "best_span", "best_span_str"], 3,
+                       {}),
 }
 
 

@@ -175,12 +175,16 @@ def load_archive(path: str | Path, overrides: dict[str, Any] | None = None) -> A
     from distrain.experiment.plan import resolve_experiment
     from distrain.plugins import import_builtins
 
+    from distrain.experiment.allennlp_archive import is_allennlp_archive, load_allennlp_archive
     from distrain.experiment.archived_pretrained import DamagedPretrainedFiles, restore_pretrained_files
     from distrain.pretrained import weights_elsewhere
 
     import_builtins()  # the archived config names built-in components by their registered names
     with tempfile.TemporaryDirectory(prefix="distrain-archive-") as folder:
         root = extract_archive(path, folder)
+        if is_allennlp_archive(root, WEIGHTS_NAME):
+            model, config, vocab = load_allennlp_archive(root, Path(path), overrides or {}, ArchiveError)
+            return Archive(model, config, vocab, {"format": "allennlp", **_allennlp_meta(root)})
         for required in ("config.json", WEIGHTS_NAME, "vocabulary", "meta.json"):
             if not (root / required).exists():
                 raise ArchiveError(f"{path}: archive has no {required}")
@@ -219,6 +223,15 @@ def load_archive(path: str | Path, overrides: dict[str, Any] | None = None) -> A
             raise ArchiveError(f"{path}: weights do not fit the model: {first}{more}") from None
     model.eval()
     return Archive(model, config, vocab, meta)
+
+
+def _allennlp_meta(root: Path) -> dict[str, Any]:
+    """AllenNLP's meta.json (its version), when the archive has a readable one."""
+    try:
+        meta = json.loads((root / "meta.json").read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
 
 
 def _set_path(config: dict[str, Any], key_path: list[str], value: str) -> None:

@@ -54,7 +54,8 @@ class CategoricalAccuracy(Metric):
         elif self.top_k == 1:
             correct = scores.argmax(-1).eq(gold).double()
         else:
-            top = scores.topk(min(self.top_k, num_classes), -1).indices
+            # a stable sort, as AllenNLP's: tied scores count in class order (topk orders ties otherwise)
+            top = scores.sort(dim=-1, descending=True, stable=True).indices[:, : min(self.top_k, num_classes)]
             correct = top.eq(gold.unsqueeze(-1)).any(-1).double()
         self.accumulate(correct=(correct * weights).sum(), total=weights.sum())
 

@@ -36,6 +36,9 @@ class BasicClassifier(ClassifierOutputs, Model):
     it nor ``text_field_embedder`` is given) and ``encoder`` (distrain's short form), not both of a pair.
     """
 
+    #: AllenNLP's names for the parts named otherwise here (see :mod:`distrain.experiment.allennlp_archive`)
+    allennlp_names = {"_seq2vec_encoder": "encoder", "_classification_layer": "output"}
+
     def __init__(
         self,
         vocab: Vocabulary,

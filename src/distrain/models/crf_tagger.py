@@ -28,6 +28,9 @@ from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTen
 class CrfTagger(TaggerOutputs, Model):
     """``text_field_embedder`` → dropout → ``encoder`` → dropout → optional ``feedforward`` → tag scores → CRF."""
 
+    #: AllenNLP saves the CRF's constraint mask; distrain derives it from the label encoding
+    allennlp_unused = (r"^crf\._constraint_mask$",)
+
     def __init__(self, vocab: Vocabulary, text_field_embedder: TextFieldEmbedder, encoder: Lazy[Seq2SeqEncoder],
                  label_namespace: str = "labels", feedforward: Lazy[FeedForward] | None = None,
                  label_encoding: Literal["BIO", "IOB1", "BIOUL", "BMES"] | None = None,
@@ -77,8 +80,9 @@ class CrfTagger(TaggerOutputs, Model):
         output: dict[str, Any] = {"logits": logits, "mask": mask, "tag_ids": predicted, "metadata": metadata}
         if tags is not None:
             output["loss"] = -self.crf(logits, tags, mask).mean()
-            # accuracy and span F1 read the decoded path (as AllenNLP); accuracy3 the tag scores (a one-hot path has no top 3)
+            # every metric reads the decoded path, as AllenNLP's: the accuracies its one-hot scores (so accuracy3
+            # counts the path's tag and the first other tags torch.topk picks among the zeros), span F1 its ids
             one_hot = torch.nn.functional.one_hot(predicted, logits.shape[-1]).to(logits.dtype)
             for name, metric in self.metrics.items():
-                metric(one_hot if name == "accuracy" else logits if name == "accuracy3" else predicted, tags, mask)
+                metric(one_hot if name.startswith("accuracy") else predicted, tags, mask)
         return output

@@ -14,6 +14,8 @@ import torch
 from distrain.config.constraints import PositiveInt
 from distrain.data.fields import IGNORED_LABEL
 from distrain.data.vocabulary import Vocabulary
+from distrain.metrics.boolean_accuracy import BooleanAccuracy
+from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 from distrain.metrics.squad_em_and_f1 import SquadEmAndF1
 from distrain.models.model import Model
 from distrain.modules.pretrained_transformer import PretrainedTransformerEncoder
@@ -25,11 +27,20 @@ class TransformerQA(Model):
     """The loss is the mean over questions of the mean start/end cross-entropy over a question's trained
     windows, so any split of a global batch among workers gives the same gradient.
 
-    Metrics: ``per_instance_em`` and ``per_instance_f1`` (AllenNLP's names; here an instance is a question)."""
+    Metrics: ``per_instance_em`` and ``per_instance_f1`` (AllenNLP's names; here an instance is a question), and
+    AllenNLP's per-window ``start_acc``, ``end_acc`` and ``span_acc`` over the windows that hold the answer, each
+    window's best span taken among [CLS] and its context tokens as AllenNLP's ``get_best_span`` does."""
+
+    #: AllenNLP's names (see :mod:`distrain.experiment.allennlp_archive`): its embedder holds the transformer,
+    #: whose pooler (unused by the spans) and position ids (a constant) distrain does not keep
+    allennlp_names = {r"_text_field_embedder\.token_embedder_tokens\.transformer_model": "encoder.transformer",
+                      "_linear_layer": "qa_outputs"}
+    allennlp_unused = (r"\.pooler\.", r"\.position_ids$")
 
     def __init__(self, vocab: Vocabulary, transformer_model_name: PretrainedName = "bert-base-cased",
                  max_span_length: PositiveInt = 512) -> None:
-        super().__init__(vocab, {"per_instance": SquadEmAndF1()})
+        super().__init__(vocab, {"start_acc": CategoricalAccuracy(), "end_acc": CategoricalAccuracy(),
+                                 "span_acc": BooleanAccuracy(), "per_instance": SquadEmAndF1()})
         self.max_span_length = max_span_length
         self.encoder = PretrainedTransformerEncoder(transformer_model_name)
         self.qa_outputs = torch.nn.Linear(self.encoder.output_dim, 2)
@@ -48,15 +59,31 @@ class TransformerQA(Model):
         padding = attention_mask[windows] == 0
         start_logits = logits[..., 0].masked_fill(padding, -1e7)
         end_logits = logits[..., 1].masked_fill(padding, -1e7)
-        output: dict[str, Any] = {}
+        # AllenNLP's output names: each window's scores (padding at -1e7)
+        output: dict[str, Any] = {"span_start_logits": start_logits, "span_end_logits": end_logits}
         if span_start is not None and span_end is not None:
             output["loss"] = self._loss(start_logits, end_logits, span_start[windows], span_end[windows], windows)
+            self._window_accuracies(start_logits.detach(), end_logits.detach(), context_mask[windows] > 0,
+                                    span_start[windows], span_end[windows])
         if metadata is not None:
             spans = best_spans(start_logits.detach(), end_logits.detach(), context_mask[windows] > 0,
                                windows.sum(1).tolist(), self.max_span_length)
             output.update(answers(spans, metadata))
             self.metrics["per_instance"](output["best_span_str"], [item["answers"] for item in metadata])
         return output
+
+    def _window_accuracies(self, start_logits: torch.Tensor, end_logits: torch.Tensor, context: torch.Tensor,
+                           starts: torch.Tensor, ends: torch.Tensor) -> None:
+        answerable = context.clone()
+        answerable[:, 0] = True  # [CLS]: AllenNLP's answer for a window without one
+        start_logits = start_logits.masked_fill(~answerable, float("-inf"))
+        end_logits = end_logits.masked_fill(~answerable, float("-inf"))
+        scored = starts != IGNORED_LABEL
+        self.metrics["start_acc"](start_logits, starts, scored)
+        self.metrics["end_acc"](end_logits, ends, scored)
+        spans = best_spans(start_logits, end_logits, answerable, [1] * len(starts), start_logits.shape[1])
+        predicted = torch.tensor([[span[1], span[2]] if span else [-1, -1] for span in spans], device=starts.device)
+        self.metrics["span_acc"](predicted, torch.stack([starts, ends], 1), scored[:, None].expand(-1, 2))
 
     @staticmethod
     def _loss(start_logits, end_logits, starts, ends, windows) -> torch.Tensor:

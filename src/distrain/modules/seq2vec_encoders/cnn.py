@@ -18,6 +18,9 @@ from distrain.modules.sizes import resolve_input_dim
 
 @Seq2VecEncoder.register("cnn")
 class CnnEncoder(Seq2VecEncoder):
+    #: AllenNLP's names for the parts named otherwise here (see :mod:`distrain.experiment.allennlp_archive`)
+    allennlp_names = {r"conv_layer_(\d+)": r"convolutions.\1", "projection_layer": "projection"}
+
     input_size_key = "embedding_dim"
 
     def __init__(

@@ -1,0 +1,144 @@
+"""AllenNLP's ``model.tar.gz`` (``config.json``, ``weights.th``, ``vocabulary/``), loaded as a distrain model.
+
+The config is AllenNLP's, which distrain reads as it is; the vocabulary is AllenNLP's folder format
+(:mod:`distrain.data.vocabulary_files`); the weights are a torch file read with ``weights_only=True`` (tensors
+only, no code runs). AllenNLP's parameter names differ from distrain's: they are translated by walking the
+distrain model along each name (:func:`translate_name`), each module and model owning the few renames it needs
+in an attribute ``allennlp_names`` (a pattern matching the start of AllenNLP's rest of the name → distrain's
+path there). Beyond those:
+a leading underscore is dropped when only the bare name exists (``_text_field_embedder``), and AllenNLP's
+wrappers (``TimeDistributed``, ``PytorchSeq2SeqWrapper``: a ``_module`` segment naming nothing here) enter the
+one child that holds parameters, or vanish. Buffers AllenNLP saves and distrain computes (a CRF's constraint
+mask, a transformer's position ids) are left out where the model lists them in ``allennlp_unused``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from distrain.errors import BadInput
+
+WEIGHTS_FILE = "weights.th"
+
+
+def is_allennlp_archive(root: Path, distrain_weights: str) -> bool:
+    """An extracted archive in AllenNLP's layout: its weights a torch file, not distrain's safetensors."""
+    return (root / WEIGHTS_FILE).is_file() and not (root / distrain_weights).exists()
+
+
+def load_allennlp_archive(root: Path, path: Path, overrides: dict[str, Any], error: type[BadInput]) -> tuple:
+    """``(model, config, vocabulary)`` from an extracted AllenNLP archive at ``root``."""
+    from distrain.config.errors import ConfigError
+    from distrain.config.loading import apply_overrides
+    from distrain.data.vocabulary_files import read_vocabulary_directory
+    from distrain.experiment.plan import resolve_experiment
+    from distrain.pretrained import weights_elsewhere
+
+    for required in ("config.json", "vocabulary"):
+        if not (root / required).exists():
+            raise error(f"{path}: AllenNLP archive has no {required}")
+    try:
+        config = json.loads((root / "config.json").read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as problem:
+        raise error(f"{path}: config.json is not valid JSON ({problem})") from None
+    config = apply_overrides(config, overrides)
+    try:
+        vocab = read_vocabulary_directory(root / "vocabulary")
+    except (OSError, KeyError, ValueError) as problem:
+        raise error(f"{path}: unreadable AllenNLP vocabulary ({problem.__class__.__name__}: {problem})") from None
+    try:
+        experiment = resolve_experiment(config).build()
+    except ConfigError as problem:
+        first = problem.problems[0]
+        raise error(f"{path}: the archive's config names what distrain lacks or refuses: "
+                    f"{first.path}: {first.message}") from None
+    with weights_elsewhere():  # every weight comes from weights.th; a pretrained file or model is not read
+        model = experiment.model.construct(vocab=vocab)
+    try:
+        saved = torch.load(io.BytesIO((root / WEIGHTS_FILE).read_bytes()), map_location="cpu", weights_only=True)
+    except Exception as problem:  # noqa: BLE001 - torch's unpickler refusals and corrupt files alike
+        raise error(f"{path}: {WEIGHTS_FILE} is not a tensors-only torch file ({problem.__class__.__name__})") from None
+    state = translate_state(model, saved, str(path), error)
+    model.load_state_dict(state, strict=False)
+    model.eval()
+    return model, config, vocab
+
+
+def translate_state(model: torch.nn.Module, saved: dict[str, torch.Tensor], where: str,
+                    error: type[BadInput]) -> dict[str, torch.Tensor]:
+    """AllenNLP's state dict under distrain's names, complete and of the right shapes, else one line."""
+    expected = model.state_dict()
+    unused = [re.compile(pattern) for pattern in getattr(model, "allennlp_unused", ())]
+    state: dict[str, torch.Tensor] = {}
+    for name, tensor in saved.items():
+        target = translate_name(model, name)
+        if target not in expected:
+            if any(pattern.search(name) for pattern in unused):
+                continue
+            model_name = type(model).__name__
+            raise error(f"{where}: AllenNLP weight {name} has no place in distrain's {model_name} "
+                        f"(read as {target}); this model's AllenNLP weights cannot be loaded")
+        if tuple(tensor.shape) != tuple(expected[target].shape):
+            raise error(f"{where}: AllenNLP weight {name} has shape {tuple(tensor.shape)}, distrain's {target} "
+                        f"{tuple(expected[target].shape)}")
+        state[target] = tensor.to(expected[target].dtype)
+    missing = [name for name in expected if name not in state]
+    if missing:
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise error(f"{where}: the AllenNLP archive holds no weight for distrain's {missing[0]}{more}")
+    return state
+
+
+def translate_name(model: torch.nn.Module, name: str) -> str:
+    """``name`` (AllenNLP's) as distrain's state-dict name, found by walking ``model`` along its segments."""
+    return ".".join(_walk(model, name.split(".")))
+
+
+def _walk(module: torch.nn.Module, segments: list[str]) -> list[str]:
+    if not segments:
+        return []
+    renamed = _renamed(module, segments)
+    if renamed is not None:
+        path, rest = renamed
+    else:
+        head, rest = segments[0], segments[1:]
+        if _has(module, head):
+            path = [head]
+        elif head.startswith("_") and _has(module, head[1:]):
+            path = [head[1:]]
+        elif head == "_module":  # AllenNLP's wrapper around what this module holds directly
+            holders = [child for child, sub in module.named_children() if any(True for _ in sub.parameters())]
+            path = holders if len(holders) == 1 else []
+        else:
+            return segments  # not found: the caller reports it with the name it was read as
+    target = module
+    for part in path:
+        target = getattr(target, part) if not part.isdigit() else target[int(part)]
+    if isinstance(target, torch.nn.Module):
+        return path + _walk(target, rest)
+    return path + rest
+
+
+def _renamed(module: torch.nn.Module, segments: list[str]) -> tuple[list[str], list[str]] | None:
+    """The module's own rename of the name's first segments: (distrain's path, AllenNLP's rest)."""
+    remaining = ".".join(segments)
+    for pattern, replacement in getattr(module, "allennlp_names", {}).items():
+        match = re.match(f"(?:{pattern})(?=\\.|$)", remaining)
+        if match:
+            expanded = match.expand(replacement)
+            rest = remaining[match.end():].lstrip(".")
+            return (expanded.split(".") if expanded else []), (rest.split(".") if rest else [])
+    return None
+
+
+def _has(module: torch.nn.Module, name: str) -> bool:
+    with contextlib.suppress(AttributeError):
+        return isinstance(getattr(module, name), (torch.nn.Module, torch.Tensor))
+    return False
