@@ -105,7 +105,8 @@ def test_datasets_for_vocab_creation_picks_the_splits_whose_tokens_count(tmp_pat
         assert vocab.tokens("labels") == ["a", "b", "c"]  # labels come from every split read
         return set(vocab.tokens("tokens")) - {"@@PADDING@@", "@@UNKNOWN@@"}
 
-    assert tokens(None) == {"seen", "in", "training"}
+    assert tokens(None) == {"seen", "in", "training", "only", "validation", "test", "words"}  # AllenNLP's default
+    assert tokens(["train"]) == {"seen", "in", "training"}
     assert tokens(["validation", "test"]) == {"only", "validation", "test", "words"}
 
 

@@ -1,10 +1,10 @@
-"""Vocabulary: string ↔ index per namespace, built from the training data and saved with the model."""
+"""Vocabulary: string ↔ index per namespace, built from the data (AllenNLP's rules) and saved with the model."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Literal, Mapping
 
@@ -19,32 +19,59 @@ NON_PADDED_FILE = "non_padded_namespaces.txt"
 
 @dataclass
 class VocabularyConfig:
-    """The ``vocabulary`` block: how the vocabulary is built from the training instances.
+    """The ``vocabulary`` block, with AllenNLP's keys and meaning: how the vocabulary is built from the instances
+    of the splits ``datasets_for_vocab_creation`` names (every split read, by default).
 
-    ``min_count`` and ``max_size`` are either one number for every token namespace or a mapping
-    namespace → number. Namespaces ending in ``labels`` or ``tags`` never get padding/OOV entries
-    and are never trimmed.
+    ``min_count``, ``max_vocab_size`` (AllenNLP's: tokens kept besides padding and OOV) and ``max_size``
+    (distrain's: the namespace's whole size) are one number for every padded namespace or a mapping namespace →
+    number. The namespaces matching ``non_padded_namespaces`` (a name, or ``*suffix``) get no padding/OOV entries
+    and are never trimmed. ``tokens_to_add`` adds tokens whatever their count; a namespace in ``pretrained_files``
+    also keeps tokens below ``min_count`` that the file has, and with ``only_include_pretrained_words`` only those.
     """
 
     min_count: NonNegativeInt | dict[str, NonNegativeInt] = 1
     max_size: PositiveInt | dict[str, PositiveInt] | None = None
+    max_vocab_size: NonNegativeInt | dict[str, NonNegativeInt] | None = None
+    non_padded_namespaces: list[str] = field(default_factory=lambda: ["*tags", "*labels"])
+    tokens_to_add: dict[str, list[str]] | None = None
+    pretrained_files: dict[str, str] | None = None
+    only_include_pretrained_words: bool = False
     #: ``from_files``: AllenNLP's vocabulary directory (or a model archive holding ``vocabulary/``) at
-    #: ``directory``, used as it is (nothing counted; see :mod:`distrain.data.vocabulary_files`); ``empty``:
-    #: AllenNLP's vocabulary for models that need none (a transformer's own ids), nothing counted
-    type: Literal["from_instances", "from_files", "empty"] = "from_instances"
+    #: ``directory``, used as it is (nothing counted; see :mod:`distrain.data.vocabulary_files`); ``extend``: that
+    #: vocabulary, extended by the data's tokens (new ones get the next indices); ``empty``: AllenNLP's
+    #: vocabulary for models that need none (a transformer's own ids), nothing counted
+    type: Literal["from_instances", "from_files", "extend", "empty"] = "from_instances"
     directory: str | None = None
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
-        if arguments["type"] != "from_files":
-            return [Problem("directory", "is read only with type from_files")] if arguments["directory"] else []
+        reads_files = arguments["type"] in ("from_files", "extend")
+        if not reads_files:
+            return [Problem("directory", "is read only with type from_files or extend")] if arguments["directory"] else []
         if arguments["directory"] is None:
-            return [Problem("directory", "missing: from_files needs the vocabulary directory")]
+            return [Problem("directory", f"missing: {arguments['type']} needs the vocabulary directory")]
         return []  # what the directory holds is checked with the experiment (distrain.data.vocabulary_files)
 
+    def is_padded(self, namespace: str) -> bool:
+        return is_padded(namespace, self.non_padded_namespaces)
 
-def is_padded(namespace: str) -> bool:
-    return not namespace.endswith(("labels", "tags"))
+
+def is_padded(namespace: str, non_padded: Iterable[str] = ("*tags", "*labels")) -> bool:
+    """Whether ``namespace`` has padding and OOV entries: it matches none of ``non_padded`` (names or ``*suffix``)."""
+    return not any(namespace.endswith(pattern[1:]) if pattern.startswith("*") else namespace == pattern
+                   for pattern in non_padded)
+
+
+class UnknownLabel(KeyError):
+    """A label the vocabulary's (non-padded) namespace lacks: no OOV entry can stand for it."""
+
+    def __init__(self, label: str, namespace: str) -> None:
+        super().__init__(f'label "{label}" is not in the vocabulary\'s "{namespace}" namespace (it has no OOV entry: '
+                         f'labels come from the splits the vocabulary counts, or from its files)')
+        self.label, self.namespace = label, namespace
+
+    def __str__(self) -> str:
+        return self.args[0]
 
 
 class Vocabulary:
@@ -59,19 +86,23 @@ class Vocabulary:
         self._indices[namespace] = {token: index for index, token in enumerate(items)}
 
     @classmethod
-    def from_counters(cls, counters: dict[str, Counter], config: VocabularyConfig | None = None) -> Vocabulary:
+    def from_counters(cls, counters: dict[str, Counter], config: VocabularyConfig | None = None,
+                      base: Vocabulary | None = None) -> Vocabulary:
+        """The vocabulary of ``counters`` under ``config``'s rules; with ``base``, that vocabulary extended: its
+        tokens keep their indices and the counted ones it lacks follow them."""
         config = config or VocabularyConfig()
-        tokens: dict[str, list[str]] = {}
-        for namespace, counter in counters.items():
-            if not is_padded(namespace):
-                tokens[namespace] = sorted(counter, key=lambda item: (-counter[item], item))
-                continue
-            min_count = _for_namespace(config.min_count, namespace, 1)
-            max_size = _for_namespace(config.max_size, namespace, None)
-            kept = sorted((t for t, c in counter.items() if c >= min_count), key=lambda t: (-counter[t], t))
-            if max_size is not None:
-                kept = kept[: max(0, max_size - 2)]
-            tokens[namespace] = [PADDING_TOKEN, OOV_TOKEN] + kept
+        tokens: dict[str, list[str]] = {namespace: base.tokens(namespace) for namespace in
+                                        (base.namespaces() if base is not None else [])}
+        added = config.tokens_to_add or {}
+        for namespace in sorted(set(counters) | set(added)):
+            counter = counters.get(namespace, Counter())
+            padded = config.is_padded(namespace)
+            known = tokens.setdefault(namespace, [PADDING_TOKEN, OOV_TOKEN] if padded else [])
+            present = set(known)
+            for token in _kept(namespace, counter, config) + list(added.get(namespace, ())):
+                if token not in present:
+                    known.append(token)
+                    present.add(token)
         return cls(tokens)
 
     @classmethod
@@ -90,9 +121,11 @@ class Vocabulary:
         return len(self._tokens.get(namespace, ()))
 
     def token_indices(self, tokens: list[str], namespace: str = "tokens") -> list[int]:
+        """Each token's index; one the namespace lacks is its OOV entry (a namespace no data filled holds only
+        padding and OOV, as AllenNLP's)."""
         indices = self._indices.get(namespace)
         if indices is None:
-            raise KeyError(f'vocabulary has no namespace "{namespace}"')
+            return [1] * len(tokens)  # OOV of an empty padded namespace
         oov = indices.get(OOV_TOKEN, 1)
         return [indices.get(token, oov) for token in tokens]
 
@@ -100,13 +133,17 @@ class Vocabulary:
         try:
             return self._indices[namespace][label]
         except KeyError:
-            raise KeyError(f'label "{label}" is not in vocabulary namespace "{namespace}"') from None
+            raise UnknownLabel(label, namespace) from None
 
     def token(self, index: int, namespace: str = "tokens") -> str:
         return self._tokens[namespace][index]
 
     def tokens(self, namespace: str) -> list[str]:
         return list(self._tokens[namespace])
+
+    def is_padded_namespace(self, namespace: str) -> bool:
+        """Whether the namespace has padding and OOV entries (index 0 and 1)."""
+        return self._tokens.get(namespace, [PADDING_TOKEN])[:1] == [PADDING_TOKEN]
 
     # ----------------------------------------------------------- AllenNLP's names for the lookups
     def get_vocab_size(self, namespace: str = "tokens") -> int:
@@ -153,6 +190,35 @@ class Vocabulary:
     def __repr__(self) -> str:
         sizes = ", ".join(f"{ns}: {len(items)}" for ns, items in sorted(self._tokens.items()))
         return f"Vocabulary({sizes})"
+
+
+def _kept(namespace: str, counter: Counter, config: VocabularyConfig) -> list[str]:
+    """The counted tokens a namespace keeps, most frequent first (ties alphabetical)."""
+    ranked = sorted(counter, key=lambda item: (-counter[item], item))
+    if not config.is_padded(namespace):
+        return ranked
+    min_count = _for_namespace(config.min_count, namespace, 1)
+    pretrained = _pretrained_words(config, namespace)
+    if pretrained is not None and config.only_include_pretrained_words:
+        kept = [token for token in ranked if token in pretrained and counter[token] >= min_count]
+    elif pretrained is not None:
+        kept = [token for token in ranked if counter[token] >= min_count or token in pretrained]
+    else:
+        kept = [token for token in ranked if counter[token] >= min_count]
+    limit = _for_namespace(config.max_vocab_size, namespace, None)
+    whole = _for_namespace(config.max_size, namespace, None)
+    if whole is not None:
+        limit = max(0, whole - 2) if limit is None else min(limit, max(0, whole - 2))
+    return kept if limit is None else kept[:limit]
+
+
+def _pretrained_words(config: VocabularyConfig, namespace: str) -> set[str] | None:
+    path = (config.pretrained_files or {}).get(namespace)
+    if path is None:
+        return None
+    from distrain.modules.token_embedders.embedding import embedding_file_words
+
+    return embedding_file_words(path)
 
 
 def _for_namespace(setting, namespace: str, default):

@@ -76,9 +76,32 @@ def fixed_vocabulary(config: Any) -> Vocabulary | None:
     return read_vocabulary_directory(config.directory)
 
 
-def vocabulary_files(config: Any) -> list[str]:
+def base_vocabulary(config: Any, archive: str | None = None) -> Vocabulary | None:
+    """The vocabulary the data's tokens extend: ``extend``'s directory, or the archive a ``from_archive`` model
+    comes from (its tokens keep their indices, so its embeddings stay in place); None: counted from scratch."""
+    if getattr(config, "type", "from_instances") == "extend":
+        return read_vocabulary_directory(config.directory)
+    if archive is not None:
+        return archive_vocabulary(archive)
+    return None
+
+
+def archive_vocabulary(archive: str | Path) -> Vocabulary:
+    """The vocabulary inside a model archive, AllenNLP's or distrain's (read in memory)."""
+    texts = vocabulary_texts(archive)
+    if NON_PADDED_FILE in texts:
+        return read_vocabulary_directory(archive)
+    import json
+
+    return Vocabulary({name.removesuffix(".txt"): [json.loads(line) for line in text.splitlines()]
+                       for name, text in texts.items()})
+
+
+def vocabulary_files(config: Any, archive: str | None = None) -> list[str]:
     """The files a given vocabulary is read from (part of the dataset cache's key)."""
-    if getattr(config, "type", "from_instances") != "from_files":
+    if archive is not None:
+        return [str(archive)]
+    if getattr(config, "type", "from_instances") not in ("from_files", "extend"):
         return []
     location = Path(config.directory)
     return sorted(str(path) for path in location.glob("*.txt")) if location.is_dir() else [str(location)]

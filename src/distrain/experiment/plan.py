@@ -34,7 +34,7 @@ class Experiment:
 
     AllenNLP's keys: ``test_data_path`` (read with the validation reader; evaluated after training when
     ``evaluate_on_test``), ``datasets_for_vocab_creation`` (the splits whose tokens make the vocabulary;
-    default: the training data, labels from every split read), and the seeds ``random_seed`` (Python's,
+    default: every split read, as AllenNLP; labels always from every split), and the seeds ``random_seed`` (Python's,
     and the data order), ``numpy_seed`` and ``pytorch_seed``; each one not given is the trainer's
     ``random_seed``.
     """
@@ -85,7 +85,7 @@ class Experiment:
         paths = {"train": arguments["train_data_path"], "validation": arguments["validation_data_path"],
                  "test": arguments["test_data_path"]}
         vocabulary = arguments["vocabulary"]
-        if vocabulary is not None and vocabulary.argument("type") == "from_files" and vocabulary.argument("directory"):
+        if vocabulary is not None and vocabulary.argument("type") in ("from_files", "extend") and vocabulary.argument("directory"):
             from distrain.data.vocabulary_files import directory_problem
 
             problem = directory_problem(vocabulary.argument("directory"))

@@ -27,8 +27,8 @@ from distrain.data.fields import Field
 from distrain.data.loader import DataLoaderConfig
 from distrain.data.reader import DataError, DatasetReader, ReaderShard
 from distrain.data.streaming import StreamingSource
-from distrain.data.vocabulary import Vocabulary, VocabularyConfig, is_padded
-from distrain.data.vocabulary_files import fixed_vocabulary, vocabulary_files
+from distrain.data.vocabulary import UnknownLabel, Vocabulary, VocabularyConfig
+from distrain.data.vocabulary_files import base_vocabulary, fixed_vocabulary, vocabulary_files
 from distrain.distributed.collectives import broadcast_object
 from distrain.distributed.world import World
 from distrain.experiment.plan import Experiment, ResolvedExperiment
@@ -77,8 +77,10 @@ class DataPlan:
     dp_size: int = 1
     #: ``test_data_path``, read with the validation reader and loader
     test: Split | None = None
-    #: the splits whose tokens make the vocabulary (``datasets_for_vocab_creation``; None: train)
+    #: the splits whose tokens make the vocabulary (``datasets_for_vocab_creation``; None: every split, as AllenNLP)
     vocabulary_splits: tuple[str, ...] | None = None
+    #: the archive a ``from_archive`` model comes from: its vocabulary is the one the data extends
+    model_archive: str | None = None
 
     @classmethod
     def of(cls, experiment: Experiment, config: dict[str, Any] | None = None) -> DataPlan:
@@ -100,11 +102,19 @@ class DataPlan:
                         experiment.validation_data_loader) if experiment.test_data_path else None),
             vocabulary_splits=(tuple(experiment.datasets_for_vocab_creation)
                                if experiment.datasets_for_vocab_creation is not None else None),
+            model_archive=_model_archive(experiment.model),
         )
 
     @property
     def splits(self) -> tuple[Split, ...]:
         return (self.train, self.validation) + ((self.test,) if self.test is not None else ())
+
+
+def _model_archive(model: Any) -> str | None:
+    """The ``archive_file`` of a ``from_archive`` model block (a recipe, not built), else None."""
+    from distrain.models.from_archive import ArchivedModel
+
+    return model.argument("archive_file") if getattr(model, "cls", None) is ArchivedModel else None
 
 
 def prepare_for_workers(resolved: ResolvedExperiment, world: World | None) -> PreparedData:
@@ -160,7 +170,7 @@ def _cache_and_key(plan: DataPlan):
     data_config = dict(plan.cache_config)
     data_config["lazy"] = [split.lazy for split in plan.splits]
     data_config["read_workers"] = plan.read_workers
-    paths = [split.path for split in plan.splits if split.path] + vocabulary_files(plan.vocabulary)
+    paths = [split.path for split in plan.splits if split.path] + vocabulary_files(plan.vocabulary, plan.model_archive)
     readers = [split.reader for split in plan.splits]
     return DatasetCache(root), fingerprint(data_config, paths, code=readers)
 
@@ -190,8 +200,9 @@ def _streaming_source_or(loaded: Any, split: Split, entry: Any) -> Any:
 
 
 def read_data(plan: DataPlan, directory: Any = None) -> tuple[Any, dict[str, Any]]:
-    """Read every split and build the vocabulary. Token namespaces come from the training data; label
-    namespaces also from validation data, so an unseen validation label does not crash indexing.
+    """Read every split and build the vocabulary. Token namespaces come from the splits the plan names (every
+    split by default, as AllenNLP's ``datasets_for_vocab_creation``); label namespaces from every split, so an
+    unseen validation label does not crash indexing.
     A split whose loader is ``lazy`` is only counted here (memory stays flat) and streamed later.
 
     Memory stays bounded by a chunk of instances, whatever the input size: a first pass counts the
@@ -204,7 +215,7 @@ def read_data(plan: DataPlan, directory: Any = None) -> tuple[Any, dict[str, Any
         return one_pass
     counters: dict[str, Counter] = {}
     workers = plan.read_workers
-    token_splits = plan.vocabulary_splits if plan.vocabulary_splits is not None else ("train",)
+    token_splits = plan.vocabulary_splits if plan.vocabulary_splits is not None else tuple(s.name for s in plan.splits)
     counts: dict[str, int] = {}
     for split in plan.splits:
         split_counters: dict[str, Counter] = {}
@@ -212,9 +223,10 @@ def read_data(plan: DataPlan, directory: Any = None) -> tuple[Any, dict[str, Any
         if split.name == "train" and not counts["train"]:
             raise ConfigError([Problem("train_data_path", f"no instances read from {plan.train.path}")])
         for namespace, counter in split_counters.items():
-            if split.name in token_splits or not is_padded(namespace):
+            if split.name in token_splits or not plan.vocabulary.is_padded(namespace):
                 counters.setdefault(namespace, Counter()).update(counter)
-    vocab = fixed_vocabulary(plan.vocabulary) or Vocabulary.from_counters(counters, plan.vocabulary)
+    vocab = fixed_vocabulary(plan.vocabulary) or Vocabulary.from_counters(
+        counters, plan.vocabulary, base_vocabulary(plan.vocabulary, plan.model_archive))
     del counters
     train_count, validation_count = counts["train"], counts["validation"]
     with tempfile.TemporaryDirectory(prefix="distrain-index-") as scratch:
@@ -250,7 +262,7 @@ def _read_in_one_pass(plan: DataPlan, directory: Any = None) -> tuple[Any, dict[
         return None
     workers = plan.read_workers
     fixed = fixed_vocabulary(plan.vocabulary)  # the vocabulary is given: nothing to count
-    vocab = fixed or Vocabulary.from_counters({}, plan.vocabulary)
+    vocab = fixed or Vocabulary.from_counters({}, plan.vocabulary, base_vocabulary(plan.vocabulary, plan.model_archive))
     counts: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="distrain-index-") as scratch:
         folder = Path(directory) if directory is not None else Path(scratch)
@@ -313,11 +325,15 @@ def _index_split(reader: DatasetReader, path: str, vocab: Any, directory: Any, w
     on ``num_workers`` but never on the world size (the cache key includes it). ``vocabulary_free``:
     raise :class:`_VocabularyNeeded` (leaving nothing behind) at the first field that counts items."""
     writer = IndexedDatasetWriter(directory, vocab)
+    number = 0
     try:
-        for instance in _instances(reader, path, workers):
+        for number, instance in enumerate(_instances(reader, path, workers), start=1):
             if vocabulary_free and any(_adds_to_vocabulary(field) for field in instance.values()):
                 raise _VocabularyNeeded
             writer.add(instance)
+    except UnknownLabel as error:
+        writer.abort()
+        raise DataError(f"{path}: instance {number}: {error}") from None
     except BaseException:
         writer.abort()
         raise

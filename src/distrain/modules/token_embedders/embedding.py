@@ -62,6 +62,17 @@ class Embedding(TokenEmbedder):
                 self.weight[padding_index].zero_()
         self.projection = torch.nn.Linear(embedding_dim, projection_dim) if projection_dim else None
         self.output_dim = projection_dim or embedding_dim
+        self.vocab_namespace = vocab_namespace
+
+    def extend_vocab(self, vocab: Any) -> None:
+        """Rows for the tokens ``vocab`` added to this embedding's namespace after the trained ones
+        (Xavier-uniform, as AllenNLP's ``extend_vocab``); the trained rows stay as they are."""
+        extra = vocab.get_vocab_size(self.vocab_namespace) - self.weight.shape[0]
+        if extra <= 0:
+            return
+        rows = torch.nn.init.xavier_uniform_(torch.empty(extra, self.weight.shape[1], dtype=self.weight.dtype))
+        self.weight = torch.nn.Parameter(torch.cat([self.weight.detach(), rows.to(self.weight.device)]),
+                                         requires_grad=self.weight.requires_grad)
 
     @classmethod
     def configured_output_dim(cls, recipe: Lazy, input_dim: int | None = None) -> int | None:
@@ -71,6 +82,19 @@ class Embedding(TokenEmbedder):
         embedded = torch.nn.functional.embedding(tokens, self.weight, self.padding_index, self.max_norm,
                                                  self.norm_type, self.scale_grad_by_freq, self.sparse)
         return self.projection(embedded) if self.projection is not None else embedded
+
+
+def embedding_file_words(path: str) -> set[str]:
+    """The tokens a vectors file has vectors for (the vocabulary's ``pretrained_files``); a word2vec header skipped."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    words = set()
+    with opener(path, "rt", encoding="utf-8") as lines:
+        for number, line in enumerate(lines):
+            token, _, rest = line.rstrip("\n").partition(" ")
+            if number == 0 and token.isdigit() and rest.strip().isdigit():
+                continue
+            words.add(token)
+    return words
 
 
 def read_vectors(path: str, vocab: Any, namespace: str, dim: int) -> torch.Tensor:
