@@ -37,8 +37,9 @@ def error_lines(result) -> list[str]:
     return [line for line in result.stderr.splitlines() if line.startswith("error")]
 
 
-def test_check_names_the_reader_its_yielded_field_and_forwards_arguments_in_one_line(tmp_path):
-    result = run_cli("check", str(write_config(tmp_path / "c.json", tsv_config(tmp_path))), *PLUGINS)
+@pytest.mark.parametrize("scale", [(), ("--world-size", "2")], ids=["as configured", "dry run"])
+def test_check_names_the_reader_its_yielded_field_and_forwards_arguments_in_one_line(tmp_path, scale):
+    result = run_cli("check", str(write_config(tmp_path / "c.json", tsv_config(tmp_path))), *scale, *PLUGINS)
     assert result.returncode == 2, result.stderr
     assert error_lines(result) == [mismatch(tmp_path)]
     assert "Traceback" not in result.stderr and "config OK" not in result.stdout
