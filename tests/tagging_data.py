@@ -11,8 +11,8 @@ from pathlib import Path
 ENTITIES = {"PER": [["alice"], ["bob", "smith"], ["carol"], ["dan", "brown"]],
             "LOC": [["paris"], ["new", "york"], ["berlin"], ["rome"]],
             "ORG": [["acme"], ["red", "cross"], ["nasa"]]}
-#: more distinct words than characters: AllenNLP's ner.jsonnet sizes its character embedding by the
-#: ``tokens`` namespace (Embedding's default), which real CoNLL data makes far larger than the characters'
+#: more distinct words than characters, as real CoNLL data has (tests/test_allennlp_tagging_configs.py also
+#: writes data with fewer, which sizes ner.jsonnet's character embedding by its own namespace all the same)
 FILLER = ("the met in said visited from and with a today yesterday later after before near at on to of for "
           "by over under about against between into through during without within along across behind beyond "
           "talks meeting report news week year people group city country team").split()
@@ -55,9 +55,9 @@ def write_word_tags(path: Path, count: int, seed: int) -> Path:
     return path
 
 
-def write_vectors(path: Path, dim: int) -> Path:
-    """A GloVe-format file (gzipped) with a vector for every word the sentences use."""
-    words = FILLER + [word for names in ENTITIES.values() for name in names for word in name]
+def write_vectors(path: Path, dim: int, words: list[str] | None = None) -> Path:
+    """A GloVe-format file (gzipped) with a vector for each of ``words`` (default: every word the sentences use)."""
+    words = words or FILLER + [word for names in ENTITIES.values() for name in names for word in name]
     with gzip.open(path, "wt") as vectors:
         for index, word in enumerate(words):
             vectors.write(word + "".join(f" {((index * 7 + d) % 11) / 10 - 0.5:.1f}" for d in range(dim)) + "\n")

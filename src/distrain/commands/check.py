@@ -25,16 +25,16 @@ def run(args: argparse.Namespace) -> int:
 
     from distrain.experiment.assemble import assemble
     from distrain.experiment.dry_run import dry_run_world, human_bytes, state_bytes
-    from distrain.experiment.prepare import DataPlan, prepare_data
+    from distrain.experiment.prepare import prepare_for_workers
 
     if args.world_size is not None:  # validated at that size, not at the configured one
         return run_dry(args)
     from distrain.commands.train import refuse_missing_gpus
 
-    config, resolved = load_experiment_from_args(args)
+    _config, resolved = load_experiment_from_args(args)
     refuse_missing_gpus(resolved)
     experiment = resolved.build()
-    prepared = prepare_data(DataPlan.of(experiment, config))
+    prepared = prepare_for_workers(resolved, None, experiment)  # and what the readers yielded, checked
     with tempfile.TemporaryDirectory() as scratch, dry_run_world(resolved.distributed) as world:
         assembly = assemble(world, resolved, scratch, prepared)
         state = state_bytes(assembly.model, assembly.trainer.optimizer)  # while the process group lives

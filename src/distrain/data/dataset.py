@@ -145,6 +145,10 @@ class IndexedDataset:
     def __len__(self) -> int:
         return self._size
 
+    def field_names(self) -> list[str]:
+        """The fields every item holds (the keyword arguments :meth:`batch` gives), in column order."""
+        return list(dict.fromkeys(name.split(SUBCOLUMN)[0] for name in self.columns))
+
     def batch(self, indices: np.ndarray) -> dict[str, Any]:
         """The model's keyword arguments; a text field's sub-columns nest as ``{field: {indexer: {key: t}}}``."""
         batch: dict[str, Any] = {}

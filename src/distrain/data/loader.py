@@ -142,7 +142,7 @@ class DataLoader:
         try:
             return self.dataset.field_lengths(name)
         except KeyError:
-            fields = ", ".join(dict.fromkeys(column.split("::")[0] for column in self.dataset.columns))
+            fields = ", ".join(self.dataset.field_names())
             raise ConfigError([Problem("data_loader.batch_sampler.sorting_keys",
                                        f'"{name}" is not a field of the data; its fields: {fields}')]) from None
 

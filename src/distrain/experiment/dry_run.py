@@ -232,7 +232,7 @@ def dry_run(config: dict[str, Any], world_size: int, nodes: int = 1) -> tuple[Dr
     import tempfile
 
     from distrain.experiment.plan import resolve_experiment
-    from distrain.experiment.prepare import DataPlan, prepare_data
+    from distrain.experiment.prepare import prepare_for_workers
 
     config = resized_config(config, world_size, nodes)
     resolved = resolve_experiment(config)
@@ -240,7 +240,7 @@ def dry_run(config: dict[str, Any], world_size: int, nodes: int = 1) -> tuple[Dr
     dims = distributed.dims()
     experiment = resolved.build()
     check_streamed_shards(experiment, dims.dp_size)
-    prepared = prepare_data(DataPlan.of(experiment, config))
+    prepared = prepare_for_workers(resolved, None, experiment)
     check_records(len(prepared.train), dims.dp_size)
     with tempfile.TemporaryDirectory() as scratch, dry_run_world(distributed) as world:
         # rank 0's place in the job, its device the meta device: the strategy's wrap moves the model

@@ -19,6 +19,7 @@ from distrain.distributed.config import DistributedConfig
 from distrain.experiment.checks import module_problems
 from distrain.experiment.field_check import field_problems
 from distrain.experiment.model_keys import resolve_model_keys, split_model_keys
+from distrain.experiment.namespaces import link_embedding_namespaces
 from distrain.config.lazy import Lazy
 from distrain.models.model import Model
 from distrain.training.trainer import Trainer
@@ -162,6 +163,7 @@ def resolve_experiment(config: dict[str, Any]) -> ResolvedExperiment:
     if not problems and isinstance(plan, Build):
         problems += _seed_problems(plan)
     if not problems and isinstance(plan, Build):
+        link_embedding_namespaces(plan)  # before anything builds the model, even on the meta device
         resolved = ResolvedExperiment(plan, config, model_keys)
         distributed = resolved.distributed
         if distributed is not None:

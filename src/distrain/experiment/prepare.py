@@ -3,7 +3,8 @@
 The parent of spawned workers calls :func:`prepare_data` before starting them, so workers only map
 the result; under torchrun each rank calls it with its world and rank 0 builds the cache entry.
 It takes a :class:`DataPlan` (the readers, paths, loaders and vocabulary settings of an experiment),
-not the experiment: nothing here builds a model or looks at the trainer.
+not the experiment: nothing here builds a model or looks at the trainer (:func:`prepare_for_workers`
+only hands what was read to the reader/``forward`` field check).
 """
 
 from __future__ import annotations
@@ -117,9 +118,17 @@ def _model_archive(model: Any) -> str | None:
     return model.argument("archive_file") if getattr(model, "cls", None) is ArchivedModel else None
 
 
-def prepare_for_workers(resolved: ResolvedExperiment, world: World | None) -> PreparedData:
-    """:func:`prepare_data` for a validated plan (what a training job reads before its workers run)."""
-    return prepare_data(DataPlan.of(resolved.build(), resolved.config), world)
+def prepare_for_workers(resolved: ResolvedExperiment, world: World | None, experiment: Experiment | None = None
+                        ) -> PreparedData:
+    """:func:`prepare_data` for a validated plan (what a training job reads before its workers run), and
+    the fields its readers yielded checked against the model's ``forward`` before any step (see
+    :func:`~distrain.experiment.field_check.check_read_fields`). ``experiment``: the plan, already built."""
+    from distrain.experiment.field_check import check_read_fields
+
+    data = DataPlan.of(experiment if experiment is not None else resolved.build(), resolved.config)
+    prepared = prepare_data(data, world)
+    check_read_fields(resolved.plan, data, prepared)
+    return prepared
 
 
 def prepare_data(plan: DataPlan, world: World | None = None) -> PreparedData:

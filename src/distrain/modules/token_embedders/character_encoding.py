@@ -18,8 +18,10 @@ from distrain.modules.token_embedders.embedding import Embedding
 
 @TokenEmbedder.register("character_encoding")
 class TokenCharactersEncoder(TokenEmbedder):
-    """``embedding`` is over the characters' namespace (``vocab_namespace: "token_characters"``); the
-    encoder gets its input width from it (an ``embedding_dim`` stated on the encoder must agree)."""
+    """``embedding`` is over the characters' namespace: the one its ``characters`` indexer writes
+    (``token_characters`` unless that indexer names another; see :mod:`distrain.experiment.namespaces`), or
+    its own ``vocab_namespace``. The encoder gets its input width from it (an ``embedding_dim`` stated on the
+    encoder must agree)."""
 
     def __init__(self, embedding: Embedding, encoder: Lazy[Seq2VecEncoder], dropout: Probability = 0.0) -> None:
         super().__init__()

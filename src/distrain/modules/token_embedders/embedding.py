@@ -31,7 +31,13 @@ VectorsFile = Annotated[str, Must("be a local vectors file that exists (distrain
 
 @TokenEmbedder.register("embedding")
 class Embedding(TokenEmbedder):
-    """``num_embeddings`` defaults to the size of ``vocab_namespace``; the model passes its vocabulary."""
+    """``num_embeddings`` defaults to the size of ``vocab_namespace``; the model passes its vocabulary.
+
+    ``vocab_namespace`` is the namespace of the ids it looks up: given, or taken from the indexer this
+    embedder is paired with (see :mod:`distrain.experiment.namespaces`), else ``tokens`` (AllenNLP's
+    default). A known namespace must fit: a stated ``num_embeddings`` smaller than it, or a namespace the
+    vocabulary lacks, is a config error when the model is built, not an index error at the first step.
+    """
 
     runtime_args = ("vocab",)
 
@@ -39,14 +45,15 @@ class Embedding(TokenEmbedder):
         self, embedding_dim: PositiveInt, num_embeddings: PositiveInt | None = None,
         projection_dim: PositiveInt | None = None, padding_index: int | None = None, trainable: bool = True,
         max_norm: PositiveFloat | None = None, norm_type: PositiveFloat = 2.0, scale_grad_by_freq: bool = False,
-        sparse: bool = False, vocab_namespace: str = "tokens", pretrained_file: VectorsFile | None = None,
+        sparse: bool = False, vocab_namespace: str | None = None, pretrained_file: VectorsFile | None = None,
         vocab: Any = None,
     ) -> None:
         super().__init__()
-        if num_embeddings is None:
-            if vocab is None:
-                raise ValueError("num_embeddings is needed when no vocabulary is passed")
-            num_embeddings = vocab.get_vocab_size(vocab_namespace)
+        if num_embeddings is None and vocab is None:
+            raise ValueError("num_embeddings is needed when no vocabulary is passed")
+        if vocab is not None and (num_embeddings is None or vocab_namespace is not None):
+            num_embeddings = _fitting_size(vocab, vocab_namespace or "tokens", num_embeddings)
+        vocab_namespace = vocab_namespace or "tokens"
         self.padding_index, self.max_norm, self.norm_type = padding_index, max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         self.weight = torch.nn.Parameter(torch.empty(num_embeddings, embedding_dim), requires_grad=trainable)
@@ -95,6 +102,18 @@ def embedding_file_words(path: str) -> set[str]:
                 continue
             words.add(token)
     return words
+
+
+def _fitting_size(vocab: Any, namespace: str, stated: int | None) -> int:
+    """The table's size: ``stated``, or the namespace's; either way every id of the namespace must fit."""
+    size = vocab.get_vocab_size(namespace)
+    if not size:
+        raise ValueError(f'the vocabulary has no namespace "{namespace}" to size this embedding by (it has: '
+                         f"{', '.join(sorted(vocab.get_namespaces())) or 'none'})")
+    if stated is not None and stated < size:
+        raise ValueError(f'num_embeddings is {stated}, but namespace "{namespace}" of the vocabulary has {size} '
+                         "entries; leave num_embeddings out to take that size")
+    return size if stated is None else stated
 
 
 def read_vectors(path: str, vocab: Any, namespace: str, dim: int) -> torch.Tensor:
