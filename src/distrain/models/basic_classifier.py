@@ -63,6 +63,10 @@ class BasicClassifier(ClassifierOutputs, Model):
         else:
             width = embedding_dim or DEFAULT_EMBEDDING_DIM
             self.embedding = torch.nn.Embedding(vocab.size(namespace), width, padding_idx=0)
+            if not self.embedding.weight.is_meta:  # AllenNLP's embedding init, so both forms start alike
+                with torch.no_grad():
+                    torch.nn.init.xavier_uniform_(self.embedding.weight)
+                    self.embedding.weight[0].zero_()
         self.seq2seq_encoder = seq2seq_encoder.construct(input_dim=width) if seq2seq_encoder else None
         width = self.seq2seq_encoder.get_output_dim() if self.seq2seq_encoder else width
         self.encoder = (seq2vec_encoder or encoder).construct(input_dim=width)

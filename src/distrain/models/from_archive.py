@@ -30,6 +30,7 @@ class ArchivedModel(Model):
         model = archive.model
         if vocab is not None:
             _adopt(model, archive.vocab, vocab, archive_file)
+        model.archived_model_config = archive.config["model"]  # this run's archive then stands alone
         model.train()
         return model
 
@@ -38,6 +39,13 @@ class ArchivedModel(Model):
         if not Path(arguments["archive_file"]).is_file():
             return [Problem("archive_file", f"{arguments['archive_file']} does not exist")]
         return []
+
+
+def self_contained_config(config: dict[str, Any], model: Any) -> dict[str, Any]:
+    """The config an archive of ``model`` keeps: a ``from_archive`` block replaced by the model block it loaded, so
+    the archive needs no other archive to load."""
+    archived = getattr(model, "archived_model_config", None)
+    return config if archived is None else {**config, "model": archived}
 
 
 def _adopt(model: Model, trained: Vocabulary, vocab: Vocabulary, archive_file: str) -> None:
