@@ -112,6 +112,19 @@ def test_guide_text_classifier_with_bucket_batches_ends_alike_on_one_and_two_wor
         assert two[key] == pytest.approx(one[key], abs=1e-5), key
 
 
+def test_guide_config_with_allennlps_boe_and_its_embedding_dim_passes_check_and_a_wrong_dim_is_one_line(workdir):
+    """AllenNLP registers ``boe`` as another name of ``bag_of_embeddings`` (``embedding_dim``, ``averaged``)."""
+    config = load_config(workdir / "my_text_classifier.jsonnet")
+    config["model"]["encoder"] = {"type": "boe", "embedding_dim": 10}
+    checked = run_cli("check", str(write_json(workdir / "guide_boe.json", config)), *GUIDE, cwd=workdir)
+    assert checked.returncode == 0, checked.stderr
+    config["model"]["encoder"]["embedding_dim"] = 12
+    config["train_data_path"] = "no/such/file.tsv"  # the sizes are compared before any data is read
+    wrong = run_cli("check", str(write_json(workdir / "guide_boe_wrong.json", config)), *GUIDE, cwd=workdir)
+    assert wrong.returncode == 2
+    assert wrong.stderr.strip() == "error: model.encoder.embedding_dim: is 12, but the embedder gives 10"
+
+
 def seq2vec_config(workdir: Path) -> dict:
     config = load_config(workdir / "experiment_seq2vec.jsonnet")
     # spaCy's tokenizer needs the spacy package and an English model, neither of which is installed here
