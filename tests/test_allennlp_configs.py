@@ -9,33 +9,16 @@ from __future__ import annotations
 
 import gzip
 import json
-import random
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from allennlp_support import CONFIGS, check_and_train_an_epoch
+from allennlp_support import CONFIGS, FILLER, NEGATIVE, POSITIVE, check_and_train_an_epoch, sentences
 from conftest import run_cli
 from distributed_support import final_metrics, max_weight_difference
 from distrain.config.loading import load_config
-
-POSITIVE = "great fun moving superb charming".split()
-NEGATIVE = "dull boring awful mess tedious".split()
-FILLER = "the movie was a film plot and".split()
-
-
-def sentences(count: int, seed: int) -> list[tuple[list[str], str]]:
-    rng = random.Random(seed)
-    rows = []
-    for _ in range(count):
-        label = rng.choice(["pos", "neg"])
-        words = rng.choices(FILLER, k=4) + rng.choices(POSITIVE if label == "pos" else NEGATIVE, k=2)
-        rng.shuffle(words)
-        rows.append((words, label))
-    return rows
-
 
 def write_json(path: Path, config: dict) -> Path:
     path.write_text(json.dumps(config))
