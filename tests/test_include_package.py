@@ -21,8 +21,8 @@ def environment() -> dict:
 
 
 def write_package(folder: Path) -> Path:
-    """``upper_probe``: a tokenizer registered in a submodule of a package whose ``__init__`` is empty,
-    beside a private module and a test module that must not be imported."""
+    """``upper_probe``: a tokenizer registered in a subpackage's module, under an empty ``__init__``, beside
+    private and test modules and packages that must not be imported."""
     package = folder / "upper_probe"
     (package / "tokenizers").mkdir(parents=True)
     (package / "__init__.py").write_text("")
@@ -34,7 +34,8 @@ def write_package(folder: Path) -> Path:
         "    def tokenize(self, text):\n"
         "        return text.upper().split()\n"
     )
-    for name in ("_private.py", "test_upper.py"):
+    for name in ("_private.py", "test_upper.py", "_internal/__init__.py", "tests/__init__.py"):
+        (package / name).parent.mkdir(exist_ok=True)
         (package / name).write_text("raise RuntimeError('AllenNLP did not import this module')\n")
     (package / "workers.py").write_text(
         "from pathlib import Path\n\n\n"

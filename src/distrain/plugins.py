@@ -87,10 +87,9 @@ def search_working_directory() -> None:
 
 
 def import_with_submodules(name: str) -> None:
-    """Import ``name`` and, if it is a package, its public submodules and subpackages (AllenNLP skipped
-    names starting with ``_`` or ``test``, and so does this)."""
+    """Import ``name`` and, if it is a package, its public submodules and subpackages, recursively (AllenNLP
+    left out names starting with ``_`` or ``test``, and so does this: such folders are not even entered)."""
     module = importlib.import_module(name)
-    for found in pkgutil.walk_packages(getattr(module, "__path__", []), prefix=f"{name}."):
-        leaf = found.name.rpartition(".")[2]
-        if not leaf.startswith(("_", "test")):
-            importlib.import_module(found.name)
+    for found in pkgutil.iter_modules(getattr(module, "__path__", [])):
+        if not found.name.startswith(("_", "test")):
+            import_with_submodules(f"{name}.{found.name}")
