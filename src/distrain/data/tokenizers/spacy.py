@@ -63,18 +63,12 @@ class SpacyTokenizer(Tokenizer):
         spaces past the first is a whitespace token, dropped later (AllenNLP failed on such runs)."""
         from spacy.tokens import Doc
 
-        words, spaces = [], []
-        for match in re.finditer(r"[^ ]+| +", text):
-            piece = match.group()
-            if piece[0] != " ":
-                words.append(piece)
-                spaces.append(False)
-            elif words and not spaces[-1]:
-                spaces[-1] = True
-                if len(piece) > 1:
-                    words.append(piece[1:])
-                    spaces.append(False)
-            else:  # spaces that start the text
+        words: list[str] = []
+        spaces: list[bool] = []
+        for piece in re.findall(r"[^ ]+| +", text):
+            if piece[0] == " " and words:  # the first space after a word is the word's, as spaCy writes documents
+                spaces[-1], piece = True, piece[1:]
+            if piece:
                 words.append(piece)
                 spaces.append(False)
         return Doc(self.nlp.vocab, words=words, spaces=spaces)
