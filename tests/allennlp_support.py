@@ -1,14 +1,32 @@
-"""What the tests of AllenNLP's configs share: where the copied configs are, and check-then-train-an-epoch."""
+"""What the tests of AllenNLP's configs share: where the copied configs are, movie-review sentences to train
+on, and check-then-train-an-epoch."""
 
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 from conftest import run_cli, write_config
 
 #: configs copied from AllenNLP's guide, allennlp-models and AllenNLP's fixtures (each names its source)
 CONFIGS = Path(__file__).resolve().parent / "allennlp_configs"
+
+POSITIVE = "great fun moving superb charming".split()
+NEGATIVE = "dull boring awful mess tedious".split()
+FILLER = "the movie was a film plot and".split()
+
+
+def sentences(count: int, seed: int) -> list[tuple[list[str], str]]:
+    """Labelled reviews: four filler words and two words of the label's kind, shuffled."""
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(count):
+        label = rng.choice(["pos", "neg"])
+        words = rng.choices(FILLER, k=4) + rng.choices(POSITIVE if label == "pos" else NEGATIVE, k=2)
+        rng.shuffle(words)
+        rows.append((words, label))
+    return rows
 
 
 def check_and_train_an_epoch(workdir: Path, config: dict, name: str, metric: str = "validation_accuracy") -> Path:

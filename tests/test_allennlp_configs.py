@@ -9,33 +9,16 @@ from __future__ import annotations
 
 import gzip
 import json
-import random
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from allennlp_support import CONFIGS, check_and_train_an_epoch
+from allennlp_support import CONFIGS, FILLER, NEGATIVE, POSITIVE, check_and_train_an_epoch, sentences
 from conftest import run_cli
 from distributed_support import final_metrics, max_weight_difference
 from distrain.config.loading import load_config
-
-POSITIVE = "great fun moving superb charming".split()
-NEGATIVE = "dull boring awful mess tedious".split()
-FILLER = "the movie was a film plot and".split()
-
-
-def sentences(count: int, seed: int) -> list[tuple[list[str], str]]:
-    rng = random.Random(seed)
-    rows = []
-    for _ in range(count):
-        label = rng.choice(["pos", "neg"])
-        words = rng.choices(FILLER, k=4) + rng.choices(POSITIVE if label == "pos" else NEGATIVE, k=2)
-        rng.shuffle(words)
-        rows.append((words, label))
-    return rows
-
 
 def write_json(path: Path, config: dict) -> Path:
     path.write_text(json.dumps(config))
@@ -112,11 +95,23 @@ def test_guide_text_classifier_with_bucket_batches_ends_alike_on_one_and_two_wor
         assert two[key] == pytest.approx(one[key], abs=1e-5), key
 
 
+def test_guide_config_with_allennlps_boe_and_its_embedding_dim_passes_check_and_a_wrong_dim_is_one_line(workdir):
+    """AllenNLP registers ``boe`` as another name of ``bag_of_embeddings`` (``embedding_dim``, ``averaged``)."""
+    config = load_config(workdir / "my_text_classifier.jsonnet")
+    config["model"]["encoder"] = {"type": "boe", "embedding_dim": 10}
+    checked = run_cli("check", str(write_json(workdir / "guide_boe.json", config)), *GUIDE, cwd=workdir)
+    assert checked.returncode == 0, checked.stderr
+    config["model"]["encoder"]["embedding_dim"] = 12
+    config["train_data_path"] = "no/such/file.tsv"  # the sizes are compared before any data is read
+    wrong = run_cli("check", str(write_json(workdir / "guide_boe_wrong.json", config)), *GUIDE, cwd=workdir)
+    assert wrong.returncode == 2
+    assert wrong.stderr.strip() == "error: model.encoder.embedding_dim: is 12, but the embedder gives 10"
+
+
 def seq2vec_config(workdir: Path) -> dict:
-    config = load_config(workdir / "experiment_seq2vec.jsonnet")
-    # spaCy's tokenizer needs the spacy package and an English model, neither of which is installed here
-    config["dataset_reader"]["tokenizer"] = {"type": "whitespace"}
-    return config
+    """The fixture as it is: its ``spacy`` tokenizer, without the English model package, tokenizes with
+    spaCy's blank English pipeline (the same rules; AllenNLP's default POS tags are not needed)."""
+    return load_config(workdir / "experiment_seq2vec.jsonnet")
 
 
 def test_allennlp_basic_classifier_fixture_passes_check_and_trains_an_epoch(workdir):

@@ -43,6 +43,14 @@ def test_bag_of_embeddings_sums_unless_averaged_and_boe_still_averages():
     assert torch.equal(Seq2VecEncoder.by_name("boe")(input_dim=2)(INPUTS, MASK), averaged)
 
 
+def test_boe_in_allennlps_form_sums_like_allennlps_boe_and_the_short_form_still_averages():
+    boe = Seq2VecEncoder.by_name("boe")
+    assert torch.equal(boe(embedding_dim=2)(INPUTS, MASK), torch.tensor([[4.0, 6.0], [5.0, -1.0]]))
+    assert torch.equal(boe(embedding_dim=2, averaged=True)(INPUTS, MASK), torch.tensor([[2.0, 3.0], [5.0, -1.0]]))
+    assert torch.equal(boe(input_dim=2, averaged=False)(INPUTS, MASK), torch.tensor([[4.0, 6.0], [5.0, -1.0]]))
+    assert boe(input_dim=2).averaged and not boe(embedding_dim=2, input_dim=2).averaged
+
+
 VECTORS = {"cat": [0.25, -1.5, 3.0, 0.125], "dog": [1e-3, 2.5e4, -0.0625, 7.0], "zebra": [9.0, 9.0, 9.0, 9.0]}
 
 

@@ -1,12 +1,19 @@
 """Importing components so their ``register`` calls run: built-ins, ``--include-package`` modules,
-and packages that declare the ``distrain.plugins`` entry point."""
+and packages that declare the ``distrain.plugins`` entry point.
+
+As in AllenNLP, an ``--include-package`` name is also looked for in the working directory (the
+``distrain`` console script, unlike ``python -m``, does not put it on ``sys.path``), and a package's
+public submodules are imported with it, so components registered in any of them exist.
+"""
 
 from __future__ import annotations
 
 import functools
 import importlib
 import logging
+import os
 import pkgutil
+import sys
 from importlib.metadata import EntryPoint, entry_points
 
 from distrain.errors import BadInput
@@ -61,8 +68,28 @@ def import_plugins(include_packages: list[str] | tuple[str, ...] = ()) -> None:
             entry_point.load()
         except Exception as error:  # noqa: BLE001 - a broken third-party plugin must not stop the run
             logger.warning("plugin %s could not be loaded: %s", entry_point.name, error)
+    if include_packages:
+        search_working_directory()
     for name in include_packages:
         try:
-            importlib.import_module(name)
+            import_with_submodules(name)
         except ImportError as error:
             raise PluginError(f'--include-package {name}: cannot import it ({error})') from None
+
+
+def search_working_directory() -> None:
+    """Put the working directory on ``sys.path`` (last, so it shadows no installed module), as an absolute
+    path: workers started later find the same folder whatever their own working directory."""
+    folder = os.getcwd()
+    if folder not in sys.path:
+        sys.path.append(folder)
+        importlib.invalidate_caches()
+
+
+def import_with_submodules(name: str) -> None:
+    """Import ``name`` and, if it is a package, its public submodules and subpackages, recursively (AllenNLP
+    left out names starting with ``_`` or ``test``, and so does this: such folders are not even entered)."""
+    module = importlib.import_module(name)
+    for found in pkgutil.iter_modules(getattr(module, "__path__", [])):
+        if not found.name.startswith(("_", "test")):
+            import_with_submodules(f"{name}.{found.name}")

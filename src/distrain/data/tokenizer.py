@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Sequence
 
 from distrain.data.fields import Field, TextField
 from distrain.registry import Registrable
@@ -34,7 +35,24 @@ class Tokenizer(Registrable):
     def tokenize(self, text: str) -> list[str]:
         raise NotImplementedError
 
+    def batch_tokenize(self, texts: list[str]) -> list[list[Any]]:
+        """AllenNLP's name for tokenizing several texts; a tokenizer that can do them faster together overrides it."""
+        return [self.tokenize(text) for text in texts]
+
     def to_field(self, text: str, namespace: str = "tokens") -> Field:
         """The field a reader stores for ``text``: string tokens indexed by the vocabulary, unless
         the tokenizer yields ids of its own (pretrained tokenizers)."""
         return TextField(self.tokenize(text), namespace=namespace)
+
+
+def with_boundary_tokens(tokens: list[Any], start_tokens: Sequence[str | int] | None,
+                         end_tokens: Sequence[str | int] | None, end_idx: int = -1) -> list[Any]:
+    """AllenNLP's ``start_tokens`` and ``end_tokens`` around ``tokens``: those before at character offset 0,
+    those after at ``end_idx`` (AllenNLP's word tokenizers used -1, its character tokenizer 0); an int is a
+    token id (``text_id``) that bypasses the vocabulary, as with byte-encoded characters."""
+
+    def boundary(value: str | int, idx: int) -> Token:
+        return Token(text_id=value, idx=idx) if isinstance(value, int) else Token(value, idx=idx)
+
+    return ([boundary(value, 0) for value in start_tokens or ()] + tokens
+            + [boundary(value, end_idx) for value in end_tokens or ()])
