@@ -141,6 +141,16 @@ class Vocabulary:
     def tokens(self, namespace: str) -> list[str]:
         return list(self._tokens[namespace])
 
+    def extended_with(self, other: Vocabulary) -> Vocabulary:
+        """This vocabulary, then the tokens of ``other`` it lacks, in ``other``'s order (AllenNLP's
+        ``extend_from_vocab``): every index of this one stays."""
+        tokens = {namespace: self.tokens(namespace) for namespace in self.namespaces()}
+        for namespace in other.namespaces():
+            known = tokens.setdefault(namespace, [])
+            present = set(known)
+            known += [token for token in other.tokens(namespace) if token not in present]
+        return Vocabulary(tokens)
+
     def is_padded_namespace(self, namespace: str) -> bool:
         """Whether the namespace has padding and OOV entries (index 0 and 1)."""
         return self._tokens.get(namespace, [PADDING_TOKEN])[:1] == [PADDING_TOKEN]

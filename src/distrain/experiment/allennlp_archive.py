@@ -68,7 +68,8 @@ def load_allennlp_archive(root: Path, path: Path, overrides: dict[str, Any], err
     state = translate_state(model, saved, str(path), error)
     model.load_state_dict(state, strict=False)
     model.eval()
-    return model, config, vocab
+    # a from_archive model extends the archive's vocabulary (AllenNLP saved only the data's beside it)
+    return model, config, model.vocab
 
 
 def translate_state(model: torch.nn.Module, saved: dict[str, torch.Tensor], where: str,

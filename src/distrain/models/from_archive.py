@@ -28,8 +28,8 @@ class ArchivedModel(Model):
 
         archive = load_archive(archive_file)
         model = archive.model
-        if vocab is not None:
-            _adopt(model, archive.vocab, vocab, archive_file)
+        if vocab is not None:  # the run's vocabulary extends the archive's (as it does already when distrain reads)
+            _adopt(model, archive.vocab, archive.vocab.extended_with(vocab), archive_file)
         model.archived_model_config = archive.config["model"]  # this run's archive then stands alone
         model.train()
         return model

@@ -1,6 +1,7 @@
 """``cnn``: convolutions of several widths over the tokens, max-pooled over time, concatenated and
-(AllenNLP's ``output_dim``) projected. Sequences are zero-padded by width - 1 on both sides, so a text
-shorter than the widest filter still encodes (AllenNLP needed ``min_padding_length`` for that)."""
+(AllenNLP's ``output_dim``) projected, as AllenNLP's ``cnn``: each filter pools only over the windows that lie
+inside the text (none of its padding), and a filter with no such window (a text shorter than it) gives 0. A batch
+shorter than the widest filter is padded up to it, so no ``min_padding_length`` is needed."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ class CnnEncoder(Seq2VecEncoder):
         super().__init__()
         self.input_dim = resolve_input_dim(embedding_dim, input_dim, "embedding_dim")
         self.convolutions = torch.nn.ModuleList(
-            torch.nn.Conv1d(self.input_dim, num_filters, size, padding=size - 1) for size in ngram_filter_sizes
+            torch.nn.Conv1d(self.input_dim, num_filters, size) for size in ngram_filter_sizes
         )
         self.activation = ACTIVATIONS[conv_layer_activation]()
         pooled = num_filters * len(ngram_filter_sizes)
@@ -46,5 +47,16 @@ class CnnEncoder(Seq2VecEncoder):
 
     def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         inputs = (inputs * mask.unsqueeze(-1).to(inputs.dtype)).transpose(1, 2)
-        pooled = torch.cat([self.activation(conv(inputs)).max(dim=2).values for conv in self.convolutions], dim=1)
+        widest = max(conv.kernel_size[0] for conv in self.convolutions)
+        if inputs.shape[2] < widest:  # padding is masked below, so it only lets the convolution run
+            inputs = torch.nn.functional.pad(inputs, (0, widest - inputs.shape[2]))
+        lengths = mask.sum(dim=1, keepdim=True)
+        pooled = []
+        for conv in self.convolutions:
+            activations = self.activation(conv(inputs))  # (batch, filters, windows)
+            starts = torch.arange(activations.shape[2], device=inputs.device)[None, :]
+            inside = (starts + conv.kernel_size[0] <= lengths)[:, None, :]  # the window's last token is text
+            best = activations.masked_fill(~inside, float("-inf")).max(dim=2).values
+            pooled.append(torch.where(inside.any(dim=2), best, torch.zeros_like(best)))
+        pooled = torch.cat(pooled, dim=1)
         return self.projection(pooled) if self.projection is not None else pooled
