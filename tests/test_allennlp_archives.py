@@ -110,3 +110,63 @@ def test_distrain_evaluate_on_an_allennlp_archive_gives_allennlps_metrics(case, 
             value /= CASES[case]["instances"]
         assert name in mine, f"{case}: distrain reports no {name} ({sorted(mine)})"
         assert math.isclose(mine[name], value, abs_tol=1e-6), (case, name, mine[name], value)
+
+
+def test_distrain_serve_answers_with_an_allennlp_archives_probabilities(tmp_path):
+    import httpx
+
+    from serving_support import ServerProcess
+
+    case = "basic_classifier_seq2seq"
+    golden = json.loads((GOLDEN / case / "outputs.json").read_text())
+    data = FIXTURES / CASES[case]["repository"] / _archive_config(case)["validation_data_path"]
+    records = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]
+    with ServerProcess(GOLDEN / case / "model.tar.gz", tmp_path / "server") as server:
+        for record, theirs in zip(records, golden):
+            answer = httpx.post(server.url + "/predict", json=record, timeout=60)
+            assert answer.status_code == 200, answer.text
+            np.testing.assert_allclose(answer.json()["probs"], theirs["probs"], atol=1e-5)
+
+
+def _repacked(case: str, folder: Path, change) -> Path:
+    """The golden archive of ``case`` with ``change(extracted folder)`` applied, packed again."""
+    extracted = folder / "extracted"
+    shutil.unpack_archive(GOLDEN / case / "model.tar.gz", extracted)
+    change(extracted)
+    target = folder / "model.tar.gz"
+    with tarfile.open(target, "w:gz") as archive:
+        for member in sorted(extracted.iterdir()):
+            archive.add(member, arcname=member.name)
+    return target
+
+
+def test_an_allennlp_archive_of_a_model_distrain_lacks_is_one_line_naming_it(tmp_path):
+    def rename_model(folder: Path) -> None:
+        config = json.loads((folder / "config.json").read_text())
+        config["model"]["type"] = "bidaf"
+        (folder / "config.json").write_text(json.dumps(config))
+
+    archive = _repacked("simple_tagger", tmp_path, rename_model)
+    data = FIXTURES / "allennlp" / "test_fixtures" / "data" / "sequence_tagging.tsv"
+    evaluated = run_cli("evaluate", str(archive), str(data), "--output-file", str(tmp_path / "m.json"))
+    assert evaluated.returncode == 2
+    assert evaluated.stderr.strip().splitlines()[-1].startswith("error: ")
+    assert 'model.type: unknown Model type "bidaf"' in evaluated.stderr and "Traceback" not in evaluated.stderr
+
+
+def test_allennlp_weights_that_are_not_plain_tensors_are_refused_without_running_them(tmp_path):
+    import pickle
+
+    class Payload:
+        def __reduce__(self):
+            return (print, ("this must never run",))
+
+    def poison(folder: Path) -> None:
+        (folder / "weights.th").write_bytes(pickle.dumps({"tag_projection_layer._module.weight": Payload()}))
+
+    archive = _repacked("simple_tagger", tmp_path, poison)
+    data = FIXTURES / "allennlp" / "test_fixtures" / "data" / "sequence_tagging.tsv"
+    evaluated = run_cli("evaluate", str(archive), str(data), "--output-file", str(tmp_path / "m.json"))
+    assert evaluated.returncode == 2, evaluated.stderr
+    assert "weights.th is not a tensors-only torch file" in evaluated.stderr
+    assert "this must never run" not in evaluated.stdout + evaluated.stderr

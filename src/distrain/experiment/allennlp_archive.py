@@ -48,6 +48,8 @@ def load_allennlp_archive(root: Path, path: Path, overrides: dict[str, Any], err
         config = json.loads((root / "config.json").read_text("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as problem:
         raise error(f"{path}: config.json is not valid JSON ({problem})") from None
+    if isinstance(config, dict) and isinstance(config.get("model"), dict):
+        config["model"] = _without_training_sources(config["model"])
     config = apply_overrides(config, overrides)
     try:
         vocab = read_vocabulary_directory(root / "vocabulary")
@@ -70,6 +72,17 @@ def load_allennlp_archive(root: Path, path: Path, overrides: dict[str, Any], err
     model.eval()
     # a from_archive model extends the archive's vocabulary (AllenNLP saved only the data's beside it)
     return model, config, model.vocab
+
+
+def _without_training_sources(block: Any) -> Any:
+    """The model block less what only training read (``pretrained_file``, ``initializer``): the weights hold it,
+    and the files need not exist where the archive is loaded (AllenNLP's ``load_archive`` drops them too)."""
+    if isinstance(block, dict):
+        return {key: _without_training_sources(value) for key, value in block.items()
+                if key not in ("pretrained_file", "initializer")}
+    if isinstance(block, list):
+        return [_without_training_sources(value) for value in block]
+    return block
 
 
 def translate_state(model: torch.nn.Module, saved: dict[str, torch.Tensor], where: str,
