@@ -73,3 +73,27 @@ def test_an_unknown_token_is_oov_even_in_a_namespace_no_data_filled_and_an_unkno
     assert vocab.token_indices(["u.n."], "test_tokens") == [1]  # AllenNLP's: padded namespaces start as PAD, OOV
     with pytest.raises(UnknownLabel, match='label "I-LOC" is not in the vocabulary\'s "ner_tags" namespace'):
         vocab.label_index("I-LOC", "ner_tags")
+
+
+def test_a_label_the_given_vocabulary_lacks_is_one_line_naming_the_file_and_instance(tmp_path):
+    import json
+    from pathlib import Path
+
+    from conftest import run_cli
+
+    golden = Path(__file__).resolve().parent / "allennlp_golden" / "simple_tagger" / "model.tar.gz"
+    data = tmp_path / "tags.tsv"
+    data.write_text("cats###N\tare###V\tanimals###N\n" "cats###N\tpurr###X\n")
+    config = {"dataset_reader": {"type": "sequence_tagging"}, "train_data_path": str(data),
+              "validation_data_path": str(data),
+              "vocabulary": {"type": "from_files", "directory": str(golden)},  # AllenNLP's: labels N and V only
+              "model": {"type": "simple_tagger",
+                        "text_field_embedder": {"token_embedders": {"tokens": {"type": "embedding", "embedding_dim": 4}}},
+                        "encoder": {"type": "lstm", "input_size": 4, "hidden_size": 4}},
+              "data_loader": {"batch_size": 2}, "trainer": {"optimizer": "adam", "num_epochs": 1}}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    trained = run_cli("train", "config.json", "-s", "runs/x", cwd=tmp_path)
+    assert trained.returncode == 2, trained.stderr
+    assert "Traceback" not in trained.stderr
+    assert f'{data}: instance 2: label "X" is not in the vocabulary\'s "labels" namespace' in trained.stderr
+    assert not (tmp_path / "runs" / "x").exists()
