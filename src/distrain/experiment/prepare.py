@@ -181,7 +181,9 @@ def _cache_and_key(plan: DataPlan):
     data_config["read_workers"] = plan.read_workers
     paths = [split.path for split in plan.splits if split.path] + vocabulary_files(plan.vocabulary, plan.model_archive)
     readers = [split.reader for split in plan.splits]
-    return DatasetCache(root), fingerprint(data_config, paths, code=readers)
+    # the readers' code, and the vocabulary's rules and this module's (VocabularyConfig, DataPlan): a change to how
+    # data is read, counted or indexed invalidates what was cached under the old rules
+    return DatasetCache(root), fingerprint(data_config, paths, code=[*readers, plan.vocabulary, plan])
 
 
 def _build_entry(plan: DataPlan, directory: Any) -> dict[str, Any]:
