@@ -273,12 +273,17 @@ def api_page() -> str:
 
 
 # ------------------------------------------------------------------------------------------------ hooks
+def warn_undocumented() -> None:
+    """One warning (an error under ``--strict``) per registered component without a docstring of its own."""
+    for problem in undocumented_components():
+        log.warning(f"component without a docstring of its own: {problem}")
+
+
 def on_files(files, config):
     _import_distrain()
     from distrain.experiment.plan import experiment_schema
 
-    for problem in undocumented_components():
-        log.warning(f"component without a docstring of its own: {problem}")
+    warn_undocumented()
     schema = experiment_schema()
     pages = {
         "reference/components.md": components_page(),
