@@ -218,8 +218,8 @@ def test_the_navigation_reaches_every_tutorial(served_site, browser):
     titles = {title: path for item in tutorials if isinstance(item, dict) for title, path in item.items()}
     assert sorted(Path(path).stem for path in titles.values()) == sorted(page.stem for page in tutorial_pages())
     page = browser.new_page(viewport={"width": 1400, "height": 900})
-    for title, path in titles.items():
-        page.goto(served_site + "/")
+    page.goto(served_site + "/")
+    for title, path in titles.items():  # from the home page, then from each tutorial to the next
         page.locator(".md-sidebar--primary").get_by_role("link", name=title, exact=True).click()
         page.wait_for_url(f"**/{path.removesuffix('.md')}/")
         heading = (ROOT / "docs" / path).read_text().split("\n", 1)[0].removeprefix("# ")
