@@ -213,11 +213,14 @@ class SchemaText:
 
     def table(self, schema: dict) -> list[str]:
         required = set(schema.get("required", []))
-        lines = ["| key | type | default | constraints | description |", "|---|---|---|---|---|"]
-        for key, node in schema.get("properties", {}).items():
+        properties = schema.get("properties", {})
+        described = any(node.get("description") for node in properties.values())
+        lines = ["| key | type | default | constraints |" + (" description |" if described else ""),
+                 "|---|---|---|---|" + ("---|" if described else "")]
+        for key, node in properties.items():
             default = "required" if key in required else code(json.dumps(node["default"])) if "default" in node else ""
-            lines.append(f"| `{key}` | {cell(self.type(node))} | {cell(default)} | {cell(self.rules(node))} "
-                         f"| {cell(node.get('description', ''))} |")
+            lines.append(f"| `{key}` | {cell(self.type(node))} | {cell(default)} | {cell(self.rules(node))} |"
+                         + (f" {cell(node.get('description', ''))} |" if described else ""))
         if schema.get("additionalProperties") is False:
             lines += ["", "Any other key is an error (with a did-you-mean suggestion)."]
         return lines
