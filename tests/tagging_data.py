@@ -1,6 +1,6 @@
 """Small tagging data the tests write, in CoNLL 2003's and ``word###tag`` formats: made-up sentences with
 people, places and organisations (one or two words each), tagged IOB1 as CoNLL ships. Not a benchmark:
-no labelled tagging data ships in any installed package (see the README)."""
+no labelled tagging data ships in any installed package (see docs/how-to/tagging-pairs.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Promises about where things live: the config is resolved once per run, the checkpoint manager alone
-knows the checkpoint formats, nothing reads the trainer's private state, and the README's "How it fits
-together" names files and functions that exist."""
+knows the checkpoint formats, nothing reads the trainer's private state, and the docs' architecture path
+(docs/concepts/architecture.md, once the README's "How it fits together") names files and functions that exist."""
 
 from __future__ import annotations
 
@@ -56,8 +56,8 @@ def test_no_module_reads_the_trainers_private_state():
 
 
 def how_it_fits_together() -> str:
-    readme = (ROOT / "README.md").read_text()
-    return readme.split("## How it fits together", 1)[1].split("\n## ", 1)[0]
+    page = (ROOT / "docs" / "concepts" / "architecture.md").read_text()
+    return page.split("# How it fits together", 1)[1]
 
 
 def defines(path: Path, name: str) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import collections.abc
+import dataclasses
 import inspect
 import re
 import types
@@ -87,29 +88,71 @@ def summary(cls: type) -> str:
     return inspect.cleandoc(doc).split("\n")[0] if doc else ""
 
 
-def run(args: argparse.Namespace) -> int:
+@dataclasses.dataclass(frozen=True)
+class Argument:
+    """One configurable constructor argument, as ``distrain list`` and the docs' reference show it."""
+
+    name: str
+    type: str
+    default: str  # "required" or "default <repr>"
+    constraints: str  # "" when the type is all there is
+
+    def line(self) -> str:
+        return f"{self.name}: {self.type} ({self.default})" + (f", {self.constraints}" if self.constraints else "")
+
+
+@dataclasses.dataclass(frozen=True)
+class Component:
+    name: str
+    cls: type
+    summary: str
+    arguments: tuple[Argument, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class Base:
+    name: str
+    cls: type
+    default: str | None
+    components: tuple[Component, ...]
+
+
+def catalogue(base_name: str | None = None) -> list[Base]:
+    """Every registered component (of ``base_name`` only, when given), bases sorted by name: what
+    ``distrain list`` prints and the documentation's generated reference renders."""
     from distrain.config.schema import parameters_of
-    from distrain.plugins import import_plugins
     from distrain.registry import Registrable
 
-    import_plugins(args.include_package)
     bases = {base.__name__: base for base in Registrable._registries}
-    if args.base:
-        if args.base not in bases:
-            raise UsageError(f"unknown base class {args.base!r}; choose one of: {', '.join(sorted(bases))}")
-        bases = {args.base: bases[args.base]}
-    for base_name in sorted(bases):
-        base = bases[base_name]
-        default = f" (default: {base.default_implementation})" if base.default_implementation else ""
-        print(f"{base_name}{default}")
-        for name in base.list_available():
-            cls = base.by_name(name)
+    if base_name:
+        if base_name not in bases:
+            raise UsageError(f"unknown base class {base_name!r}; choose one of: {', '.join(sorted(bases))}")
+        bases = {base_name: bases[base_name]}
+    found = []
+    for name in sorted(bases):
+        base = bases[name]
+        components = []
+        for registered in base.list_available():
+            cls = base.by_name(registered)
             params, _ = parameters_of(cls)
-            doc = summary(cls)
-            print(f"  {name}" + (f"  - {doc}" if doc else ""))
-            for param in params:
-                default_text = "required" if param.required else f"default {param.default!r}"
-                rules = describe_constraints(param.annotation)
-                print(f"      {param.name}: {describe_annotation(param.annotation)} ({default_text})"
-                      + (f", {rules}" if rules else ""))
+            arguments = tuple(
+                Argument(param.name, describe_annotation(param.annotation),
+                         "required" if param.required else f"default {param.default!r}",
+                         describe_constraints(param.annotation))
+                for param in params)
+            components.append(Component(registered, cls, summary(cls), arguments))
+        found.append(Base(name, base, base.default_implementation, tuple(components)))
+    return found
+
+
+def run(args: argparse.Namespace) -> int:
+    from distrain.plugins import import_plugins
+
+    import_plugins(args.include_package)
+    for base in catalogue(args.base):
+        print(base.name + (f" (default: {base.default})" if base.default else ""))
+        for component in base.components:
+            print(f"  {component.name}" + (f"  - {component.summary}" if component.summary else ""))
+            for argument in component.arguments:
+                print(f"      {argument.line()}")
     return 0

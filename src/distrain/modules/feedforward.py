@@ -38,6 +38,8 @@ ShortActivation = Literal["relu", "gelu", "tanh", "sigmoid", "linear"]
 
 
 class FeedForward(torch.nn.Module, Registrable):
+    """A stack of linear layers, each followed by an activation and optional dropout."""
+
     default_implementation = "feedforward"
     runtime_args = ()  # input_dim: passed by the owning model, or stated as AllenNLP configs do
     input_size_key = "input_dim"

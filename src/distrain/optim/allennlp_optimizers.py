@@ -20,6 +20,8 @@ from distrain.optim.optimizers import (
 
 @Optimizer.register("huggingface_adamw")
 class HuggingfaceAdamW(Optimizer, torch.optim.AdamW):
+    """AllenNLP's ``huggingface_adamw``: torch's AdamW with AllenNLP's defaults (``correct_bias: false`` is refused)."""
+
     def __init__(
         self,
         model_parameters: list[tuple[str, torch.nn.Parameter]],
@@ -46,6 +48,8 @@ class HuggingfaceAdamW(Optimizer, torch.optim.AdamW):
 
 @Optimizer.register("adadelta")
 class AdadeltaOptimizer(Optimizer, torch.optim.Adadelta):
+    """``torch.optim.Adadelta`` with AllenNLP's defaults."""
+
     def __init__(
         self,
         model_parameters: list[tuple[str, torch.nn.Parameter]],
@@ -61,6 +65,8 @@ class AdadeltaOptimizer(Optimizer, torch.optim.Adadelta):
 
 @Optimizer.register("adagrad")
 class AdagradOptimizer(Optimizer, torch.optim.Adagrad):
+    """``torch.optim.Adagrad`` with AllenNLP's defaults."""
+
     def __init__(
         self,
         model_parameters: list[tuple[str, torch.nn.Parameter]],

@@ -34,6 +34,8 @@ class Initializer(Registrable):
 
 @Initializer.register("normal")
 class NormalInitializer(Initializer):
+    """Values drawn from a normal distribution (``mean``, ``std``)."""
+
     def __init__(self, mean: float = 0.0, std: NonNegativeFloat = 0.1) -> None:
         self.mean, self.std = mean, std
 
@@ -43,6 +45,8 @@ class NormalInitializer(Initializer):
 
 @Initializer.register("uniform")
 class UniformInitializer(Initializer):
+    """Values drawn uniformly from [``a``, ``b``]."""
+
     def __init__(self, a: float = 0.0, b: float = 1.0) -> None:
         self.a, self.b = a, b
 
@@ -52,6 +56,8 @@ class UniformInitializer(Initializer):
 
 @Initializer.register("constant")
 class ConstantInitializer(Initializer):
+    """Every value set to ``val``."""
+
     def __init__(self, val: float) -> None:
         self.val = val
 
@@ -61,6 +67,8 @@ class ConstantInitializer(Initializer):
 
 @Initializer.register("zero")
 class ZeroInitializer(Initializer):
+    """Every value set to zero."""
+
     def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
         torch.nn.init.zeros_(tensor)
 
@@ -77,16 +85,22 @@ class _Gain(Initializer):
 
 @Initializer.register("xavier_normal")
 class XavierNormalInitializer(_Gain):
+    """Xavier (Glorot) normal initialisation, scaled by ``gain``."""
+
     function = staticmethod(torch.nn.init.xavier_normal_)
 
 
 @Initializer.register("xavier_uniform")
 class XavierUniformInitializer(_Gain):
+    """Xavier (Glorot) uniform initialisation, scaled by ``gain``."""
+
     function = staticmethod(torch.nn.init.xavier_uniform_)
 
 
 @Initializer.register("orthogonal")
 class OrthogonalInitializer(_Gain):
+    """A (semi-)orthogonal matrix, scaled by ``gain``."""
+
     function = staticmethod(torch.nn.init.orthogonal_)
 
 
@@ -103,11 +117,15 @@ class _Kaiming(Initializer):
 
 @Initializer.register("kaiming_normal")
 class KaimingNormalInitializer(_Kaiming):
+    """Kaiming (He) normal initialisation."""
+
     function = staticmethod(torch.nn.init.kaiming_normal_)
 
 
 @Initializer.register("kaiming_uniform")
 class KaimingUniformInitializer(_Kaiming):
+    """Kaiming (He) uniform initialisation."""
+
     function = staticmethod(torch.nn.init.kaiming_uniform_)
 
 

@@ -107,6 +107,8 @@ def _without_decay(
 
 @Optimizer.register("adam")
 class AdamOptimizer(Optimizer, torch.optim.Adam):
+    """``torch.optim.Adam``, with parameter groups by regex and ``no_decay`` names."""
+
     def __init__(
         self,
         model_parameters: list[tuple[str, torch.nn.Parameter]],
@@ -128,6 +130,8 @@ class AdamOptimizer(Optimizer, torch.optim.Adam):
 
 @Optimizer.register("adamw")
 class AdamWOptimizer(Optimizer, torch.optim.AdamW):
+    """``torch.optim.AdamW`` (decoupled weight decay), with parameter groups by regex and ``no_decay`` names."""
+
     def __init__(
         self,
         model_parameters: list[tuple[str, torch.nn.Parameter]],
@@ -149,6 +153,8 @@ class AdamWOptimizer(Optimizer, torch.optim.AdamW):
 
 @Optimizer.register("sgd")
 class SgdOptimizer(Optimizer, torch.optim.SGD):
+    """``torch.optim.SGD`` with optional momentum and Nesterov, with parameter groups by regex."""
+
     def __init__(
         self,
         model_parameters: list[tuple[str, torch.nn.Parameter]],

@@ -17,6 +17,8 @@ from distrain.data.batch_sampler import BatchSampler, Lengths
 
 @BatchSampler.register("bucket")
 class BucketBatchSampler(BatchSampler):
+    """AllenNLP's bucketing: global batches of similar lengths (with noise), the batches shuffled."""
+
     def __init__(self, batch_size: PositiveInt | None = None, sorting_keys: list[str] | None = None,
                  padding_noise: NonNegativeFloat = 0.1, drop_last: bool = False, shuffle: bool = True) -> None:
         self.batch_size = batch_size

@@ -30,6 +30,8 @@ from distrain.pretrained import PretrainedName, load_tokenizer
 
 @DatasetReader.register("packed_text")
 class PackedTextReader(DatasetReader):
+    """Plain-text documents packed into blocks of ``sequence_length`` ids, for causal language modelling."""
+
     distributed_aware = True  # see owned_blocks
 
     def __init__(

@@ -28,6 +28,8 @@ from distrain.pretrained import PretrainedName, expand_paths, load_tokenizer
 
 @DatasetReader.register("text_blocks")
 class TextBlocksReader(DatasetReader):
+    """Plain text packed into blocks of ``max_length`` pretrained-tokenizer ids, for masked language modelling."""
+
     distributed_aware = True  # see owned_blocks
     def __init__(
         self,

@@ -11,5 +11,7 @@ from distrain.data.tokenizer import Token, Tokenizer
 
 @Tokenizer.register("just_spaces")
 class WhitespaceTokenizer(Tokenizer):
+    """AllenNLP's whitespace tokenizer: splits on whitespace only and keeps case."""
+
     def tokenize(self, text: str) -> list[Token]:  # type: ignore[override]
         return [Token(word) for word in text.split()]

@@ -12,6 +12,8 @@ _WORDS = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 @Tokenizer.register("whitespace")
 class WhitespaceTokenizer(Tokenizer):
+    """Words (runs of word characters) and each punctuation mark on its own; lowercased by default."""
+
     def __init__(self, lowercase: bool = True, max_length: PositiveInt | None = None) -> None:
         self.lowercase = lowercase
         self.max_length = max_length

@@ -40,9 +40,13 @@ class CastingCompression(GradientCompression):
 
 @GradientCompression.register("fp16")
 class Float16Compression(CastingCompression):
+    """Gradients all-reduced in float16 (half the bytes of float32)."""
+
     dtype = torch.float16
 
 
 @GradientCompression.register("bf16")
 class BFloat16Compression(CastingCompression):
+    """Gradients all-reduced in bfloat16 (half the bytes of float32, float32's range)."""
+
     dtype = torch.bfloat16

@@ -18,6 +18,8 @@ from distrain.distributed.compression import GradientCompression
 
 @GradientCompression.register("powersgd")
 class PowerSGDCompression(GradientCompression):
+    """PowerSGD: each gradient matrix sent as rank-``rank`` factors, with error feedback."""
+
     def __init__(
         self,
         rank: Annotated[int, Ge(1)] = 2,

@@ -23,6 +23,8 @@ from distrain.optim.optimizers import Optimizer
 
 @SyncMode.register("diloco")
 class DiLoCo(LocalSGD):
+    """Local SGD whose averaged change is a pseudo-gradient for an outer optimizer (default SGD, Nesterov)."""
+
     def __init__(
         self,
         world: World = SINGLE,

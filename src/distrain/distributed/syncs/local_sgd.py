@@ -22,6 +22,8 @@ from distrain.distributed.world import SINGLE, World
 
 @SyncMode.register("local_sgd")
 class LocalSGD(SyncMode):
+    """Each worker steps on its own slice; parameters are averaged (sample-weighted) every ``sync_every`` steps."""
+
     averages_gradients = False
     has_rank_state = True
 

@@ -12,6 +12,8 @@ from distrain.modules.sizes import resolve_input_dim
 
 @Seq2SeqEncoder.register("pass_through")
 class PassThroughEncoder(Seq2SeqEncoder):
+    """The input unchanged (padding zeroed)."""
+
     input_size_key = "input_dim"
     runtime_args = ()  # AllenNLP states input_dim in the config; an owning model may pass it instead
 

@@ -16,6 +16,8 @@ from distrain.modules.sizes import resolve_input_dim
 
 @Seq2SeqEncoder.register("pytorch_transformer")
 class PytorchTransformer(Seq2SeqEncoder):
+    """``torch.nn.TransformerEncoder`` layers over the sequence, with optional sinusoidal or learned positions."""
+
     input_size_key = "input_dim"
     runtime_args = ()  # AllenNLP states input_dim in the config; an owning model may pass it instead
 

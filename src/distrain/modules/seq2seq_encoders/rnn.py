@@ -43,9 +43,13 @@ class _RnnSeq2Seq(Seq2SeqEncoder):
 
 @Seq2SeqEncoder.register("lstm")
 class LstmSeq2SeqEncoder(_RnnSeq2Seq):
+    """An LSTM's output at every position (zeros at padding), both directions concatenated when bidirectional."""
+
     rnn_class = torch.nn.LSTM
 
 
 @Seq2SeqEncoder.register("gru")
 class GruSeq2SeqEncoder(_RnnSeq2Seq):
+    """A GRU's output at every position (zeros at padding), both directions concatenated when bidirectional."""
+
     rnn_class = torch.nn.GRU

@@ -12,6 +12,8 @@ from distrain.modules.seq2vec import BagOfEmbeddings, Seq2VecEncoder
 
 @Seq2VecEncoder.register("bag_of_embeddings")
 class BagOfEmbeddingsEncoder(BagOfEmbeddings):
+    """AllenNLP's ``bag_of_embeddings``: the sum of the unmasked embeddings (their mean with ``averaged``)."""
+
     def __init__(self, embedding_dim: PositiveInt | None = None, averaged: bool = False,
                  input_dim: int | None = None) -> None:
         super().__init__(embedding_dim, averaged, input_dim)

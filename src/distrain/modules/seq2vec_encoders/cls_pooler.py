@@ -12,6 +12,8 @@ from distrain.modules.sizes import resolve_input_dim
 
 @Seq2VecEncoder.register("cls_pooler")
 class ClsPooler(Seq2VecEncoder):
+    """The first token's vector (a transformer's [CLS]), or the last unmasked one."""
+
     input_size_key = "embedding_dim"
 
     def __init__(self, embedding_dim: PositiveInt | None = None, cls_is_last_token: bool = False,

@@ -48,9 +48,13 @@ class _RnnSeq2Vec(Seq2VecEncoder):
 
 @Seq2VecEncoder.register("lstm")
 class LstmEncoder(_RnnSeq2Vec):
+    """An LSTM's last-layer final hidden state over the unpadded sequence (both directions when bidirectional)."""
+
     rnn_class, attribute = torch.nn.LSTM, "lstm"
 
 
 @Seq2VecEncoder.register("gru")
 class GruEncoder(_RnnSeq2Vec):
+    """A GRU's last-layer final hidden state over the unpadded sequence (both directions when bidirectional)."""
+
     rnn_class, attribute = torch.nn.GRU, "gru"

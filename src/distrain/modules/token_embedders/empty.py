@@ -10,6 +10,8 @@ from distrain.modules.token_embedder import TokenEmbedder
 
 @TokenEmbedder.register("empty")
 class EmptyEmbedder(TokenEmbedder):
+    """Ignores its indexer's tensors (for a reader that indexes more than the model uses)."""
+
     output_dim = 0
 
     @classmethod

@@ -13,6 +13,8 @@ from distrain.modules.token_embedders.pretrained_transformer import PretrainedTr
 
 @TokenEmbedder.register("pretrained_transformer_mismatched")
 class PretrainedTransformerMismatchedEmbedder(PretrainedTransformerEmbedder):
+    """A transformer over word pieces, each word the average (or first) of its pieces' vectors."""
+
     def __init__(self, sub_token_mode: Literal["avg", "first"] = "avg", **kwargs) -> None:
         super().__init__(**kwargs)
         self.sub_token_mode = sub_token_mode

@@ -10,6 +10,8 @@ from distrain.training.callback import Callback
 
 @Callback.register("tensorboard")
 class TensorBoardCallback(Callback):
+    """Writes epoch metrics, and the training loss every ``log_every`` steps, for TensorBoard."""
+
     def __init__(self, log_every: PositiveInt = 10) -> None:
         self.log_every = log_every
         self.writer = None
