@@ -140,6 +140,21 @@ def write_lines_atomically(path: Path | str, lines: Iterable[str]) -> None:
         out.writelines(lines)
 
 
+def remove_leftovers(directory: Path | str) -> None:
+    """Delete the ``.tmp-*`` files and folders that writers killed mid-write left in ``directory`` (call it
+    where no writer of that folder can be running: before a run or a resumed run writes anything)."""
+    import shutil
+
+    directory = Path(directory)
+    if not directory.is_dir():
+        return
+    for stale in directory.glob(".tmp-*"):
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
+
+
 def fsync(path: Path) -> None:
     """Flush a file (or a folder's entries) to disk, so a rename never exposes unwritten data."""
     flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if path.is_dir() else 0)
