@@ -214,9 +214,12 @@ def finish(chaos: Chaos, log) -> list[str]:
     events = history(job.run_dir)
     if not events or events[-1]["event"] != "finished":
         problems.append("the history does not end with 'finished'")
-    left = leftovers(job.run_dir, chaos.cache, Path(job.environment["TMPDIR"]))
+    left, torchs = leftovers(job.run_dir, chaos.cache, Path(job.environment["TMPDIR"]))
     if left:
         problems.append(f"temporary files outlived the run: {', '.join(left[:10])}")
+    if torchs:
+        log(f"note: torch's own processes left {len(torchs)} folder(s) in TMPDIR ({', '.join(torchs[:3])}, ...); "
+            "torchrun's agents are not distrain's to clean")
     return problems + readability_problems(job.run_dir) + checkpoint_problems(job.run_dir)
 
 

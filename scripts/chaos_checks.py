@@ -104,16 +104,24 @@ def history_problems(events: list[dict], expected: list[tuple[str, str]]) -> lis
     return problems
 
 
-def leftovers(run_dir: Path, cache: Path | None, scratch: Path | None) -> list[str]:
+#: what torch's own processes keep in $TMPDIR whatever distrain does: torchrun's agents (not distrain processes)
+#: leave a log folder per start, and torch's compiler keeps its cache there
+TORCHS_OWN = ("torchelastic_", "torchinductor_")
+
+
+def leftovers(run_dir: Path, cache: Path | None, scratch: Path | None) -> tuple[list[str], list[str]]:
     """Temporary files and folders that outlived the run: ``.tmp*`` anywhere in the run's folder, a dataset
-    cache entry's build, discard or prune folder, and whatever the job left in its own temporary folder."""
+    cache entry's build, discard or prune folder, and whatever the job left in its temporary folder; and,
+    apart, what torch's own processes left there (:data:`TORCHS_OWN`)."""
     found = [str(path.relative_to(run_dir)) for path in run_dir.rglob(".tmp*")]
     if cache is not None and cache.is_dir():
         found += [f"cache/{path.name}" for path in cache.iterdir()
                   if path.name.endswith((".tmp", ".damaged", ".pruned"))]
+    torchs = []
     if scratch is not None and scratch.is_dir():
-        found += [f"TMPDIR/{path.name}" for path in scratch.iterdir()]
-    return sorted(found)
+        for path in scratch.iterdir():
+            (torchs if path.name.startswith(TORCHS_OWN) else found).append(f"TMPDIR/{path.name}")
+    return sorted(found), sorted(torchs)
 
 
 def archived_weights(run_dir: Path) -> dict:

@@ -116,7 +116,7 @@ def training_moment(chaos: Chaos, fault: Fault) -> None:
         if chaos.events.wait_for(lambda e: e.kind == "state", MOMENT_TIMEOUT, chaos.job) is None:
             raise MomentMissed(f"no checkpoint write within {MOMENT_TIMEOUT:.0f} s")
     time.sleep(delay)
-    fault.landed.append(f"{delay:.3f} s after the {writes}th checkpoint write began" if writes else
+    fault.landed.append(f"{delay:.3f} s after {writes} more checkpoint write(s) began" if writes else
                         f"{delay:.3f} s into whatever ran")
 
 
@@ -146,12 +146,21 @@ def strike(chaos: Chaos, fault: Fault, target: str) -> None:
             rank = chaos.rng.choice(sorted(workers))
             kill([workers[rank]])
             fault.landed.append(f"kill -9 of worker rank {rank}")
-            fault.expect.append(("restart", "") if not chaos.job.elastic else ("resumed", ""))
+            fault.expect.append(("restart", "torchrun" if chaos.job.elastic else ""))
             return
     chaos.job.kill_all()
     fault.landed.append("kill -9 of the whole job")
     fault.needs_recover = True
-    fault.expect.append(("recover", ""))
+    fault.expect.append(comeback(chaos))
+
+
+def comeback(chaos: Chaos) -> tuple[str, str]:
+    """What the history notes when the stopped job starts again: ``recover``; or, under torchrun, once the run
+    folder knows its job (``launched_job.json``), a torchrun ``restart``; or ``started`` where it was killed
+    before it wrote its config (then a requeued job's script starts it afresh, as Job.start does)."""
+    if chaos.job.elastic and (chaos.job.run_dir / "launched_job.json").exists():
+        return ("restart", "torchrun")
+    return ("recover", "") if (chaos.job.run_dir / "config.json").exists() else ("started", "")
 
 
 def target(chaos: Chaos) -> str:
@@ -180,7 +189,7 @@ def sigterm(chaos: Chaos, fault: Fault) -> None:
         chaos.job.kill_all()
     if not chaos.job.elastic:
         fault.exit_line = "resume with: "
-    fault.expect += [("stopped", "SIGTERM"), ("recover", "")]
+    fault.expect += [("stopped", "SIGTERM"), comeback(chaos)]
     fault.needs_recover = True
 
 
@@ -208,6 +217,7 @@ def kill_in_cache_build(chaos: Chaos, fault: Fault) -> None:
     while the entry is written."""
     training_moment(chaos, fault)
     chaos.job.kill_all()
+    fault.expect.append(comeback(chaos))
     shutil.rmtree(chaos.cache, ignore_errors=True)
     chaos.job.start(recover=True)
     event = wait_for_event(chaos, lambda e: e.kind == "cache_build", "cache build")
@@ -217,7 +227,7 @@ def kill_in_cache_build(chaos: Chaos, fault: Fault) -> None:
     chaos.job.kill_all()
     fault.landed.append(f"job stopped, cache emptied, restarted, then kill -9 of the whole job {delay:.3f} s into "
                         f"the cache build (by {'the launcher' if event.rank == '-' else 'rank ' + event.rank})")
-    fault.expect += [("recover", ""), ("recover", "")]
+    fault.expect.append(comeback(chaos))
     fault.needs_recover = True
 
 
@@ -257,7 +267,7 @@ def disk_full(chaos: Chaos, fault: Fault) -> None:
         chaos.job.wait(MOMENT_TIMEOUT)
         fault.exit_line = "error: cannot write "
         fault.needs_recover = True
-        fault.expect.append(("recover", ""))
+    fault.expect.append(comeback(chaos))
     if not refused:
         fault.problems.append("no 'cannot write' line: the full disk went unnoticed")
     line = next((line for line in reversed(chaos.job.output().splitlines()) if "cannot write" in line), "")

@@ -182,7 +182,7 @@ class Job:
 
     def start_node(self, node: int, recover: bool = True) -> None:
         arguments = ["-m", "distrain", "train", str(self.config), "-s", str(self.run_dir), *PROBE]
-        if recover:
+        if recover and (self.run_dir / "config.json").exists():  # as a requeued job's script decides
             arguments.append("--recover")
         if self.elastic:
             arguments = ["-m", "torch.distributed.run", "--nnodes", "1:2", "--nproc-per-node", "1",

@@ -201,6 +201,9 @@ def _run_launched(job: Job, launched) -> bool:
     restarted = job.restart is not None and continues_its_job(launched, job.serialization_dir)
     if restarted:  # torchrun started us again, or a node joined: continue from the latest checkpoint
         job = job.restart(job)
+        if world.is_primary:
+            history.record(job.serialization_dir, "restart", launcher=launched.launcher, world_size=world.size,
+                           restart_count=launched.restart_count)
     try:
         problem: BadInput | None = None
         if world.is_primary and job.setup_output is not None and not restarted:
