@@ -94,9 +94,10 @@ def mount_disk(folder: Path) -> Disk | None:
     return Disk(folder)
 
 
-def job_environment(work: Path, disk: Path, events: Path, hold_s: float) -> dict[str, str]:
-    scratch = work / "tmp"
-    scratch.mkdir(exist_ok=True)
+def job_environment(disk: Path, events: Path, hold_s: float) -> dict[str, str]:
+    """The job's environment; its TMPDIR a folder of its own (short: a Unix socket's path lives there),
+    checked for leftovers at the end."""
+    scratch = Path(tempfile.mkdtemp(prefix="distrain-chaos-"))
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(SCRIPTS)]),
             "DISTRAIN_CACHE": str(disk / "cache"), "DISTRAIN_CURVES": "off", "HF_HUB_OFFLINE": "1",
             "TMPDIR": str(scratch), "DISTRAIN_CHAOS_EVENTS": str(events), "DISTRAIN_CHAOS_HOLD_S": str(hold_s),
@@ -217,6 +218,8 @@ def finish(chaos: Chaos, log) -> list[str]:
     left, torchs = leftovers(job.run_dir, chaos.cache, Path(job.environment["TMPDIR"]))
     if left:
         problems.append(f"temporary files outlived the run: {', '.join(left[:10])}")
+    if not left and not torchs:
+        Path(job.environment["TMPDIR"]).rmdir()
     if torchs:
         log(f"note: torch's own processes left {len(torchs)} folder(s) in TMPDIR ({', '.join(torchs[:3])}, ...); "
             "torchrun's agents are not distrain's to clean")
@@ -248,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     paths = {name: work / f"{name}.json" for name in ("chaos", "reference")}
     for name, body in (("chaos", config), ("reference", reference)):
         paths[name].write_text(json.dumps(body, indent=2))
-    environment = job_environment(work, work / "disk", work / "events.log", args.hold_s)
+    environment = job_environment(work / "disk", work / "events.log", args.hold_s)
     reference_dir, step_s, validation_s = reference_run(paths["reference"], work, environment, log)
     (work / "logs").mkdir(exist_ok=True)
     job = Job(args.layout, paths["chaos"], work / "disk" / "run", work / "logs", environment)

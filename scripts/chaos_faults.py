@@ -42,17 +42,21 @@ class Disk:
         return self.mount / "filler"
 
     def fill(self) -> int:
-        """Take every free byte; return how many."""
+        """Take every free byte (all but less than a page); return how many were taken. A running job writes
+        meanwhile, and a request for more than is free takes nothing: so ever smaller pieces, to the last page."""
         stat = os.statvfs(self.mount)
-        free = stat.f_bavail * stat.f_frsize
+        piece, taken = stat.f_bavail * stat.f_frsize, 0
         descriptor = os.open(self.filler, os.O_WRONLY | os.O_CREAT, 0o600)
         try:
-            os.posix_fallocate(descriptor, 0, free)
-        except OSError:
-            pass  # ENOSPC: what could be taken is taken
+            while piece >= stat.f_frsize:
+                try:
+                    os.posix_fallocate(descriptor, taken, piece)
+                    taken += piece
+                except OSError:
+                    piece //= 2
         finally:
             os.close(descriptor)
-        return free
+        return taken
 
     def free(self) -> None:
         self.filler.unlink(missing_ok=True)

@@ -19,13 +19,20 @@ from pathlib import Path
 
 PREFIX = "distrain-job-"
 _OWNER = re.compile(rf"{PREFIX}(\d+)-")
+#: a Unix socket's path holds 107 bytes, and the fork server's is ``TMPDIR/pymp-XXXXXXXX/listener-XXXXXXXX``
+SOCKET_PATH_LIMIT = 107
+SOCKET_NAME = len("/pymp-xxxxxxxx/listener-xxxxxxxx")
 
 
 def use_job_scratch() -> Path | None:
     """Send this process's (and its children's) temporary files to a folder of its own; None where the
-    temporary folder cannot take one (then nothing changes)."""
+    temporary folder cannot take one, or is so deep already that one more level would leave the fork server's
+    socket path too long (then nothing changes)."""
     base = Path(tempfile.gettempdir())
     remove_dead_jobs_folders(base)
+    folder_name = len(f"/{PREFIX}{os.getpid()}-xxxxxxxx")
+    if len(str(base)) + folder_name + SOCKET_NAME > SOCKET_PATH_LIMIT:
+        return None
     try:
         folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-", dir=base))
     except OSError:

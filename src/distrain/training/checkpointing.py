@@ -139,7 +139,7 @@ class Checkpointer:
         """Write the checkpoint for data position (``epoch``, ``batches``) and prune old ones.
         ``weights`` None: the model is in ``temporary`` (from :meth:`start`) already, written sharded."""
         final = self.directory / self.name(epoch, batches)
-        with writing(final):
+        with writing(final, names_what_failed=True):
             temporary = temporary or self.start(epoch, batches)
             try:
                 if weights is not None:

@@ -29,7 +29,15 @@ _MESSAGES = {
 
 
 class OutputNotWritable(RunFailed):
-    """A run's output could not be written (disk full, read-only folder, quota)."""
+    """A run's output could not be written (disk full, read-only folder, quota); ``cause`` says why."""
+
+    def __init__(self, message: str, cause: str | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+def not_writable(path: Path | str, cause: str) -> OutputNotWritable:
+    return OutputNotWritable(f"cannot write {path}: {cause}; free space, then resume with --recover", cause)
 
 
 def disk_cause(error: BaseException) -> str | None:
@@ -49,17 +57,21 @@ def disk_cause(error: BaseException) -> str | None:
 
 
 @contextmanager
-def writing(path: Path | str) -> Iterator[None]:
-    """Report a write into ``path`` that the disk refused as :class:`OutputNotWritable`."""
+def writing(path: Path | str, names_what_failed: bool = False) -> Iterator[None]:
+    """Report a write into ``path`` that the disk refused as :class:`OutputNotWritable`. An inner ``writing``
+    names its own path, unless this one ``names_what_failed``: a checkpoint is named by its folder, not by a
+    file in the temporary folder it was being written to (which is gone by the time the user reads the line)."""
     try:
         yield
-    except OutputNotWritable:
+    except OutputNotWritable as inner:
+        if names_what_failed and inner.cause is not None:
+            raise not_writable(path, inner.cause) from inner.__cause__
         raise
     except Exception as error:  # noqa: BLE001 - re-raised unless it is a disk problem
         cause = disk_cause(error)
         if cause is None:
             raise
-        raise OutputNotWritable(f"cannot write {path}: {cause}; free space, then resume with --recover") from error
+        raise not_writable(path, cause) from error
 
 
 class CheckedFile:
