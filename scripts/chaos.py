@@ -138,8 +138,8 @@ def reference_run(config: Path, folder: Path, environment: dict, log) -> tuple[P
 
 
 def bring_back(chaos: Chaos, fault: Fault) -> float | None:
-    """Start the job again where a user would (``--recover``) and wait until it trains again: a process that did
-    not live when the fault struck writes a checkpoint, or the archive, or the job finishes. Seconds, or None."""
+    """Start the job again where a user would (``--recover``) and wait until it trains again: a worker started
+    after the fault struck begins a checkpoint or the archive, or the job finishes. Seconds, or None."""
     job = chaos.job
     for attempt in range(3):
         if fault.needs_recover or not job.running():
@@ -153,7 +153,7 @@ def bring_back(chaos: Chaos, fault: Fault) -> float | None:
             fault.needs_recover = False
             job.start(recover=True)
         back = chaos.events.wait_for(
-            lambda e: (e.kind == "state" or (e.kind, e.detail) == ("archive", "end"))
+            lambda e: (e.kind == "state" or (e.kind, e.detail) == ("archive", "begin"))
             and chaos.events.born_after(e.pid, fault.struck), BACK_TIMEOUT, job, since=fault.struck)
         if back is not None:
             return back.time - fault.started

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chaos_checks import checkpoint_digest, checkpoint_problems, latest_checkpoint
-from chaos_job import Events, Job, kill, wait_until
+from chaos_job import Events, Job, alive, kill, wait_until
 
 #: every kind, in the order a plan covers them before drawing at random; the archive is written once, at the end
 KINDS = ("kill_worker", "kill_job", "sigterm", "kill_in_checkpoint", "kill_in_validation", "kill_in_cache_build",
@@ -303,11 +303,23 @@ def node_lost(chaos: Chaos, fault: Fault) -> None:
 
 
 def kill_in_archive(chaos: Chaos, fault: Fault) -> None:
-    wait_for_event(chaos, lambda e: e.kind == "archive" and e.detail == "begin", "archive write")
-    delay = chaos.rng.uniform(0, chaos.hold_s)
-    time.sleep(delay)
-    fault.landed.append(f"{delay:.3f} s into the archive's writing")
+    """A kill while the archive is written: the one under way (a run brought back from the previous archive kill
+    is back once it begins writing it again), or the next."""
+    begun = archive_under_way(chaos) or wait_for_event(chaos, lambda e: (e.kind, e.detail) == ("archive", "begin"),
+                                                       "archive write")
+    time.sleep(max(0.0, begun.time + chaos.rng.uniform(0, chaos.hold_s) - time.monotonic()))
+    fault.landed.append(f"{time.monotonic() - begun.time:.3f} s into the archive's writing")
     strike(chaos, fault, target(chaos))
+    if any((e.kind, e.detail) == ("archive", "end") and e.pid == begun.pid for e in chaos.events.poll()):
+        fault.landed[-2] += " (after it ended)"
+
+
+def archive_under_way(chaos: Chaos):
+    """The latest archive write begun by a live worker and not ended, if any."""
+    chaos.events.poll()
+    ended = {e.pid for e in chaos.events.seen if (e.kind, e.detail) == ("archive", "end")}
+    return next((e for e in reversed(chaos.events.seen) if (e.kind, e.detail) == ("archive", "begin")
+                 and e.pid not in ended and alive(e.pid)), None)
 
 
 FAULTS = {name: globals()[name] for name in KINDS}

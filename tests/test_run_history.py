@@ -140,3 +140,16 @@ def test_the_temporary_folder_of_a_killed_command_is_removed_by_the_next_command
         assert [path.name for path in base.iterdir() if path.name.startswith("distrain-job-")] == []  # its own too
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_history_line_the_disk_takes_only_in_part_is_cut_off_again(tmp_path):
+    """A file size limit stands in for a disk that fills mid-line: every line left is whole."""
+    program = ("import resource, sys; from distrain.training import history; "
+               "resource.setrlimit(resource.RLIMIT_FSIZE, (150, 150)); "
+               "[history.record(sys.argv[1], 'resumed', checkpoint='epoch_0001_batch_00000004', step=step) "
+               "for step in range(5)]")
+    result = subprocess.run([sys.executable, "-c", program, str(tmp_path)], capture_output=True, text=True,
+                            env={"PYTHONPATH": str(ROOT / "src")}, timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = (tmp_path / "history.jsonl").read_text().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["step"] == 0  # the second line did not fit whole

@@ -3,10 +3,10 @@ happens and never rewritten: started, stopped (and why), restarted by the launch
 which checkpoint, on how many workers), finished.
 
 ``metrics.json`` says where a run ended; this says how it got there. A ``kill -9`` leaves no line of its own
-(nothing runs to write it), so a ``resumed`` line after neither ``stopped`` nor ``restart`` shows one. Lines
-are appended with one ``write`` each; a line cut short (the disk filled mid-write) is skipped when read,
-and the next line starts on a line of its own. Writing it never fails a run: a disk that refuses the line
-is the disk the run reports itself.
+(nothing runs to write it), so a ``recover`` line after no ``stopped`` shows one. Lines are appended
+with one ``write`` each; one the disk takes only in part is cut off again, and a line cut short anyway is
+skipped when read (the next starts on a line of its own). Writing it never fails a run: a disk that refuses
+the line is the disk the run reports itself.
 """
 
 from __future__ import annotations
@@ -32,9 +32,14 @@ def record(serialization_dir: Path | str | None, event: str, **details: Any) -> 
     except OSError:
         return
     try:
+        size = os.fstat(descriptor).st_size
         if _ends_mid_line(descriptor):
             data = b"\n" + data
-        os.write(descriptor, data)
+        try:
+            if os.write(descriptor, data) != len(data):  # a disk that filled mid-line: no line rather than half
+                os.ftruncate(descriptor, size)
+        except OSError:
+            os.ftruncate(descriptor, size)
     except OSError:
         pass
     finally:
