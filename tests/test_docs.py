@@ -83,7 +83,8 @@ def test_every_registered_component_has_a_docstring_of_its_own():
     from distrain.plugins import import_plugins
 
     import_plugins([])
-    assert reference_hook().undocumented_components() == []
+    # components other tests of this process registered (test_registry's widgets) are not distrain's
+    assert [name for name in reference_hook().undocumented_components() if "(distrain." in name] == []
 
 
 def test_a_component_registered_without_a_docstring_fails_the_build(caplog):
@@ -100,7 +101,7 @@ def test_a_component_registered_without_a_docstring_fails_the_build(caplog):
 
     try:
         hook = reference_hook()
-        assert hook.undocumented_components() == [
+        assert [name for name in hook.undocumented_components() if "undocumented_probe" in name] == [
             f"Metric.undocumented_probe ({__name__}.{UndocumentedProbe.__qualname__})"]
         with caplog.at_level("WARNING", logger="mkdocs.plugins.distrain_reference"):
             hook.warn_undocumented()

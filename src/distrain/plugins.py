@@ -46,11 +46,18 @@ class PluginError(BadInput):
     pass
 
 
+#: built-in components that live beside what they need rather than in a package above (``from_archive`` loads
+#: archives, so it sits in experiment/, which models/ must not import)
+BUILTIN_MODULES = ("distrain.experiment.archived_model",)
+
+
 def import_builtins() -> None:
     for package_name in BUILTIN_PACKAGES:
         package = importlib.import_module(package_name)
         for module in pkgutil.iter_modules(package.__path__):
             importlib.import_module(f"{package_name}.{module.name}")
+    for module_name in BUILTIN_MODULES:
+        importlib.import_module(module_name)
 
 
 @functools.cache

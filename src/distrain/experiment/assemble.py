@@ -140,7 +140,7 @@ def train_worker(
     logger.info("rank %d holds %s after training", world.rank, held.describe())
     weights = assembly.strategy.model_state_dict()  # every rank takes part (sharded strategies gather)
     if world.is_primary:
-        from distrain.models.from_archive import self_contained_config
+        from distrain.experiment.archived_model import self_contained_config
 
         archive = write_archive(Path(serialization_dir), trained_state(assembly.model, weights),
                                 assembly.prepared.vocab, self_contained_config(resolved.config, assembly.model),

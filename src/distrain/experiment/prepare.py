@@ -113,7 +113,7 @@ class DataPlan:
 
 def _model_archive(model: Any) -> str | None:
     """The ``archive_file`` of a ``from_archive`` model block (a recipe, not built), else None."""
-    from distrain.models.from_archive import ArchivedModel
+    from distrain.experiment.archived_model import ArchivedModel
 
     return model.argument("archive_file") if getattr(model, "cls", None) is ArchivedModel else None
 
