@@ -10,7 +10,9 @@ The loss is the next-token cross-entropy, averaged over the tokens whose label i
 labels are the inputs; the model shifts them), and their count is returned as ``loss_weight``, so the
 trainer weights every token equally across workers, device shares and accumulation. Metrics:
 ``perplexity`` (exp of the token-weighted mean loss) and ``accuracy`` (of the next token), both held
-as sums and counts. The split hooks come from the architecture itself: its ``_no_split_modules``
+as sums and counts. ``loss_chunk_size`` computes the output layer and the loss together, that many tokens
+at a time (:mod:`distrain.modules.linear_cross_entropy`): the logits of the whole vocabulary are never
+held for all tokens at once (the same loss; summed in another order, so not bitwise the unchunked one). The split hooks come from the architecture itself: its ``_no_split_modules``
 name the FSDP units, its config's ``base_model_tp_plan`` the tensor-parallel plan.
 """
 
@@ -21,6 +23,7 @@ from typing import Any, Mapping
 
 import torch
 
+from distrain.config.constraints import PositiveInt
 from distrain.config.errors import ConfigError, Problem
 from distrain.data.vocabulary import Vocabulary
 from distrain.inference.generation import GenerationSettings
@@ -122,6 +125,7 @@ class CausalLanguageModel(Model):
         metrics: dict[str, Metric] | None = None,
         generation: GenerationSettings = GenerationSettings(),
         adapter: Adapter | None = None,
+        loss_chunk_size: PositiveInt | None = None,
     ) -> None:
         super().__init__(vocab, {"perplexity": TokenPerplexity(), "accuracy": Average(), **(metrics or {})})
         from transformers import AutoConfig
@@ -140,6 +144,23 @@ class CausalLanguageModel(Model):
             self.transformer = model_from_config(built, "AutoModelForCausalLM")
         if adapter is not None:  # only the adapter trains: the output layer is the pretrained one, frozen
             adapt(self, self.transformer, adapter, model_name)
+        self.loss_chunk_size = loss_chunk_size
+        if loss_chunk_size is not None and (reason := self._unchunkable()):
+            raise ConfigError([Problem("model.loss_chunk_size", reason)])
+
+    def _unchunkable(self) -> str | None:
+        """Why the output layer cannot be computed apart from the transformer's forward (None: it can)."""
+        head = self.transformer.get_output_embeddings()
+        if type(head) is not torch.nn.Linear or head.bias is not None:
+            what = f"a {type(head).__name__}" + (" with a bias" if getattr(head, "bias", None) is not None else "")
+            return (f"the output layer is {what}, not a plain linear map without bias (an adapter on it?); the "
+                    "chunked loss computes hidden @ weight.T itself")
+        config = self.transformer.config
+        scaled = [key for key in ("final_logit_softcapping", "logit_scale", "output_multiplier_scale")
+                  if getattr(config, key, None) not in (None, 1, 1.0)]
+        if scaled:
+            return f"{config.model_type} changes its logits after the output layer ({', '.join(scaled)})"
+        return None
 
     @staticmethod
     def _with_tokenizer(settings: dict[str, Any], tokenizer_name: str | None) -> dict[str, Any]:
@@ -220,6 +241,8 @@ class CausalLanguageModel(Model):
                 **_: Any) -> dict[str, torch.Tensor]:
         # position_ids (packed examples, restarting at 0 each) without an attention mask: transformers
         # keeps the examples apart where the architecture builds its mask with create_causal_mask
+        if labels is not None and self.loss_chunk_size is not None:
+            return self._chunked_loss(input_ids, labels, attention_mask, position_ids)
         logits = self.transformer(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
                                   use_cache=False).logits
         if labels is None:
@@ -239,6 +262,23 @@ class CausalLanguageModel(Model):
         scored = logits.detach()
         chosen = scored.gather(-1, targets.clamp(min=0).unsqueeze(-1)).squeeze(-1)
         self.metrics["accuracy"](chosen >= scored.amax(-1), mask=counted)
+        return {"loss": loss, "loss_weight": count}
+
+    def _chunked_loss(self, input_ids: torch.Tensor, labels: torch.Tensor, attention_mask: torch.Tensor | None,
+                      position_ids: torch.Tensor | None) -> dict[str, torch.Tensor]:
+        """The same loss, metrics and weight as :meth:`forward`'s, the output layer fused with the loss."""
+        from distrain.modules.linear_cross_entropy import linear_cross_entropy
+
+        hidden = self.transformer.base_model(input_ids=input_ids, attention_mask=attention_mask,
+                                             position_ids=position_ids, use_cache=False)[0]
+        targets = torch.nn.functional.pad(labels[:, 1:], (0, 1), value=IGNORE).reshape(-1)
+        count = targets.ne(IGNORE).sum()
+        total, right = linear_cross_entropy(hidden.reshape(-1, hidden.shape[-1]),
+                                            self.transformer.get_output_embeddings().weight, targets,
+                                            self.loss_chunk_size, ignore_index=IGNORE)
+        loss = total / count.clamp(min=1)
+        self.metrics["perplexity"](loss.detach(), count)
+        self.metrics["accuracy"](right.double() / count.clamp(min=1), count=count)
         return {"loss": loss, "loss_weight": count}
 
     def to_transformers(self) -> TransformersModel:
