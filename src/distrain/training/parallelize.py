@@ -7,6 +7,8 @@
    activations in backward. It patches their ``forward`` and keeps every name, so the FSDP units below
    still find their modules.
 3. the strategy's ``wrap``: sharded (``fsdp``) or replicated (``ddp``) over the data-parallel ranks.
+   ``trainer.param_dtype`` other than float32: the wrapped model runs on parameters cast once per
+   forward (:class:`~distrain.training.amp.CastParameters`); the float32 ones stay the master weights.
 4. ``torch.compile`` (``trainer.compile``) of the wrapped model. Compiling the wrapped module (not each
    block before sharding, as torchtitan does) is what the compile equivalence tests and
    ``bench_scaling.py --compile`` measured.
@@ -22,19 +24,20 @@ import torch
 
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.training.activations import ActivationCheckpointing, apply_activation_checkpointing
+from distrain.training.amp import ParamDtype, cast_parameters
 
 logger = logging.getLogger(__name__)
 
 
 def parallelize(model: torch.nn.Module, strategy: ParallelStrategy,
                 activation_checkpointing: ActivationCheckpointing | None, compile: bool,
-                device: torch.device) -> torch.nn.Module:
-    """Split ``model``, checkpoint its activations, shard or replicate it and compile it, in that order;
-    return the module to call forward on."""
+                device: torch.device, param_dtype: ParamDtype = "float32") -> torch.nn.Module:
+    """Split ``model``, checkpoint its activations, shard or replicate it, cast its parameters for forward
+    and compile it, in that order; return the module to call forward on."""
     strategy.split.apply(model)
     if activation_checkpointing is not None:
         apply_activation_checkpointing(model, activation_checkpointing.modules)
-    wrapped = strategy.wrap(model)
+    wrapped = cast_parameters(strategy.wrap(model), param_dtype)
     if compile:
         wrapped = compiled(wrapped, device)
     return wrapped

@@ -37,7 +37,7 @@ from distrain.models.model import Model
 from distrain.registry import Registrable
 from distrain.training.callback import Callback
 from distrain.training.activations import ActivationCheckpointing, offloaded, offloading_problems
-from distrain.training.amp import AmpDtype, MixedPrecision
+from distrain.training.amp import AmpDtype, MixedPrecision, ParamDtype, precision_problems, warn_if_emulated
 from distrain.training.checkpoint_manager import DEFAULT_FORMAT, CheckpointFormat, CheckpointManager
 from distrain.training.checkpoint_retention import CheckpointRetention, retention_problems
 from distrain.training.checkpointing import CheckpointError
@@ -106,6 +106,7 @@ class GradientDescentTrainer(Trainer):
         progress_bar: bool = True,
         use_amp: bool = False,
         amp_dtype: AmpDtype = "bfloat16",
+        param_dtype: ParamDtype = "float32",
         compile: bool = False,
         activation_checkpointing: ActivationCheckpointing | None = None,
         activation_offloading: bool = False,
@@ -144,7 +145,13 @@ class GradientDescentTrainer(Trainer):
             raise ConfigError(offloading_problems(self.device))
         self.activation_offloading = activation_offloading
         self.strategy = strategy or ParallelStrategy.by_name(ParallelStrategy.default_implementation)(world=world)
-        self.parallel_model = parallelize(self.model, self.strategy, activation_checkpointing, compile, self.device)
+        if problems := precision_problems({"use_amp": use_amp, "param_dtype": param_dtype},
+                                          self.strategy.casts_parameters, self.strategy.layout.pp > 1):
+            raise ConfigError(problems)
+        if world.is_primary:
+            warn_if_emulated(use_amp, amp_dtype, param_dtype, self.device)
+        self.parallel_model = parallelize(self.model, self.strategy, activation_checkpointing, compile, self.device,
+                                          param_dtype)
         named = list(self.model.named_parameters())
         self.optimizer = (optimizer or _default_optimizer()).construct(model_parameters=named)
         self.steps_per_epoch = math.ceil(len(train_loader) / self.accumulation)
@@ -175,7 +182,7 @@ class GradientDescentTrainer(Trainer):
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
-        return retention_problems(arguments)
+        return retention_problems(arguments) + precision_problems(arguments, path="param_dtype")
 
     # ------------------------------------------------------------------------------- the loop
     def train(self) -> dict[str, Any]:

@@ -61,6 +61,7 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
 
     forward_is_collective = True
     pipelines = False
+    casts_parameters = True
 
     def __init__(
         self,
