@@ -55,6 +55,16 @@ Last line: ``ratio_vs_best_peer=<distrain's median tokens/s on 2 workers / the f
 2 workers>``; the same ratio on 1 worker is printed before it (``ratio_vs_best_peer_1_worker=``), and
 the per-round ratios for both.
 
+**bfloat16** (``--precision bf16``). Each system trains in its own bfloat16 mode: distrain with bfloat16
+parameters over float32 master weights (``trainer.param_dtype: "bfloat16"``) and its chunked output layer
+and loss (``model.loss_chunk_size``, ``--loss-chunk-size``); the hand-written loop under
+``torch.autocast("cpu", torch.bfloat16)``; the Trainer with ``bf16=True`` (autocast). distrain also runs in
+float32 in the same rounds (``distrain_fp32``), so its speed-up is measured on the same machine at the same
+time: ``bf16_vs_fp32_1_worker=`` and, last, ``bf16_vs_fp32=`` (2 workers). The peak is measured for
+bfloat16 ``torch.mm`` as well, and each figure's fraction is of its own dtype's peak. The ratio to the
+peers is ``ratio_vs_best_peer_bf16=`` (2 workers; ``_1_worker`` before it). On a CPU without AVX-512,
+torch's bfloat16 products run in slow generic code (distrain warns); the figures then say so.
+
 Run it on a quiet machine: other work on the 2 cores moves every figure. Under load the launchers
 also differ in more than the loop: torchrun starts each worker in a session of its own
 (``start_new_session=True``), and with Linux's ``sched_autogroup_enabled`` each session is a scheduler
@@ -67,6 +77,7 @@ loop with torchrun as well, so that all three are scheduled alike.
     python scripts/bench_llm.py            # the reported configuration (needs accelerate for the Trainer)
     python scripts/bench_llm.py --quick    # a smoke run: small steps count, one round, no memory part
     python scripts/bench_llm.py --skip-memory --rounds 3 --steps 6 --warmup 2
+    python scripts/bench_llm.py --precision bf16 --skip-memory   # bfloat16, each system in its own mode
 """
 
 from __future__ import annotations
@@ -95,6 +106,7 @@ LLAMA_40M = {"model_type": "llama", "num_hidden_layers": 8, "hidden_size": 512, 
 LLAMA_300M = {"model_type": "llama", "num_hidden_layers": 19, "hidden_size": 1024, "num_attention_heads": 16,
               "num_key_value_heads": 16, "intermediate_size": 2816, "tie_word_embeddings": False}
 SYSTEMS = ("distrain", "handwritten", "hf_trainer")
+FP32_SUFFIX = "_fp32"  # distrain_fp32: distrain in float32, run beside the bfloat16 systems
 WORKER_COUNTS = (1, 2)
 
 
@@ -163,6 +175,9 @@ def distrain_config(job: dict) -> dict:
         "trainer": {"optimizer": {"type": "adamw", "lr": LEARNING_RATE, "weight_decay": 0.0}, "grad_norm": 1.0,
                     "num_epochs": 1, "progress_bar": False, "random_seed": SEED, "use_amp": False},
     }
+    if job.get("precision") == "bf16":  # distrain's bfloat16: bf16 parameters over fp32 masters, the loss chunked
+        config["trainer"]["param_dtype"] = "bfloat16"
+        config["model"]["loss_chunk_size"] = job["loss_chunk_size"]
     if job["processes"] > 1:
         config["distributed"] = {"cuda_devices": [-1] * job["processes"]}
     return config
@@ -266,7 +281,8 @@ def handwritten_process(rank: int, job: dict, port: int) -> None:
     for step in range(1, job["steps"] + 1):
         start = ((step - 1) * world + rank) * batch
         ids = blocks[start:start + batch]
-        loss = model(input_ids=ids, labels=ids, use_cache=False).loss
+        with torch.autocast("cpu", torch.bfloat16, enabled=job.get("precision") == "bf16"):
+            loss = model(input_ids=ids, labels=ids, use_cache=False).loss
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
@@ -305,7 +321,7 @@ def hf_trainer_worker(job: dict) -> None:
         max_steps=job["steps"], learning_rate=LEARNING_RATE, weight_decay=0.0, lr_scheduler_type="constant",
         max_grad_norm=1.0, optim="adamw_torch_fused", use_cpu=True, seed=SEED,
         report_to=[], save_strategy="no", logging_strategy="no", disable_tqdm=True, dataloader_num_workers=0,
-        dataloader_drop_last=True, remove_unused_columns=False,
+        dataloader_drop_last=True, remove_unused_columns=False, bf16=job.get("precision") == "bf16",
         **({"ddp_backend": "gloo"} if job["processes"] > 1 else {}),  # on 1 process it would ask for a group
     )
     if arguments.world_size != job["processes"]:
@@ -339,8 +355,11 @@ WORKERS = {"handwritten": handwritten_worker, "hf_trainer": hf_trainer_worker}
 
 
 def run_once(system: str, workers: int, folder: Path, base: dict, cores: int) -> dict:
+    """One run; ``distrain_fp32`` is distrain in float32 beside a bfloat16 comparison."""
     name = run_name(system, workers)
     threads = threads_per_process(cores, workers)
+    if system.endswith(FP32_SUFFIX):
+        system, base = system.removesuffix(FP32_SUFFIX), {**base, "precision": "fp32"}
     job = {**base, "name": name, "system": system, "processes": workers, "threads": threads, "result": str(folder / f"{name}.result.json"),
            "path": str(folder / f"{name}.job.json"), "hf_output": str(folder / f"hf_{name}")}
     Path(job["path"]).write_text(json.dumps(job))
@@ -366,7 +385,7 @@ def run_once(system: str, workers: int, folder: Path, base: dict, cores: int) ->
 MATMUL = """
 import sys, time, torch
 torch.set_num_threads(int(sys.argv[1])); n = int(sys.argv[2])
-a, b = torch.randn(n, n), torch.randn(n, n)
+a, b = torch.randn(n, n, dtype=getattr(torch, sys.argv[4])), torch.randn(n, n, dtype=getattr(torch, sys.argv[4]))
 torch.mm(a, b)
 best = float("inf")
 for _ in range(int(sys.argv[3])):
@@ -375,10 +394,10 @@ print(2 * n ** 3 / best)
 """
 
 
-def matmul_peak(processes: int, threads: int, size: int = 2048, repeats: int = 6) -> float:
-    """fp32 ``torch.mm`` FLOP/s of ``processes`` processes of ``threads`` threads each, running at once."""
+def matmul_peak(processes: int, threads: int, size: int = 2048, repeats: int = 6, dtype: str = "float32") -> float:
+    """``torch.mm`` FLOP/s in ``dtype`` of ``processes`` processes of ``threads`` threads each, running at once."""
     environment = dict(os.environ, OMP_NUM_THREADS=str(threads))
-    running = [subprocess.Popen([sys.executable, "-c", MATMUL, str(threads), str(size), str(repeats)],
+    running = [subprocess.Popen([sys.executable, "-c", MATMUL, str(threads), str(size), str(repeats), dtype],
                                 stdout=subprocess.PIPE, text=True, env=environment) for _ in range(processes)]
     return sum(float(process.communicate()[0]) for process in running)
 
@@ -439,6 +458,12 @@ def main() -> None:
     parser.add_argument("--skip-memory", action="store_true", help="leave out the ~300 M FSDP memory part")
     parser.add_argument("--memory-only", action="store_true", help="only the ~300 M FSDP memory part")
     parser.add_argument("--memory-steps", type=int, default=2, help="optimizer steps of the memory runs (default 2)")
+    parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
+                        help="fp32 (default), or bf16: each system in its bfloat16 mode, distrain in fp32 beside it")
+    parser.add_argument("--loss-chunk-size", type=int, default=256,
+                        help="distrain's model.loss_chunk_size in bf16 (tokens per chunk of the fused loss; default 256)")
+    parser.add_argument("--peak-size", type=int, default=2048, help="the peak's square torch.mm size (default 2048)")
+    parser.add_argument("--peak-repeats", type=int, default=6, help="torch.mm calls of the peak, the best kept (default 6)")
     parser.add_argument("--worker", choices=tuple(WORKERS), help=argparse.SUPPRESS)
     parser.add_argument("--job", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -469,8 +494,11 @@ def main() -> None:
         os.environ["DISTRAIN_CACHE"] = str(folder / "cache")
         lines: list[str] = []
         if not args.memory_only:
+            if args.precision == "bf16" and "distrain" in systems:
+                systems = [*systems, "distrain" + FP32_SUFFIX]
             lines = throughput_part(folder, systems, worker_counts, steps, warmup, rounds, args.global_batch,
-                                    sequence, cores, args.torchrun_all)
+                                    sequence, cores, args.torchrun_all, args.precision, args.loss_chunk_size,
+                                    (args.peak_size, args.peak_repeats))
         if not (args.skip_memory or args.quick):
             memory = memory_part(folder, args.memory_steps)
             print("\n".join(memory), flush=True)
@@ -479,20 +507,28 @@ def main() -> None:
 
 
 def throughput_part(folder: Path, systems, worker_counts, steps: int, warmup: int, rounds: int, global_batch: int,
-                    sequence: int, cores: int, torchrun_all: bool = False) -> list[str]:
+                    sequence: int, cores: int, torchrun_all: bool = False, precision: str = "fp32",
+                    loss_chunk_size: int = 256, peak: tuple[int, int] = (2048, 6)) -> list[str]:
     """Runs the alternating rounds (printing each run); returns the summary lines, the ratio last."""
     settings = model_settings(LLAMA_40M, sequence)
     parameters = count_parameters(settings)
     base = {"steps": steps, "warmup": warmup, "global_batch": global_batch, "sequence": sequence,
             "blocks": steps * global_batch, "architecture": LLAMA_40M, "settings": settings,
-            "tensors": str(folder / "blocks.pt"), "torchrun_all": torchrun_all}
+            "tensors": str(folder / "blocks.pt"), "torchrun_all": torchrun_all, "precision": precision,
+            "loss_chunk_size": loss_chunk_size}
     blocks = tensorise(base, folder / "blocks.pt")
     if blocks < steps * global_batch:
         raise SystemExit(f"the corpus gave {blocks} blocks, fewer than {steps} steps x {global_batch}")
-    peaks = {workers: matmul_peak(workers, threads_per_process(cores, workers)) for workers in worker_counts}
-    print(f"torch.mm fp32 peak (2048 x 2048): " + ", ".join(
-        f"{peaks[w] / 1e9:.1f} GFLOP/s on {w} process(es) x {threads_per_process(cores, w)} thread(s)"
-        for w in sorted(peaks)), flush=True)
+    dtypes = ["float32"] + (["bfloat16"] if precision == "bf16" else [])
+    peaks = {(dtype, workers): matmul_peak(workers, threads_per_process(cores, workers), *peak, dtype=dtype)
+             for dtype in dtypes for workers in worker_counts}
+    for dtype in dtypes:
+        print(f"torch.mm {dtype} peak ({peak[0]} x {peak[0]}): " + ", ".join(
+            f"{peaks[dtype, w] / 1e9:.1f} GFLOP/s on {w} process(es) x {threads_per_process(cores, w)} thread(s)"
+            for w in sorted(worker_counts)), flush=True)
+
+    def dtype_of(name: str) -> str:
+        return "bfloat16" if precision == "bf16" and FP32_SUFFIX not in name else "float32"
 
     figures: dict[str, list[dict]] = {run_name(s, w): [] for s in systems for w in worker_counts}
     failures: dict[str, str] = {}
@@ -513,9 +549,11 @@ def throughput_part(folder: Path, systems, worker_counts, steps: int, warmup: in
                       f"launch to exit {measured['launch_to_exit_s']:.1f} s", flush=True)
 
     flops_per_token = step_flops(parameters, settings["num_hidden_layers"], settings["hidden_size"], sequence, 1)
+    described = ("bf16 (distrain: param_dtype bfloat16, loss_chunk_size "
+                 f"{loss_chunk_size}; peers: autocast; distrain_fp32: float32)") if precision == "bf16" else "fp32"
     lines = [f"Llama {parameters:,} parameters ({settings['num_hidden_layers']} x {settings['hidden_size']}, vocab "
-             f"{settings['vocab_size']:,}, tied embeddings), fp32; {steps} optimizer steps per run, timed after {warmup}; "
-             f"global batch {global_batch} x {sequence} tokens; {cores} cores, {threads_per_process(cores, 1)} "
+             f"{settings['vocab_size']:,}, tied embeddings), {described}; {steps} optimizer steps per run, timed after "
+             f"{warmup}; global batch {global_batch} x {sequence} tokens; {cores} cores, {threads_per_process(cores, 1)} "
              f"thread(s) on 1 worker, {threads_per_process(cores, 2)} per process on 2; median [min-max] of {rounds} "
              f"round(s); {flops_per_token / 1e6:.0f} MFLOP per token (6 N + 12 L d S)"]
     medians = {}
@@ -529,17 +567,19 @@ def throughput_part(folder: Path, systems, worker_counts, steps: int, warmup: in
         medians[name] = speed[0]
         achieved = speed[0] * flops_per_token
         lines.append(f"{name}_tokens_per_s={speed[0]:.1f}  [{speed[1]:.1f}-{speed[2]:.1f}]  "
-                     f"{achieved / 1e9:.1f} GFLOP/s = {achieved / peaks[workers]:.3f} of the torch.mm peak; "
-                     f"rank 0 CPU {cpu:.0f} ms/step, launch to exit {launch:.1f} s")
+                     f"{achieved / 1e9:.1f} GFLOP/s = {achieved / peaks[dtype_of(name), workers]:.3f} of the "
+                     f"{dtype_of(name)} torch.mm peak; rank 0 CPU {cpu:.0f} ms/step, launch to exit {launch:.1f} s")
     for name, error in failures.items():
         lines.append(f"{name}: could not run here (see its error above): {error.strip().splitlines()[-1]}")
+    suffix = "_bf16" if precision == "bf16" else ""
     for workers in sorted(worker_counts):
-        if run_name("distrain", workers) in medians:
-            fraction = medians[run_name("distrain", workers)] * flops_per_token / peaks[workers]
-            lines.append(f"flop_fraction_distrain_{workers}_worker={fraction:.3f}")
+        name = run_name("distrain", workers)
+        if name in medians:
+            fraction = medians[name] * flops_per_token / peaks[dtype_of(name), workers]
+            lines.append(f"flop_fraction_distrain{suffix}_{workers}_worker={fraction:.3f} (of the {dtype_of(name)} peak)")
     ratio_lines = []
     for workers in sorted(worker_counts):
-        names = [run_name(s, workers) for s in systems]
+        names = [run_name(s, workers) for s in systems if s in SYSTEMS]
         if run_name("distrain", workers) not in medians or not any(n in medians for n in names if "distrain" not in n):
             continue
         peer, ratio = ratio_vs_best_peer(medians, workers)
@@ -548,9 +588,27 @@ def throughput_part(folder: Path, systems, worker_counts, steps: int, warmup: in
                   for i in complete]
         lines.append(f"{workers} worker(s): faster peer {peer}; per-round ratios (distrain / that round's faster peer): "
                      f"{' '.join(f'{value:.3f}' for value in paired)}")
-        ratio_lines.append(f"ratio_vs_best_peer={ratio:.3f}" if workers == 2
-                           else f"ratio_vs_best_peer_{workers}_worker={ratio:.3f}")
-    return lines + sorted(ratio_lines, key=lambda line: line.startswith("ratio_vs_best_peer="))
+        ratio_lines.append(f"ratio_vs_best_peer{suffix}={ratio:.3f}" if workers == 2
+                           else f"ratio_vs_best_peer{suffix}_{workers}_worker={ratio:.3f}")
+    ratio_lines.sort(key=lambda line: line.startswith(f"ratio_vs_best_peer{suffix}="))
+    if precision == "bf16":
+        ratio_lines += bf16_vs_fp32_lines(figures, medians, worker_counts)
+    return lines + ratio_lines
+
+
+def bf16_vs_fp32_lines(figures: dict[str, list[dict]], medians: dict[str, float], worker_counts) -> list[str]:
+    """distrain's bfloat16 median over its float32 median on as many workers, with the per-round ratios;
+    2 workers last (``bf16_vs_fp32=``)."""
+    lines = []
+    for workers in sorted(worker_counts):
+        bf16, fp32 = run_name("distrain", workers), run_name("distrain" + FP32_SUFFIX, workers)
+        if bf16 not in medians or fp32 not in medians:
+            continue
+        paired = [a["tokens_per_s"] / b["tokens_per_s"] for a, b in zip(figures[bf16], figures[fp32])]
+        lines.append(f"{workers} worker(s): distrain bf16 / fp32 per round: {' '.join(f'{r:.3f}' for r in paired)}")
+        key = "bf16_vs_fp32" if workers == 2 else f"bf16_vs_fp32_{workers}_worker"
+        lines.append(f"{key}={medians[bf16] / medians[fp32]:.3f}")
+    return sorted(lines, key=lambda line: line.startswith("bf16_vs_fp32="))
 
 
 if __name__ == "__main__":

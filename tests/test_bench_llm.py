@@ -59,3 +59,27 @@ def test_the_benchmark_config_is_a_valid_distrain_experiment(bench):
         job = {"sequence": 32, "blocks": 8, "architecture": bench.LLAMA_40M, "global_batch": 4, "processes": workers}
         experiment = resolve_experiment(bench.distrain_config(job)).build()
         assert experiment.data_loader.batch_size * workers == 4
+
+
+def test_the_bf16_config_is_a_valid_distrain_experiment_in_bfloat16(bench):
+    from distrain.experiment.plan import resolve_experiment
+    from distrain.plugins import import_plugins
+
+    import_plugins()
+    job = {"sequence": 32, "blocks": 8, "architecture": bench.LLAMA_40M, "global_batch": 4, "processes": 2,
+           "precision": "bf16", "loss_chunk_size": 64}
+    config = bench.distrain_config(job)
+    assert config["trainer"]["param_dtype"] == "bfloat16" and config["model"]["loss_chunk_size"] == 64
+    resolve_experiment(config).build()
+    assert "param_dtype" not in bench.distrain_config({**job, "precision": "fp32"})["trainer"]
+
+
+def test_bf16_vs_fp32_is_distrains_median_ratio_with_two_workers_last(bench):
+    runs = {"distrain_1": [100.0, 120.0, 110.0], "distrain_fp32_1": [50.0, 60.0, 40.0],
+            "distrain_2": [300.0], "distrain_fp32_2": [100.0]}
+    figures = {name: [{"tokens_per_s": value} for value in values] for name, values in runs.items()}
+    medians = {name: sorted(values)[len(values) // 2] for name, values in runs.items()}
+    lines = bench.bf16_vs_fp32_lines(figures, medians, [2, 1])
+    assert lines[-1] == "bf16_vs_fp32=3.000"
+    assert "bf16_vs_fp32_1_worker=2.200" in lines  # 110 / 50
+    assert "1 worker(s): distrain bf16 / fp32 per round: 2.000 2.000 2.750" in lines

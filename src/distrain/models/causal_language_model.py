@@ -114,7 +114,9 @@ class CausalLanguageModel(Model):
     (an architecture's settings, random init). With ``config``, ``tokenizer_name`` sets ``vocab_size`` (unless the config
     does) and the special token ids, so the model fits the reader's tokenizer. ``generation``: how
     ``distrain predict`` continues prompts (override it there with ``-o '{"model.generation.top_p": 0.9}'``).
-    ``adapter`` (e.g. ``{"type": "lora"}``) trains an adapter alone, the transformer (output layer included) frozen."""
+    ``adapter`` (e.g. ``{"type": "lora"}``) trains an adapter alone, the transformer (output layer included) frozen.
+    ``loss_chunk_size``: compute the output layer and the loss together, that many tokens at a time, never the
+    whole vocabulary's logits for every token (see the how-to "Train in bfloat16")."""
 
     def __init__(
         self,

@@ -52,16 +52,20 @@ class _LinearCrossEntropy(torch.autograd.Function):
             counted = target.ne(ignore_index)
             safe = target.masked_fill(~counted, 0).unsqueeze(-1)
             logits = rows @ weight.t()
-            chosen = logits.gather(-1, safe).squeeze(-1)
-            right += (counted & (chosen >= logits.amax(-1))).sum()
-            logits = logits.float()
-            log_norm = torch.logsumexp(logits, -1)
-            total += ((log_norm - chosen.float()) * counted).sum()
+            chosen = logits.gather(-1, safe).squeeze(-1).float()
+            peak = logits.amax(-1, keepdim=True).float()
+            right += (counted & (chosen >= peak.squeeze(-1))).sum()
+            # exp(logits - peak) once, in place (float32 logits are the product itself): the log-sum-exp
+            # and the softmax of the gradient both come from it
+            exponentials = logits.float().sub_(peak).exp_()
+            sums = exponentials.sum(-1, keepdim=True)
+            log_norm = (sums.log() + peak).squeeze(-1)
+            total += ((log_norm - chosen) * counted).sum()
             if grad_hidden is None and grad_weight is None:
                 continue
             # d loss / d logits = softmax - one_hot(target), zero on ignored tokens
-            probabilities = logits.sub_(log_norm.unsqueeze(-1)).exp_()
-            probabilities.scatter_add_(-1, safe, torch.full_like(chosen, -1.0, dtype=torch.float32).unsqueeze(-1))
+            probabilities = exponentials.div_(sums)
+            probabilities.scatter_add_(-1, safe, torch.full_like(chosen, -1.0).unsqueeze(-1))
             probabilities.mul_(counted.unsqueeze(-1))
             grad_logits = probabilities.to(hidden.dtype)
             if grad_hidden is not None:

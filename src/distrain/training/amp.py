@@ -12,8 +12,9 @@
   are reduced in float32, clipped, and the optimizer updates them and keeps its states in float32.
   Checkpoints and archives hold the float32 masters, so resume and export are as in float32.
 
-On a CPU without bfloat16 matrix instructions (AVX512-BF16 or AMX) bfloat16 products are emulated and
-slower than float32; :func:`bfloat16_problems` says so when a run asks for bfloat16 there.
+On a CPU where torch has no oneDNN bfloat16 kernels (they need AVX-512; AVX512-BF16 and AMX make them
+fast) bfloat16 products fall back to slow generic code, several times slower than float32;
+:func:`warn_if_emulated` says so when a run asks for bfloat16 there.
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ def cast_parameters(module: torch.nn.Module, param_dtype: ParamDtype) -> torch.n
 
 
 def has_native_bfloat16(device: torch.device) -> bool:
-    """Whether ``device`` multiplies bfloat16 matrices in hardware (CUDA; a CPU with AVX512-BF16 or AMX)."""
+    """Whether torch has fast bfloat16 matrix products on ``device``: CUDA, or a CPU where its oneDNN bfloat16
+    kernels run (AVX-512; AVX512-BF16 or AMX in hardware)."""
     if device.type != "cpu":
         return True
     return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
@@ -103,9 +105,9 @@ def has_native_bfloat16(device: torch.device) -> bool:
 
 def warn_if_emulated(use_amp: bool, amp_dtype: str, param_dtype: str, device: torch.device) -> None:
     if ((use_amp and amp_dtype == "bfloat16") or param_dtype == "bfloat16") and not has_native_bfloat16(device):
-        logger.warning("this CPU has no bfloat16 matrix instructions (AVX512-BF16 or AMX; torch sees %s): its "
-                       "bfloat16 matrix products are emulated, several times slower than float32 here; train in "
-                       "float32 on it", torch.backends.cpu.get_cpu_capability())
+        logger.warning("this CPU has no bfloat16 matrix instructions torch can use (its oneDNN bfloat16 kernels "
+                       "need AVX-512; torch sees %s): bfloat16 matrix products run in slow generic code, several "
+                       "times slower than float32 here; train in float32 on it", torch.backends.cpu.get_cpu_capability())
 
 
 def precision_problems(arguments: Mapping[str, Any], casts_parameters: bool = False, pipelined: bool = False,
