@@ -70,20 +70,34 @@ def test_an_output_layer_the_chunked_loss_cannot_compute_is_refused_by_key():
     assert "final_logit_softcapping" in str(refused.value)
 
 
-def test_cast_parameters_runs_a_bfloat16_copy_and_returns_float32_gradients_to_the_masters():
-    """The wrapped model computes what the model cast to bfloat16 computes; the gradients reach the
-    float32 parameters (tied weights once), equal to the bfloat16 copy's gradients to bfloat16 rounding."""
-    import copy
-
-    from distrain.training.amp import CastParameters
+def cast_model_step(checkpointing: bool = False):
+    from distrain.training.activations import apply_activation_checkpointing
+    from distrain.training.amp import cast_parameters
 
     torch.manual_seed(0)
     model = CausalLanguageModel(Vocabulary(), config=LLAMA, loss_chunk_size=16)
-    copied = copy.deepcopy(model).to(torch.bfloat16)
+    changed = cast_parameters(model, "bfloat16")
+    if checkpointing:
+        apply_activation_checkpointing(model, ["transformer.model.layers.*"])
     ids, labels = batch()
-    loss = CastParameters(model, torch.bfloat16)(input_ids=ids, labels=labels)["loss"]
+    output = model(input_ids=ids, labels=labels)
+    output["loss"].backward()
+    return model, output["loss"], changed
+
+
+def test_cast_parameters_runs_a_bfloat16_copy_and_returns_float32_gradients_to_the_masters():
+    """The cast model computes what the model cast to bfloat16 computes; the gradients reach the
+    float32 parameters (tied weights once), equal to the bfloat16 copy's gradients to bfloat16 rounding."""
+    import copy
+
+    model, loss, changed = cast_model_step()
+    assert "transformer.lm_head" in changed and "transformer.model.layers.0.input_layernorm" in changed
+    copied = copy.deepcopy(model)
+    for module in copied.modules():  # the twin: the same weights, truly bfloat16, no cast
+        module.__dict__.pop("forward", None)
+    copied.to(torch.bfloat16).zero_grad(set_to_none=True)
+    ids, labels = batch()
     expected = copied(input_ids=ids, labels=labels)["loss"]
-    loss.backward()
     expected.backward()
     assert float(loss.detach()) == float(expected.detach())
     assert {p.dtype for p in model.parameters()} == {torch.float32}
@@ -95,6 +109,14 @@ def test_cast_parameters_runs_a_bfloat16_copy_and_returns_float32_gradients_to_t
         reference = twin.grad.float()
         torch.testing.assert_close(parameter.grad, reference, rtol=1e-2, atol=1e-2 * float(reference.abs().max()),
                                    msg=name)
+
+
+def test_cast_parameters_with_activation_checkpointing_recomputes_in_bfloat16_to_the_same_gradients():
+    plain, plain_loss, _ = cast_model_step()
+    recomputed, loss, _ = cast_model_step(checkpointing=True)
+    assert float(loss.detach()) == float(plain_loss.detach())
+    for (name, a), b in zip(plain.named_parameters(), recomputed.parameters()):
+        assert torch.equal(a.grad, b.grad), name
 
 
 # ------------------------------------------------------------------------------- through the CLI
@@ -152,7 +174,7 @@ def step_losses(run: Path) -> list[float]:
 def test_bfloat16_parameters_compute_in_bfloat16_and_keep_float32_masters(bf16_runs):
     for name in ("bf16_one", "bf16_ddp2"):
         seen = json.loads((bf16_runs[name] / "dtypes" / "dtypes.rank0.json").read_text())
-        assert seen == {"train": ["bfloat16"], "validation": ["float32"]}, name  # validation: the masters
+        assert seen == {"train": ["bfloat16"], "validation": ["bfloat16"]}, name
         assert {str(t.dtype) for t in archived_weights(bf16_runs[name] / "out").values()} == {"torch.float32"}
     seen = json.loads((bf16_runs["fp32_one"] / "dtypes" / "dtypes.rank0.json").read_text())
     assert seen == {"train": ["float32"], "validation": ["float32"]}

@@ -7,10 +7,11 @@
   with ``torch.amp.GradScaler``. The trainer calls :meth:`MixedPrecision.unscale` before clipping, so
   ``grad_norm`` always sees true gradients.
 - ``param_dtype: "bfloat16"`` runs forward and backward on bfloat16 copies of the floating-point
-  parameters, made once per forward (:class:`CastParameters`): activations are bfloat16 end to end. The
-  float32 parameters are the master weights: their gradients arrive in float32 (the cast's backward),
-  are reduced in float32, clipped, and the optimizer updates them and keeps its states in float32.
-  Checkpoints and archives hold the float32 masters, so resume and export are as in float32.
+  parameters, each module casting its own when it is called (:func:`cast_parameters`): activations are
+  bfloat16 end to end, in training and validation. The float32 parameters are the master weights: their
+  gradients arrive in float32 (the cast's backward), are reduced in float32, clipped, and the optimizer
+  updates them and keeps its states in float32. Checkpoints and archives hold the float32 masters, so
+  resume and export are as in float32.
 
 On a CPU where torch has no oneDNN bfloat16 kernels (they need AVX-512; AVX512-BF16 and AMX make them
 fast) bfloat16 products fall back to slow generic code, several times slower than float32;
@@ -20,6 +21,7 @@ fast) bfloat16 products fall back to slow generic code, several times slower tha
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from typing import Any, Literal, Mapping
 
@@ -72,27 +74,35 @@ class MixedPrecision:
             self.scaler.load_state_dict(state)
 
 
-class CastParameters(torch.nn.Module):
-    """Calls ``module`` with its floating-point parameters replaced by copies in ``dtype``, made once per
-    forward; autograd carries the gradients back through the casts to the parameters, in their dtype.
-    Weights tied in ``module`` stay tied (one copy). Buffers are left as they are."""
+def cast_parameters(model: torch.nn.Module, param_dtype: ParamDtype) -> list[str]:
+    """Make every module of ``model`` that holds floating-point parameters of its own run on copies of them
+    in ``param_dtype``, cast each time the module is called (once per forward; again where activation
+    checkpointing recomputes it, so the recomputation matches). The parameters themselves stay as they are
+    (the master weights); autograd carries the gradients back through the casts, in the parameters' dtype.
+    Like activation checkpointing it replaces ``forward`` on the instance, so names, state dicts and
+    sharding units do not change. A parameter read outside its module's forward is not cast. Returns the
+    names of the modules changed (none for float32)."""
+    if param_dtype == "float32":
+        return []
+    dtype = getattr(torch, param_dtype)
+    changed = []
+    for name, module in model.named_modules():
+        owned = [key for key, parameter in module.named_parameters(recurse=False) if parameter.is_floating_point()]
+        if owned:
+            module.forward = functools.partial(_with_cast_parameters, module, module.forward, owned, dtype)
+            changed.append(name)
+    return changed
 
-    def __init__(self, module: torch.nn.Module, dtype: torch.dtype) -> None:
-        super().__init__()
-        self.module = module
-        self.dtype = dtype
 
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
-        from torch.func import functional_call
-
-        cast = {name: parameter.to(self.dtype) for name, parameter in self.module.named_parameters()
-                if parameter.is_floating_point()}
-        return functional_call(self.module, cast, args, kwargs, tie_weights=True, strict=False)
-
-
-def cast_parameters(module: torch.nn.Module, param_dtype: ParamDtype) -> torch.nn.Module:
-    """``module`` itself for float32; else :class:`CastParameters` around it."""
-    return module if param_dtype == "float32" else CastParameters(module, getattr(torch, param_dtype))
+def _with_cast_parameters(module: torch.nn.Module, forward: Any, names: list[str], dtype: torch.dtype,
+                          *args: Any, **kwargs: Any) -> Any:
+    masters = {key: module._parameters[key] for key in names}
+    try:
+        for key, master in masters.items():  # a plain tensor in the slot: module.weight reads the copy
+            module._parameters[key] = master.to(dtype)
+        return forward(*args, **kwargs)
+    finally:
+        module._parameters.update(masters)
 
 
 def has_native_bfloat16(device: torch.device) -> bool:

@@ -3,13 +3,14 @@
 1. the split (:class:`~distrain.distributed.model_split.ModelSplit`): tensor parallelism or pipeline
    stages where the layout asks for them (:mod:`distrain.distributed.tensor_parallel`,
    :mod:`distrain.distributed.pipeline`).
-2. activation checkpointing (``trainer.activation_checkpointing``): the chosen modules recompute their
+2. ``trainer.param_dtype`` other than float32: each module runs on copies of its parameters in that dtype,
+   cast when it is called (:func:`~distrain.training.amp.cast_parameters`); the parameters stay the
+   float32 master weights. Before checkpointing, so a recomputation casts again.
+3. activation checkpointing (``trainer.activation_checkpointing``): the chosen modules recompute their
    activations in backward. It patches their ``forward`` and keeps every name, so the FSDP units below
    still find their modules.
-3. the strategy's ``wrap``: sharded (``fsdp``) or replicated (``ddp``) over the data-parallel ranks.
-   ``trainer.param_dtype`` other than float32: the wrapped model runs on parameters cast once per
-   forward (:class:`~distrain.training.amp.CastParameters`); the float32 ones stay the master weights.
-4. ``torch.compile`` (``trainer.compile``) of the wrapped model. Compiling the wrapped module (not each
+4. the strategy's ``wrap``: sharded (``fsdp``) or replicated (``ddp``) over the data-parallel ranks.
+5. ``torch.compile`` (``trainer.compile``) of the wrapped model. Compiling the wrapped module (not each
    block before sharding, as torchtitan does) is what the compile equivalence tests and
    ``bench_scaling.py --compile`` measured.
 
@@ -32,12 +33,13 @@ logger = logging.getLogger(__name__)
 def parallelize(model: torch.nn.Module, strategy: ParallelStrategy,
                 activation_checkpointing: ActivationCheckpointing | None, compile: bool,
                 device: torch.device, param_dtype: ParamDtype = "float32") -> torch.nn.Module:
-    """Split ``model``, checkpoint its activations, shard or replicate it, cast its parameters for forward
+    """Split ``model``, cast its parameters for forward, checkpoint its activations, shard or replicate it
     and compile it, in that order; return the module to call forward on."""
     strategy.split.apply(model)
+    cast_parameters(model, param_dtype)
     if activation_checkpointing is not None:
         apply_activation_checkpointing(model, activation_checkpointing.modules)
-    wrapped = cast_parameters(strategy.wrap(model), param_dtype)
+    wrapped = strategy.wrap(model)
     if compile:
         wrapped = compiled(wrapped, device)
     return wrapped
