@@ -20,8 +20,9 @@ with bf16 mixed precision and with CPU offload (FSDP shards over processes, one 
 
 Llama (``--only llama``, also part of a full run): a random-init Llama (``causal_language_model`` from a
 config; ``--llama-layers``, ``--llama-hidden``, blocks of ``--llama-sequence`` tokens of the Shakespeare
-corpus, ``--llama-batch`` blocks a step) trained 2 epochs with bf16 autocast on one GPU: tokens/s of the
-second epoch, and the FLOP/s that makes (6 N + 12 L d S per token, as ``scripts/bench_llm.py``) as a
+corpus, ``--llama-batch`` blocks a step) trained 2 epochs on one GPU, with bf16 autocast and again with
+bf16 parameters over float32 masters and the chunked loss (``trainer.param_dtype``, ``model.loss_chunk_size``):
+tokens/s of the second epoch, and the FLOP/s that makes (6 N + 12 L d S per token, as ``scripts/bench_llm.py``) as a
 fraction of the GPU's peak measured here by a bf16 ``torch.mm`` of two 8192 x 8192 matrices. It
 FAILs if the run fails or its loss is not finite; the fraction is a figure, not a threshold.
 
@@ -373,18 +374,23 @@ def llama(runner: Runner, checks: Checks, layers: int, hidden: int, sequence: in
     with torch.device("meta"):
         parameters = sum(p.numel() for p in AutoModelForCausalLM.from_config(AutoConfig.for_model(**settings)).parameters())
     peak = bf16_matmul_peak()
-    figures = runner.train("llama_bf16", config, {"distributed": {"cuda_devices": [0]}})
-    if "error" in figures:
-        checks.report("llama_bf16", False, figures["error"])
-        return
-    tokens = examples_per_s(figures) * sequence  # packed blocks: every token is real
-    achieved = tokens * (6 * parameters + 12 * layers * hidden * sequence)
-    loss = figures["metrics"]["training_loss"]
-    checks.report("llama_bf16", loss == loss and abs(loss) != float("inf"),
-                  f"Llama {parameters / 1e6:.1f} M parameters ({layers} x {hidden}), bf16 autocast, batch {batch} x "
-                  f"{sequence} tokens: {tokens:,.0f} tokens/s (second epoch), {achieved / 1e12:.1f} TFLOP/s = "
-                  f"{achieved / peak:.3f} of the measured bf16 torch.mm peak ({peak / 1e12:.1f} TFLOP/s); peak GPU "
-                  f"memory {figures['peak_bytes'] / 2**20:,.0f} MiB; training loss {loss:.3f}")
+    # autocast, then bfloat16 parameters over float32 masters with the output layer and loss fused in chunks
+    variants = {"llama_bf16": ({}, "bf16 autocast"),
+                "llama_bf16_params": ({"trainer.use_amp": False, "trainer.param_dtype": "bfloat16",
+                                       "model.loss_chunk_size": 1024}, "bf16 parameters, chunked loss")}
+    for name, (overrides, described) in variants.items():
+        figures = runner.train(name, config, {"distributed": {"cuda_devices": [0]}, **overrides})
+        if "error" in figures:
+            checks.report(name, False, figures["error"])
+            continue
+        tokens = examples_per_s(figures) * sequence  # packed blocks: every token is real
+        achieved = tokens * (6 * parameters + 12 * layers * hidden * sequence)
+        loss = figures["metrics"]["training_loss"]
+        checks.report(name, loss == loss and abs(loss) != float("inf"),
+                      f"Llama {parameters / 1e6:.1f} M parameters ({layers} x {hidden}), {described}, batch {batch} x "
+                      f"{sequence} tokens: {tokens:,.0f} tokens/s (second epoch), {achieved / 1e12:.1f} TFLOP/s = "
+                      f"{achieved / peak:.3f} of the measured bf16 torch.mm peak ({peak / 1e12:.1f} TFLOP/s); peak "
+                      f"GPU memory {figures['peak_bytes'] / 2**20:,.0f} MiB; training loss {loss:.3f}")
 
 
 def main() -> int:
