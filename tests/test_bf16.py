@@ -201,3 +201,12 @@ def test_precision_settings_a_run_cannot_honour_are_refused_by_key_before_data_i
     config["distributed"]["strategy"] = {"type": "fsdp"}
     result = run_cli("check", str(write_config(tmp_path / "fsdp.json", config)), *PLUGINS, timeout=120)
     assert result.returncode != 0 and "trainer.param_dtype" in result.stderr and "mixed_precision" in result.stderr
+
+
+def test_a_misspelled_dtype_and_a_zero_chunk_are_reported_by_key(tmp_path):
+    config = lm_config(tmp_path, tmp_path, param_dtype="float16")
+    config["model"]["loss_chunk_size"] = 0
+    result = run_cli("check", str(write_config(tmp_path / "bad.json", config)), *PLUGINS, timeout=120)
+    assert result.returncode == 2
+    assert "trainer.param_dtype: expected 'float32' or 'bfloat16', got \"float16\"" in result.stderr
+    assert "model.loss_chunk_size: must be at least 1, got 0" in result.stderr
