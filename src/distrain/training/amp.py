@@ -114,6 +114,7 @@ def has_native_bfloat16(device: torch.device) -> bool:
 
 
 def warn_if_emulated(use_amp: bool, amp_dtype: str, param_dtype: str, device: torch.device) -> None:
+    """A warning when the run asks for bfloat16 on a CPU where it is slower than float32."""
     if ((use_amp and amp_dtype == "bfloat16") or param_dtype == "bfloat16") and not has_native_bfloat16(device):
         logger.warning("this CPU has no bfloat16 matrix instructions torch can use (its oneDNN bfloat16 kernels "
                        "need AVX-512; torch sees %s): bfloat16 matrix products run in slow generic code, several "
@@ -129,13 +130,13 @@ def precision_problems(arguments: Mapping[str, Any], casts_parameters: bool = Fa
     if arguments.get("param_dtype", "float32") == "float32":
         return []
     if arguments.get("use_amp"):
-        return [Problem(path, "bfloat16 parameters already compute in bfloat16; leave "
-                                               "trainer.use_amp off (autocast is the other precision mode)")]
+        return [Problem(path, "bfloat16 parameters already compute in bfloat16; leave trainer.use_amp off "
+                              "(autocast is the other precision mode)")]
     if casts_parameters:
         return [Problem(path, "under fsdp the gathered shards are cast by the strategy: give "
-                                               'distributed.strategy.mixed_precision: {"param_dtype": "bfloat16"} '
-                                               "instead (the shards and the optimizer stay float32)")]
+                              'distributed.strategy.mixed_precision: {"param_dtype": "bfloat16"} instead (the '
+                              "shards and the optimizer stay float32)")]
     if pipelined:
-        return [Problem(path, "a pipelined model runs its stages itself; bfloat16 parameters "
-                                               "are not offered there yet (train it in float32 or use_amp)")]
+        return [Problem(path, "a pipelined model runs its stages itself; bfloat16 parameters are not offered "
+                              "there yet (train it in float32 or with use_amp)")]
     return []
