@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from conftest import run_cli, write_config
-from distributed_support import archived_weights, final_metrics
+from distributed_support import archived_weights, final_metrics, max_weight_difference
 from distrain.data.vocabulary import Vocabulary
 from distrain.models.causal_language_model import CausalLanguageModel
 from transformer_fixtures import write_corpus
@@ -146,7 +146,16 @@ def lm_config(root: Path, folder: Path, workers: int = 1, **trainer: object) -> 
 
 
 BF16 = {"param_dtype": "bfloat16"}
-RUNS = {"fp32_one": ({}, {}, 1), "bf16_one": (BF16, {"loss_chunk_size": 48}, 1), "bf16_ddp2": (BF16, {"loss_chunk_size": 48}, 2)}
+CHUNKED = {"loss_chunk_size": 48}
+FSDP_BF16 = {"strategy": {"type": "fsdp", "mixed_precision": {"param_dtype": "bfloat16", "reduce_dtype": "float32"}}}
+#: name -> (trainer keys, model keys, workers, distributed keys); every bf16 layout against bf16_one
+RUNS = {
+    "fp32_one": ({}, {}, 1, {}),
+    "bf16_one": (BF16, CHUNKED, 1, {}),
+    "bf16_ddp2": (BF16, CHUNKED, 2, {}),
+    "bf16_tp2": (BF16, CHUNKED, 2, {"tensor_parallel_size": 2}),
+    "bf16_fsdp2": ({}, CHUNKED, 2, FSDP_BF16),  # fsdp casts its gathered units itself
+}
 
 
 @pytest.fixture(scope="module")
@@ -155,9 +164,12 @@ def bf16_runs(tmp_path_factory) -> dict[str, Path]:
     write_corpus(root / "corpus", files=2, sentences=60, seed=3)
     write_corpus(root / "heldout", files=1, sentences=40, seed=4)
     runs = {}
-    for name, (trainer, model, workers) in RUNS.items():
+    for name, (trainer, model, workers, distributed) in RUNS.items():
         config = lm_config(root, root / name, workers, **trainer)
         config["model"].update(model)
+        if distributed.get("tensor_parallel_size"):
+            config["data_loader"]["batch_size"] = 8  # the 2 ranks hold one model: one data-parallel rank
+        config.get("distributed", {}).update(distributed)
         result = run_cli("train", str(write_config(root / f"{name}.json", config)), "-s", str(root / name / "out"),
                          *PLUGINS, timeout=300)
         assert result.returncode == 0, f"{name}: {result.stderr[-3000:]}"
@@ -172,25 +184,39 @@ def step_losses(run: Path) -> list[float]:
 
 
 def test_bfloat16_parameters_compute_in_bfloat16_and_keep_float32_masters(bf16_runs):
-    for name in ("bf16_one", "bf16_ddp2"):
+    for name in ("bf16_one", "bf16_ddp2", "bf16_tp2"):
         seen = json.loads((bf16_runs[name] / "dtypes" / "dtypes.rank0.json").read_text())
         assert seen == {"train": ["bfloat16"], "validation": ["bfloat16"]}, name
-        assert {str(t.dtype) for t in archived_weights(bf16_runs[name] / "out").values()} == {"torch.float32"}
+    for name in RUNS:
+        assert {str(t.dtype) for t in archived_weights(bf16_runs[name] / "out").values()} == {"torch.float32"}, name
     seen = json.loads((bf16_runs["fp32_one"] / "dtypes" / "dtypes.rank0.json").read_text())
     assert seen == {"train": ["float32"], "validation": ["float32"]}
 
 
 def test_bfloat16_training_follows_float32_within_bfloat16_tolerance(bf16_runs):
     """bfloat16 keeps 8 bits of mantissa (2^-8 = 0.4% relative): the step losses of the first epoch stay
-    within 1% of float32's, and two workers within 0.5% of one."""
-    fp32, bf16, ddp = (step_losses(bf16_runs[name]) for name in ("fp32_one", "bf16_one", "bf16_ddp2"))
-    assert len(fp32) == len(bf16) == len(ddp) == 4
+    within 1% of float32's, and the validation perplexity within 2%."""
+    fp32, bf16 = step_losses(bf16_runs["fp32_one"]), step_losses(bf16_runs["bf16_one"])
+    print("fp32", fp32, "\nbf16", bf16)
+    assert len(fp32) == len(bf16) == 4
     assert fp32[-1] < fp32[0] - 0.2 and bf16[-1] < bf16[0] - 0.2  # both learn
-    print("fp32", fp32, "\nbf16", bf16, "\nbf16 ddp2", ddp)
     assert all(abs(b - f) <= 1e-2 * f for b, f in zip(bf16, fp32))
-    assert all(abs(d - b) <= 5e-3 * b for d, b in zip(ddp, bf16))
-    one, two = final_metrics(bf16_runs["bf16_one"] / "out"), final_metrics(bf16_runs["bf16_ddp2"] / "out")
-    assert two["validation_perplexity"] == pytest.approx(one["validation_perplexity"], rel=5e-3)
+    fp32_end, bf16_end = final_metrics(bf16_runs["fp32_one"] / "out"), final_metrics(bf16_runs["bf16_one"] / "out")
+    assert bf16_end["validation_perplexity"] == pytest.approx(fp32_end["validation_perplexity"], rel=2e-2)
+
+
+@pytest.mark.parametrize("layout", ["bf16_ddp2", "bf16_tp2", "bf16_fsdp2"])
+def test_each_layout_in_bfloat16_ends_within_bfloat16_tolerance_of_one_process(bf16_runs, layout):
+    """Stated tolerance: every step loss within 0.5% of one bfloat16 process's, the final weights within
+    1e-2 (a few bfloat16 roundings of an update of lr 0.003), validation perplexity within 0.5%."""
+    one, split = step_losses(bf16_runs["bf16_one"]), step_losses(bf16_runs[layout])
+    worst = max(abs(a - b) / a for a, b in zip(one, split))
+    weights = max_weight_difference(bf16_runs["bf16_one"] / "out", bf16_runs[layout] / "out")
+    print(f"{layout} vs bf16_one: max relative step-loss difference {worst:.2e}, max |weight difference| {weights:.2e}")
+    assert len(split) == len(one) == 4 and worst <= 5e-3
+    assert weights <= 1e-2
+    first, other = final_metrics(bf16_runs["bf16_one"] / "out"), final_metrics(bf16_runs[layout] / "out")
+    assert other["validation_perplexity"] == pytest.approx(first["validation_perplexity"], rel=5e-3)
 
 
 def test_precision_settings_a_run_cannot_honour_are_refused_by_key_before_data_is_read(tmp_path):
