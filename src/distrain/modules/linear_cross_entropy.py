@@ -43,7 +43,7 @@ class _LinearCrossEntropy(torch.autograd.Function):
         wants_hidden, wants_weight = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
         total = torch.zeros((), dtype=torch.float32, device=hidden.device)
         right = torch.zeros((), dtype=torch.long, device=hidden.device)
-        grad_hidden = torch.empty_like(hidden) if wants_hidden else None
+        grad_hidden = torch.empty(hidden.shape, dtype=hidden.dtype, device=hidden.device) if wants_hidden else None
         # the weight's gradient is summed over chunks in float32, whatever the compute dtype
         grad_weight = torch.zeros(weight.shape, dtype=torch.float32, device=weight.device) if wants_weight else None
         for start in range(0, hidden.shape[0], chunk_size):
