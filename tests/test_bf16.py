@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from conftest import run_cli, write_config
-from distributed_support import archived_weights, final_metrics, max_weight_difference
+from distributed_support import archived_weights, final_metrics
 from distrain.data.vocabulary import Vocabulary
 from distrain.models.causal_language_model import CausalLanguageModel
 from transformer_fixtures import write_corpus
@@ -207,16 +207,21 @@ def test_bfloat16_training_follows_float32_within_bfloat16_tolerance(bf16_runs):
 
 @pytest.mark.parametrize("layout", ["bf16_ddp2", "bf16_tp2", "bf16_fsdp2"])
 def test_each_layout_in_bfloat16_ends_within_bfloat16_tolerance_of_one_process(bf16_runs, layout):
-    """Stated tolerance: every step loss within 0.5% of one bfloat16 process's, the final weights within
-    1e-2 (a few bfloat16 roundings of an update of lr 0.003), validation perplexity within 0.5%."""
+    """Stated tolerance: every step loss and the validation perplexity within 0.5% of one bfloat16
+    process's. The weights agree to the size of the updates only: AdamW moves a weight by about lr a step
+    whatever its gradient's size, so where a gradient is near zero a bfloat16 rounding can turn an update
+    around; over the 4 steps the weights stay within 4 x lr (0.012) of each other."""
     one, split = step_losses(bf16_runs["bf16_one"]), step_losses(bf16_runs[layout])
     worst = max(abs(a - b) / a for a, b in zip(one, split))
-    weights = max_weight_difference(bf16_runs["bf16_one"] / "out", bf16_runs[layout] / "out")
+    first, other = archived_weights(bf16_runs["bf16_one"] / "out"), archived_weights(bf16_runs[layout] / "out")
+    # fsdp's archive of a tied model names the output layer too (the same tensor as the input embeddings)
+    assert set(first) <= set(other) and set(other) - set(first) <= {"transformer.lm_head.weight"}
+    weights = max(float((first[name] - other[name]).abs().max()) for name in first)
     print(f"{layout} vs bf16_one: max relative step-loss difference {worst:.2e}, max |weight difference| {weights:.2e}")
     assert len(split) == len(one) == 4 and worst <= 5e-3
-    assert weights <= 1e-2
-    first, other = final_metrics(bf16_runs["bf16_one"] / "out"), final_metrics(bf16_runs[layout] / "out")
-    assert other["validation_perplexity"] == pytest.approx(first["validation_perplexity"], rel=5e-3)
+    assert weights <= 4 * 0.003
+    one_end, split_end = final_metrics(bf16_runs["bf16_one"] / "out"), final_metrics(bf16_runs[layout] / "out")
+    assert split_end["validation_perplexity"] == pytest.approx(one_end["validation_perplexity"], rel=5e-3)
 
 
 def test_precision_settings_a_run_cannot_honour_are_refused_by_key_before_data_is_read(tmp_path):
