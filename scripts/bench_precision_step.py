@@ -1,0 +1,85 @@
+"""One forward + backward of a causal LM step per precision mode, timed in one process (no trainer, no
+optimizer): where a bfloat16 step's time goes on this machine.
+
+The model is ``configs/shakespeare_llama.jsonnet``'s tiny Llama (2 layers x 128, 4 heads, 2 key-value
+heads, the 30,522-id vocabulary, tied embeddings), built as ``causal_language_model`` builds it, on
+16 x 128 random token ids. Each mode is ``PRECISION:CHUNK``:
+
+- ``fp32``: float32;
+- ``amp``: ``torch.autocast("cpu", torch.bfloat16)`` (``trainer.use_amp``);
+- ``cast``: bfloat16 parameters over float32 masters (``trainer.param_dtype: "bfloat16"``,
+  :func:`distrain.training.amp.cast_parameters`);
+
+and ``CHUNK`` is ``model.loss_chunk_size`` (0: the plain loss over all logits). The first step of each
+mode is not timed; the median and the minimum of ``--repeats`` steps are printed. ``--profile`` prints
+torch's profiler table (self CPU time, top ops) of one more step per mode.
+
+    python scripts/bench_precision_step.py --threads 1 fp32:0 fp32:256 cast:256 amp:0
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+TINY_LLAMA = {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 128, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "intermediate_size": 512, "max_position_embeddings": 128,
+              "tie_word_embeddings": True, "vocab_size": 30522}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("modes", nargs="+", help="PRECISION:CHUNK, PRECISION one of fp32, amp, cast")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+
+    import torch
+
+    from distrain.data.vocabulary import Vocabulary
+    from distrain.models.causal_language_model import CausalLanguageModel
+    from distrain.training.amp import cast_parameters
+
+    torch.set_num_threads(args.threads)
+    ids = torch.randint(0, TINY_LLAMA["vocab_size"], (16, 128), generator=torch.Generator().manual_seed(0))
+    print(f"torch {torch.__version__}, CPU capability {torch.backends.cpu.get_cpu_capability()}, "
+          f"oneDNN bfloat16 {torch.ops.mkldnn._is_mkldnn_bf16_supported()}, {args.threads} thread(s)", flush=True)
+    for mode in args.modes:
+        precision, _, chunk = mode.partition(":")
+        if precision not in ("fp32", "amp", "cast"):
+            parser.error(f"unknown precision {precision!r} in {mode!r}")
+        torch.manual_seed(0)
+        model = CausalLanguageModel(Vocabulary(), config=TINY_LLAMA, loss_chunk_size=int(chunk or 0) or None)
+        if precision == "cast":
+            cast_parameters(model, "bfloat16")
+
+        def step() -> float:
+            with torch.autocast("cpu", torch.bfloat16, enabled=precision == "amp"):
+                loss = model(input_ids=ids, labels=ids)["loss"]
+            loss.backward()
+            model.zero_grad(set_to_none=True)
+            return float(loss.detach())
+
+        loss = step()
+        times = []
+        for _ in range(args.repeats):
+            started = time.perf_counter()
+            step()
+            times.append(time.perf_counter() - started)
+        print(f"{mode}: loss {loss:.4f}, median {statistics.median(times):.3f} s, min {min(times):.3f} s", flush=True)
+        if args.profile:
+            from torch.profiler import ProfilerActivity, profile
+
+            with profile(activities=[ProfilerActivity.CPU]) as profiled:
+                step()
+            print(profiled.key_averages().table(sort_by="self_cpu_time_total", row_limit=12, max_name_column_width=40))
+
+
+if __name__ == "__main__":
+    main()
