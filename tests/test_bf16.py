@@ -241,3 +241,19 @@ def test_a_misspelled_dtype_and_a_zero_chunk_are_reported_by_key(tmp_path):
     assert result.returncode == 2
     assert "trainer.param_dtype: expected 'float32' or 'bfloat16', got \"float16\"" in result.stderr
     assert "model.loss_chunk_size: must be at least 1, got 0" in result.stderr
+
+
+def test_asking_for_bfloat16_on_a_cpu_without_its_kernels_warns_and_float32_never_does(caplog):
+    import logging
+
+    from distrain.training.amp import has_native_bfloat16, warn_if_emulated
+
+    cpu = torch.device("cpu")
+    with caplog.at_level(logging.WARNING, logger="distrain.training.amp"):
+        warn_if_emulated(False, "bfloat16", "float32", cpu)
+        assert not caplog.records
+        warn_if_emulated(False, "bfloat16", "bfloat16", cpu)
+        warn_if_emulated(True, "bfloat16", "float32", cpu)
+    expected = 0 if has_native_bfloat16(cpu) else 2  # this project's AVX2 machine: 2
+    assert len([r for r in caplog.records if "no bfloat16 matrix instructions" in r.getMessage()]) == expected
+    assert has_native_bfloat16(torch.device("cuda"))  # the device type alone decides for CUDA
