@@ -138,12 +138,15 @@ def struck(chaos: Chaos, fault: Fault) -> None:
     fault.output_mark = len(chaos.job.last_output())
 
 
-def strike(chaos: Chaos, fault: Fault, target: str) -> None:
-    """``kill -9`` of one worker (its launcher starts them all again) or of the whole job (``--recover``)."""
+def strike(chaos: Chaos, fault: Fault, target: str, rank: str | None = None) -> None:
+    """``kill -9`` of one worker (``rank``, or one drawn; its launcher starts them all again) or of the whole
+    job (``--recover``)."""
     chaos.events.poll()  # every worker that has started is known
     struck(chaos, fault)
     if target == "worker":
         workers = chaos.events.workers()
+        if rank is not None:
+            workers = {rank: workers[rank]} if rank in workers else {}
         if not workers:
             target = "job"  # between two starts: nothing but the launcher lives
         else:
@@ -309,7 +312,7 @@ def kill_in_archive(chaos: Chaos, fault: Fault) -> None:
                                                        "archive write")
     time.sleep(max(0.0, begun.time + chaos.rng.uniform(0, chaos.hold_s) - time.monotonic()))
     fault.landed.append(f"{time.monotonic() - begun.time:.3f} s into the archive's writing")
-    strike(chaos, fault, target(chaos))
+    strike(chaos, fault, target(chaos), rank=begun.rank)  # the worker writing it (the others are done)
     if any((e.kind, e.detail) == ("archive", "end") and e.pid == begun.pid for e in chaos.events.poll()):
         fault.landed[-2] += " (after it ended)"
 
