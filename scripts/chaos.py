@@ -260,11 +260,15 @@ def main(argv: list[str] | None = None) -> int:
                   work / "disk" / "cache")
     job.start(recover=False)
     faults = []
-    for number, kind in enumerate(plan(rng, args.faults, args.kinds), 1):
-        fault = inject(chaos, number, kind)
-        faults.append(fault)
-        log(describe(fault, args.faults))
-    problems = finish(chaos, log)
+    try:
+        for number, kind in enumerate(plan(rng, args.faults, args.kinds), 1):
+            fault = inject(chaos, number, kind)
+            faults.append(fault)
+            log(describe(fault, args.faults))
+        problems = finish(chaos, log)
+    finally:
+        if job.running():
+            job.kill_all()
     for problem in problems:
         log(f"at the end: {problem}")
     archived = (job.run_dir / "model.tar.gz").is_file()

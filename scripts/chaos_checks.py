@@ -35,6 +35,8 @@ def checkpoint_problems(run_dir: Path) -> list[str]:
             else:
                 load_file(str(folder / "model.safetensors"))
         except Exception as error:  # noqa: BLE001 - any failure to read is the finding
+            if isinstance(error, FileNotFoundError) and not folder.exists():
+                continue  # pruned while it was read (moved away whole, then deleted): absent, as it may be
             problems.append(f"{folder.name}: incomplete checkpoint ({type(error).__name__}: {error})"[:300])
     return problems
 

@@ -138,12 +138,15 @@ def struck(chaos: Chaos, fault: Fault) -> None:
     fault.output_mark = len(chaos.job.last_output())
 
 
-def strike(chaos: Chaos, fault: Fault, target: str) -> None:
-    """``kill -9`` of one worker (its launcher starts them all again) or of the whole job (``--recover``)."""
+def strike(chaos: Chaos, fault: Fault, target: str, rank: str | None = None) -> None:
+    """``kill -9`` of one worker (``rank``, or one drawn; its launcher starts them all again) or of the whole
+    job (``--recover``)."""
     chaos.events.poll()  # every worker that has started is known
     struck(chaos, fault)
     if target == "worker":
         workers = chaos.events.workers()
+        if rank is not None:
+            workers = {rank: workers[rank]} if rank in workers else {}
         if not workers:
             target = "job"  # between two starts: nothing but the launcher lives
         else:
@@ -262,25 +265,33 @@ def disk_full(chaos: Chaos, fault: Fault) -> None:
     previous = latest_checkpoint(chaos.job.run_dir)
     digest = checkpoint_digest(previous) if previous is not None else None
     struck(chaos, fault)
+    earlier = refusals(chaos)
     taken = chaos.disk.fill()
     fault.landed.append(f"the disk filled ({taken / 2**20:.1f} MiB taken) after {previous.name if previous else '-'}")
-    refused = wait_until(lambda: "cannot write" in chaos.job.output() or not chaos.job.running(), MOMENT_TIMEOUT)
+    refused = wait_until(lambda: refusals(chaos) - earlier or not chaos.job.running(), MOMENT_TIMEOUT)
     if chaos.job.elastic:  # torchrun restarts the failed workers at once: free the space as soon as it is seen
-        refused = wait_until(lambda: "cannot write" in chaos.job.output(), MOMENT_TIMEOUT)
+        refused = wait_until(lambda: refusals(chaos) - earlier, MOMENT_TIMEOUT)
     else:
-        chaos.job.wait(MOMENT_TIMEOUT)
+        if not chaos.job.wait(MOMENT_TIMEOUT):
+            fault.problems.append(f"the job did not stop within {MOMENT_TIMEOUT:.0f} s of the disk filling")
+            chaos.job.kill_all()
         fault.exit_line = "error: cannot write "
         fault.needs_recover = True
     fault.expect.append(comeback(chaos))
-    if not refused:
+    new = sorted(refusals(chaos) - earlier, key=lambda line: line.startswith("error: "))  # the job's own line last
+    if not refused or not new:
         fault.problems.append("no 'cannot write' line: the full disk went unnoticed")
-    line = next((line for line in reversed(chaos.job.output().splitlines()) if "cannot write" in line), "")
-    fault.landed.append(line.strip()[:200])
+    fault.landed.append(new[-1].strip()[:200] if new else "")
     if previous is not None and checkpoint_digest(previous) != digest:
         fault.problems.append(f"{previous.name} changed while the disk was full")
     fault.problems += checkpoint_problems(chaos.job.run_dir)
     chaos.disk.free()
     fault.landed.append("space freed")
+
+
+def refusals(chaos: Chaos) -> set[str]:
+    """The lines in which the job said the disk refused a write."""
+    return {line for line in chaos.job.output().splitlines() if "cannot write" in line}
 
 
 def node_lost(chaos: Chaos, fault: Fault) -> None:
@@ -309,7 +320,7 @@ def kill_in_archive(chaos: Chaos, fault: Fault) -> None:
                                                        "archive write")
     time.sleep(max(0.0, begun.time + chaos.rng.uniform(0, chaos.hold_s) - time.monotonic()))
     fault.landed.append(f"{time.monotonic() - begun.time:.3f} s into the archive's writing")
-    strike(chaos, fault, target(chaos))
+    strike(chaos, fault, target(chaos), rank=begun.rank)  # the worker writing it (the others are done)
     if any((e.kind, e.detail) == ("archive", "end") and e.pid == begun.pid for e in chaos.events.poll()):
         fault.landed[-2] += " (after it ended)"
 

@@ -192,7 +192,8 @@ class Job:
         log = open(self.logs / f"launcher{node}-{self.starts:03d}.log", "w")
         environment = {**self.environment, MARKER: self.marker, NODE: str(node)}
         self.launchers[node] = subprocess.Popen([sys.executable, *arguments], env=environment, stdout=log,
-                                                stderr=subprocess.STDOUT, start_new_session=True)
+                                                stderr=subprocess.STDOUT, start_new_session=True,
+                                                preexec_fn=die_with_parent)
         log.close()
         if self.elastic and node == 0:  # the store's host listens before the other node looks for it
             wait_until(lambda: listening(self.port) or self.launchers[0].poll() is not None, 60)
@@ -240,6 +241,13 @@ class Job:
         """What the most recent start of node 0 printed."""
         logs = sorted(self.logs.glob("launcher0-*.log"))
         return logs[-1].read_text(errors="replace") if logs else ""
+
+
+def die_with_parent() -> None:
+    """In the launcher, before it starts: SIGKILL when the chaos run that started it dies (no job outlives it)."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def listening(port: int) -> bool:

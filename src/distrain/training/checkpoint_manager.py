@@ -33,6 +33,7 @@ from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import World
 from distrain.modules.adapter import base_digest
 from distrain.training import history
+from distrain.training.disk import writing
 from distrain.training.checkpointing import (
     CheckpointError, Checkpointer, load_state_file, load_training_state, trained_state,
 )
@@ -132,7 +133,8 @@ class CheckpointManager:
     def _save_sharded(self, position: EpochProgress, state: dict[str, Any], is_best: bool) -> Path | None:
         temporary = self.folders.start(position.epoch, position.batches) if self.world.is_primary else None
         temporary = Path(broadcast_object(str(temporary) if temporary else None))
-        save_sharded(self.model, self.optimizer, temporary)
+        with writing(self.directory / Checkpointer.name(position.epoch, position.batches), names_what_failed=True):
+            save_sharded(self.model, self.optimizer, temporary)  # a full disk fails every rank's save alike
         barrier()  # every worker's shard is on disk before rank 0 renames the folder into place
         if not self.world.is_primary:
             return None

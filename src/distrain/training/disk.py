@@ -67,8 +67,8 @@ def writing(path: Path | str, names_what_failed: bool = False) -> Iterator[None]
         if names_what_failed and inner.cause is not None:
             raise not_writable(path, inner.cause) from inner.__cause__
         raise
-    except Exception as error:  # noqa: BLE001 - re-raised unless it is a disk problem
-        cause = disk_cause(error)
+    except BaseException as error:  # noqa: BLE001 - re-raised unless it is a disk problem (torch's sharded
+        cause = disk_cause(error)    # checkpoint writer raises a BaseException holding every rank's OSError)
         if cause is None:
             raise
         raise not_writable(path, cause) from error
