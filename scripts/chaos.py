@@ -105,8 +105,10 @@ def job_environment(disk: Path, events: Path, hold_s: float) -> dict[str, str]:
 
 
 def epochs_for(faults: int, layout: str) -> int:
-    """Long enough that the faults land in training, not after it (each moves the run on by ~0-2 steps)."""
-    return 3 if layout == "tp" else 3 + math.ceil(2 * faults / STEPS_PER_EPOCH)
+    """Long enough that the faults land in training, not after it (each moves the run on by ~0-2 steps; on
+    ``elastic`` up to 4: a lost node's survivor trains on alone until the node is back)."""
+    steps_per_fault = 4 if layout == "elastic" else 2
+    return 3 if layout == "tp" else 3 + math.ceil(steps_per_fault * faults / STEPS_PER_EPOCH)
 
 
 # ------------------------------------------------------------------------------------ the runs

@@ -50,8 +50,13 @@ def checkpoint_digest(folder: Path) -> str:
     return digest.hexdigest()
 
 
+def checkpoints(run_dir: Path) -> list[Path]:
+    """The run's checkpoint folders, oldest first (a folder gets its final name only once complete)."""
+    return sorted(p for p in (run_dir / "checkpoints").glob("epoch_*") if CHECKPOINT.match(p.name))
+
+
 def latest_checkpoint(run_dir: Path) -> Path | None:
-    folders = sorted(p for p in (run_dir / "checkpoints").glob("epoch_*") if CHECKPOINT.match(p.name))
+    folders = checkpoints(run_dir)
     return folders[-1] if folders else None
 
 

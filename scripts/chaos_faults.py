@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chaos_checks import checkpoint_digest, checkpoint_problems, latest_checkpoint
+from chaos_checks import checkpoint_digest, checkpoint_problems, checkpoints, latest_checkpoint
 from chaos_job import Events, Job, alive, kill, wait_until
 
 #: every kind, in the order a plan covers them before drawing at random; the archive is written once, at the end
@@ -263,7 +263,7 @@ def disk_full(chaos: Chaos, fault: Fault) -> None:
     before = latest_checkpoint(chaos.job.run_dir)
     wait_until(lambda: latest_checkpoint(chaos.job.run_dir) != before or not chaos.job.running(), 30)
     previous = latest_checkpoint(chaos.job.run_dir)
-    digest = checkpoint_digest(previous) if previous is not None else None
+    digests = {folder.name: checkpoint_digest(folder) for folder in checkpoints(chaos.job.run_dir)}
     struck(chaos, fault)
     earlier = refusals(chaos)
     taken = chaos.disk.fill()
@@ -282,8 +282,14 @@ def disk_full(chaos: Chaos, fault: Fault) -> None:
     if not refused or not new:
         fault.problems.append("no 'cannot write' line: the full disk went unnoticed")
     fault.landed.append(new[-1].strip()[:200] if new else "")
-    if previous is not None and checkpoint_digest(previous) != digest:
-        fault.problems.append(f"{previous.name} changed while the disk was full")
+    # pruning (the newest two plus the best are kept) frees space, so a checkpoint or two may still be written
+    # after the fill and an older one removed: each checkpoint still there must be as it was
+    for name, digest in digests.items():
+        folder = chaos.job.run_dir / "checkpoints" / name
+        if folder.exists() and checkpoint_digest(folder) != digest:
+            fault.problems.append(f"{name} changed while the disk was full")
+    if latest_checkpoint(chaos.job.run_dir) is None and digests:
+        fault.problems.append("no checkpoint left after the disk filled")
     fault.problems += checkpoint_problems(chaos.job.run_dir)
     chaos.disk.free()
     fault.landed.append("space freed")
