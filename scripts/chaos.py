@@ -63,13 +63,17 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     if args.hold_s <= 0:
         parser.error(f"--hold-s must be positive, got {args.hold_s}")
     usable = tuple(kind for kind in KINDS if args.layout == "elastic" or kind not in ELASTIC_ONLY)
+    own_disk = os.geteuid() == 0 and shutil.which("unshare") is not None
     if args.kinds is None:
-        args.kinds = usable
+        args.kinds = tuple(kind for kind in usable if own_disk or kind != "disk_full")
     else:
         args.kinds = tuple(kind.strip() for kind in args.kinds.split(",") if kind.strip())
         unknown = [kind for kind in args.kinds if kind not in usable]
         if unknown or not args.kinds:
             parser.error(f"--kinds: {', '.join(unknown) or 'none given'} not among {', '.join(usable)}")
+        if "disk_full" in args.kinds and not own_disk:
+            parser.error("--kinds: disk_full needs root and unshare (the run's disk is a tmpfs in a private "
+                         "mount namespace)")
     return args
 
 
