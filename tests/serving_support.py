@@ -120,10 +120,13 @@ def wait_for(condition, timeout: float, what: str, interval: float = 0.02):
 
 
 class ServerProcess:
-    """``distrain serve ARCHIVE --port 0 --port-file F FLAGS`` as a real process."""
+    """``distrain serve ARCHIVE --port 0 --port-file F FLAGS`` as a real process; ``headers`` go with the
+    requests it makes itself (``/ready``, ``/metrics``): the API key of a server that needs one."""
 
-    def __init__(self, archive: Path, folder: Path, *flags: str, env: dict | None = None) -> None:
+    def __init__(self, archive: Path, folder: Path, *flags: str, env: dict | None = None,
+                 headers: dict | None = None) -> None:
         self.archive, self.folder, self.flags, self.env = archive, folder, flags, env
+        self.headers = headers or {}
         self.process: subprocess.Popen | None = None
         self.url = ""
 
@@ -151,7 +154,7 @@ class ServerProcess:
             def is_ready() -> bool:
                 port()  # fails at once if the server died
                 try:
-                    return httpx.get(self.url + "/ready", timeout=5).status_code == 200
+                    return httpx.get(self.url + "/ready", timeout=5, headers=self.headers).status_code == 200
                 except httpx.TransportError:
                     return False
 
@@ -184,7 +187,7 @@ class ServerProcess:
         import httpx
 
         total = 0.0
-        for line in httpx.get(self.url + "/metrics", timeout=10).text.splitlines():
+        for line in httpx.get(self.url + "/metrics", timeout=10, headers=self.headers).text.splitlines():
             if line.startswith(name + " ") or line.startswith(name + "{"):
                 total += float(line.rsplit(" ", 1)[1])
         return total

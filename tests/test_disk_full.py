@@ -44,6 +44,7 @@ def test_a_full_disk_stops_with_one_line_and_recover_ends_bitwise_equal(text_dat
     assert full.returncode == 1, full.stderr
     last = full.stderr.strip().splitlines()[-1]
     assert last.startswith("error: cannot write ") and "File too large" in last and str(tmp_path / "run") in last
+    assert "/checkpoints/epoch_0002_batch_00000000:" in last and ".tmp-" not in last  # the folder, not a temporary
     assert "Traceback" not in full.stderr
     assert sorted(p.name for p in checkpoints.iterdir() if not p.name.startswith(".")) == before
     assert not [p for p in checkpoints.iterdir() if p.name.startswith(".tmp")]

@@ -187,3 +187,24 @@ def test_sigterm_stops_at_a_step_boundary_writes_a_checkpoint_and_says_how_to_re
         resumed = run_cli(*command.split()[1:])
         assert resumed.returncode == 0, resumed.stderr
         assert_same_result(finished_run[1], run, "SIGTERM after step 3")
+
+
+def test_an_fsdp_run_resumed_between_an_epochs_last_batch_and_its_validation_ends_with_the_same_weights(data, tmp_path):
+    """The resumed run's first forward is validation's: FSDP allocates its gathered-parameter buffers there, and
+    under inference mode they would stay inference tensors that the next training step cannot gather into
+    (found by scripts/chaos.py)."""
+    settings = json.loads(recovery_config(data, tmp_path, workers=2).read_text())
+    settings["distributed"] |= {"strategy": {"type": "fsdp"}, "max_restarts": 0}
+    config = tmp_path / "fsdp.json"
+    config.write_text(json.dumps(settings))
+    reference = run_cli("train", str(config), "-s", str(tmp_path / "reference"), *PLUGIN)
+    assert reference.returncode == 0, reference.stderr
+    first = run_cli("train", str(config), "-s", str(tmp_path / "run"), *PLUGIN, "-o", '{"trainer.num_epochs": 1}')
+    assert first.returncode == 0, first.stderr
+    checkpoints = tmp_path / "run" / "checkpoints"
+    assert (checkpoints / "epoch_0000_batch_00000008").is_dir()  # the last batch of epoch 1, before validation
+    for later in ("epoch_0001_batch_00000000", "best.txt", "best.safetensors"):
+        shutil.rmtree(checkpoints / later) if (checkpoints / later).is_dir() else (checkpoints / later).unlink()
+    resumed = run_cli("train", str(config), "-s", str(tmp_path / "run"), *PLUGIN, "--recover")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert_same_result(tmp_path / "reference", tmp_path / "run", "FSDP resumed before validation")

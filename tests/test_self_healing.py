@@ -46,6 +46,14 @@ def reference(data, tmp_path_factory) -> Path:
     return folder / "run"
 
 
+def lived_through(run: Path) -> list[dict]:
+    """The run's history less the ``stopped`` lines: rank 0 notes one when its killed peer's lost connection
+    reaches it before its launcher stops it, which is a matter of timing."""
+    history = [json.loads(line) for line in (run / "history.jsonl").read_text().splitlines()]
+    assert all(event["reason"] for event in history if event["event"] == "stopped")
+    return [event for event in history if event["event"] != "stopped"]
+
+
 def final_weights(run: Path) -> dict[str, torch.Tensor]:
     return load_file(str(run / FINAL))
 
@@ -63,6 +71,9 @@ def test_two_kill_9_of_a_worker_restart_twice_and_end_bitwise_equal(data, refere
     assert "restart 2 of 2: worker rank 1 was killed by SIGKILL" in result.stderr
     restarts = json.loads((tmp_path / "run" / "metrics.json").read_text())["restarts"]
     assert [r["cause"] for r in restarts] == ["worker rank 1 was killed by SIGKILL"] * 2
+    history = lived_through(tmp_path / "run")
+    assert [event["event"] for event in history] == ["started", "restart", "resumed", "restart", "resumed", "finished"]
+    assert history[1]["cause"] == "worker rank 1 was killed by SIGKILL" and history[3]["attempt"] == 2
     expected, actual = final_weights(reference), final_weights(tmp_path / "run")
     for name in expected:
         assert torch.equal(expected[name], actual[name]), f"{name} differs (kills at steps {kills})"
@@ -118,6 +129,9 @@ def test_torchrun_max_restarts_resumes_killed_workers_from_the_latest_checkpoint
     assert status == 0, stderr
     assert len(list(markers.iterdir())) == 1
     assert "resumed from" in (tmp_path / "run" / "out_worker0.log").read_text()
+    history = lived_through(tmp_path / "run")
+    assert [event["event"] for event in history] == ["started", "restart", "resumed", "finished"]
+    assert history[1]["launcher"] == "torchrun" and history[1]["restart_count"] == 1
     expected, actual = final_weights(reference), final_weights(tmp_path / "run")
     for name in expected:
         assert torch.allclose(expected[name], actual[name], rtol=0, atol=1e-6), name

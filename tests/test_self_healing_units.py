@@ -64,3 +64,19 @@ def test_only_lost_workers_restart():
     assert restart_cause(DataError("train.jsonl:3: bad")) is None
     assert restart_cause(Preempted("stopped by SIGTERM")) is None
     assert restart_cause(OutputNotWritable("cannot write x: No space left on device")) is None
+
+
+def test_a_full_disk_inside_torchs_sharded_checkpoint_writer_names_the_checkpoint_folder():
+    """torch.distributed.checkpoint raises a BaseException holding each rank's OSError."""
+    from torch.distributed.checkpoint.api import CheckpointException
+
+    from distrain.training.disk import writing
+
+    with pytest.raises(OutputNotWritable) as raised:
+        with writing("/runs/x/checkpoints/epoch_0001_batch_00000004", names_what_failed=True):
+            raise CheckpointException("save", {0: (OSError(errno.ENOSPC, "No space left on device"), None)})
+    assert str(raised.value) == ("cannot write /runs/x/checkpoints/epoch_0001_batch_00000004: No space left on device; "
+                                 "free space, then resume with --recover")
+    with pytest.raises(KeyboardInterrupt):  # anything that is no disk problem goes through untouched
+        with writing("/runs/x/metrics.json"):
+            raise KeyboardInterrupt

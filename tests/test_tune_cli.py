@@ -159,7 +159,7 @@ def test_kill_9_mid_trial_then_rerun_gives_exactly_the_requested_trials(tiny):
     directory = tiny["root"] / "killed"
     search_file = write_config(tiny["root"] / "killed_search.json", LR)
     command = [sys.executable, "-m", "distrain", "tune", str(tiny["config"]), str(search_file), "-s", str(directory),
-               "--trials", "4", "--pruner", "none", "-o", '{"trainer.num_epochs": 30}']
+               "--trials", "4", "--pruner", "none", "-o", '{"trainer.num_epochs": 10}']  # 9 epochs to kill trial 1 in
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(PLUGINS)]),
                DISTRAIN_CACHE=str(tiny["cache"]))
     first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -51,6 +51,9 @@ def main(argv: list[str] | None = None) -> None:
     if not args.command:
         parser.print_help()
         sys.exit(BAD_INPUT)
+    from distrain.runtime.scratch import use_job_scratch
+
+    use_job_scratch()  # a kill -9 of this command leaves no temporary file for good
     module = importlib.import_module(COMMANDS[args.command][0])
     sys.exit(run_reporting_errors(module.run, args))
 

@@ -15,7 +15,12 @@ from distrain.errors import UsageError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("archive", help="model.tar.gz written by distrain train")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1; keep it unless --api-key is set)")
+    parser.add_argument("--api-key", default=None, metavar="KEY",
+                        help="every route but /health and the demo page needs 'Authorization: Bearer KEY', else 401 "
+                             "(default: the DISTRAIN_API_KEY environment variable, which other users cannot read "
+                             "from the process list; unset: no key)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on; 0 picks a free one (default 8000)")
     parser.add_argument("--port-file", default=None, metavar="F", help="write the port listened on to F once bound")
     parser.add_argument("--max-batch-size", type=int, default=32, help="requests per batch at most (default 32)")
@@ -77,14 +82,44 @@ def options_from_args(args: argparse.Namespace):
         raise UsageError(f"--max-wait-ms must not be negative, got {args.max_wait_ms}")
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be between 0 and 65535, got {args.port}")
+    api_key = api_key_from(args)
     return ServeOptions(
         max_batch_size=args.max_batch_size, max_batch_tokens=args.max_batch_tokens, max_wait_ms=args.max_wait_ms,
         max_padding=None if args.max_padding == -1 else args.max_padding,
         max_queue=args.max_queue, request_timeout_s=args.request_timeout_s,
         max_request_bytes=args.max_request_bytes, drain_timeout_s=args.drain_timeout_s,
         max_prefill_tokens=args.max_prefill_tokens, max_cached_tokens=args.max_cached_tokens, model_name=args.model_name,
-        static_batching=args.batching == "static", torch_threads=args.torch_threads,
+        static_batching=args.batching == "static", torch_threads=args.torch_threads, api_key=api_key,
     )
+
+
+def api_key_from(args: argparse.Namespace) -> str | None:
+    """``--api-key``, else ``DISTRAIN_API_KEY``, else None; one that cannot travel in a header is refused."""
+    import os
+
+    from distrain.serving.auth import key_problem
+
+    flag, key = "--api-key", args.api_key
+    if key is None:
+        flag, key = "DISTRAIN_API_KEY", os.environ.get("DISTRAIN_API_KEY")
+    if key is None:
+        return None
+    problem = key_problem(key)
+    if problem:
+        raise UsageError(f"{flag} {problem}")
+    return key
+
+
+LOOPBACK = ("127.", "::1", "localhost")
+
+
+def warn_if_open(host: str, api_key: str | None) -> None:
+    """A server reachable from other machines without a key answers anyone who finds its port."""
+    import sys
+
+    if api_key is None and not host.startswith(LOOPBACK):
+        print(f"warning: listening on {host} without --api-key: anyone who can reach this port can use the model "
+              "(set --api-key or DISTRAIN_API_KEY, or keep the default 127.0.0.1)", file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -130,4 +165,5 @@ def run(args: argparse.Namespace) -> int:
             predictor.split_over(Followers(args.tensor_parallel, args.archive, overrides, args.include_package))
         return predictor
 
+    warn_if_open(args.host, options.api_key)
     return run_server(args.archive, load, options, host=args.host, port=args.port, port_file=args.port_file)

@@ -74,14 +74,16 @@ def run(args: argparse.Namespace) -> int:
 
 def remove_if_only_started(serialization_dir) -> None:
     """A new run stopped by bad input (a record, a file) before it trained leaves no folder behind: only
-    its config and logs were written. Anything more (a checkpoint, metrics) stays where it is."""
+    its config, logs and history (started, stopped) were written. Anything more (a checkpoint, metrics) stays
+    where it is."""
     import shutil
 
     from distrain.runtime.launch import LAUNCHED_JOB_FILE
+    from distrain.training.history import HISTORY_FILE
 
     written = [path for path in serialization_dir.rglob("*") if path.is_file()]
-    started = all(path.parent == serialization_dir and (path.name in ("config.json", LAUNCHED_JOB_FILE) or
-                  (path.name.startswith("out_worker") and path.suffix == ".log")) for path in written)
+    started = all(path.parent == serialization_dir and (path.name in ("config.json", LAUNCHED_JOB_FILE, HISTORY_FILE)
+                  or (path.name.startswith("out_worker") and path.suffix == ".log")) for path in written)
     if serialization_dir.is_dir() and started:
         shutil.rmtree(serialization_dir, ignore_errors=True)
 

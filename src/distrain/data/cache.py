@@ -252,10 +252,12 @@ class DatasetCache:
             pass
 
     def _write(self, key: str, build: Callable[[Path], dict[str, Any]]) -> Path:
-        """Build into a temporary folder, record sizes and checksums, then publish by renaming."""
+        """Build into a temporary folder, record sizes and checksums, then publish by renaming. Called under
+        the entry's build lock, so the folders of earlier builds of it are those of builds that died: gone."""
         self.root.mkdir(parents=True, exist_ok=True)
+        for leftover in self.root.glob(f".{key}.*.tmp"):
+            shutil.rmtree(leftover, ignore_errors=True)
         temporary = self.root / f".{key}.{os.getpid()}.tmp"
-        shutil.rmtree(temporary, ignore_errors=True)
         try:
             meta = build(temporary)
             meta = {**meta, "created": time.strftime("%Y-%m-%dT%H:%M:%S"), "files": describe_entry_files(temporary)}

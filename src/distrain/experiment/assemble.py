@@ -27,7 +27,8 @@ from distrain.experiment.prepare import DataPlan, PreparedData, prepare_data
 from distrain.models.model import Model
 from distrain.training.checkpointing import trained_state
 from distrain.training.curves import write_run_curves
-from distrain.training.disk import write_text_atomically
+from distrain.training import history
+from distrain.training.disk import remove_leftovers, write_text_atomically
 from distrain.training.state_bytes import held_state_bytes
 from distrain.training.summary import print_training_summary
 from distrain.training.trainer import Trainer
@@ -123,9 +124,14 @@ def train_worker(
     serialization_dir: str | Path,
     recover: bool = False,
 ) -> dict[str, Any]:
-    """Assemble and train; with ``recover`` resume from the latest checkpoint first. Rank 0 writes the archive."""
+    """Assemble and train; with ``recover`` resume from the latest checkpoint first (if one was written: a run
+    stopped before its first starts over). Rank 0 writes the archive, after removing what writers killed
+    mid-write left behind (no other worker writes in the folder before training starts)."""
+    if world.is_primary:
+        for folder in (Path(serialization_dir), Path(serialization_dir) / "checkpoints"):
+            remove_leftovers(folder)
     assembly = assemble(world, resolved, serialization_dir, prepared)
-    if recover:
+    if recover and assembly.trainer.checkpoints.latest() is not None:
         assembly.trainer.resume_from_latest_checkpoint()
     if world.is_primary:
         logger.info("effective batch size %d = %d per worker x %d worker(s) x %d accumulation step(s)",
@@ -149,5 +155,6 @@ def train_worker(
         for callback in assembly.trainer.callbacks:
             callback.on_archive(assembly.trainer, archive)
         write_run_curves(Path(serialization_dir))
+        history.record(serialization_dir, "finished", step=assembly.trainer.step)
         print_training_summary(assembly.trainer, metrics, archive)
     return metrics

@@ -25,6 +25,7 @@ from distrain.runtime import watchdog
 from distrain.runtime.environments import detect
 from distrain.runtime.spawn import forwarding_stop_signals, live_threads, spawn
 from distrain.runtime.worker_process import configure_worker_logging, init_worker, shutdown_worker
+from distrain.training import history
 from distrain.training.disk import OutputNotWritable, write_text_atomically
 from distrain.training.preemption import Preempted
 
@@ -142,6 +143,8 @@ def _spawn_with_restarts(job: Job, prepared: Any, distributed: DistributedConfig
             restarts.append(record)
             logger.warning("restart %d of %d: %s; starting every worker again from the latest checkpoint",
                            len(restarts), distributed.max_restarts, cause)
+            history.record(job.serialization_dir, "restart", cause=cause, attempt=len(restarts),
+                           of=distributed.max_restarts, **({"world": record["world"]} if "world" in record else {}))
             job = job.restart(job)
     if restarts and job.serialization_dir is not None:
         record_restarts(Path(job.serialization_dir) / "metrics.json", restarts)
@@ -198,6 +201,9 @@ def _run_launched(job: Job, launched) -> bool:
     restarted = job.restart is not None and continues_its_job(launched, job.serialization_dir)
     if restarted:  # torchrun started us again, or a node joined: continue from the latest checkpoint
         job = job.restart(job)
+        if world.is_primary:
+            history.record(job.serialization_dir, "restart", launcher=launched.launcher, world_size=world.size,
+                           restart_count=launched.restart_count)
     try:
         problem: BadInput | None = None
         if world.is_primary and job.setup_output is not None and not restarted:

@@ -139,14 +139,30 @@ def _spawned_entry(local_rank: int, worker, args, distributed: DistributedConfig
         # reported in one line by the parent; the first worker to fail is the one reported
         reports.put(error)
         logger.error("worker rank %d stopped: %s", rank, error)
+        _bounded_exit()
         raise SystemExit(error.exit_status) from None
     except Exception:
         # also in this worker's own log: on another node, the parent's console may be out of sight
         logger.exception("worker rank %d failed", rank)
         record_failure(hang_reports, rank)
+        _bounded_exit()
         raise
     finally:
         shutdown_worker()
+
+
+#: seconds a worker that stopped on an error may take to tear down and exit
+EXIT_GRACE_S = 15.0
+
+
+def _bounded_exit() -> None:
+    """A worker that stopped on an error must be gone soon, whatever its teardown waits on (a peer still in a
+    collective, a stuck writer): past the grace, every thread's stack goes to the log and the process ends, so
+    the launcher sees it exit and stops the others. chaos.py met a DDP worker that stopped on a full disk and
+    never exited (the others waited beside it)."""
+    import faulthandler
+
+    faulthandler.dump_traceback_later(EXIT_GRACE_S, exit=True)
 
 
 def record_failure(folder: str, rank: int) -> None:

@@ -80,10 +80,25 @@ def _attempt_store(init_method: str, timeout: float):
     return dist.PrefixStore(f"distrain/round{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}", store)
 
 
+class RunLogFile(logging.FileHandler):
+    """A worker's log file. A line the disk refuses (full, over quota) is dropped without logging's own
+    traceback on the console: the run reports the full disk itself, in one line."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        import sys
+
+        from distrain.training.disk import DISK_ERRNOS
+
+        error = sys.exc_info()[1]
+        if isinstance(error, OSError) and error.errno in DISK_ERRNOS:
+            return
+        super().handleError(record)
+
+
 def configure_worker_logging(world: World, serialization_dir: Path) -> None:
     """Every worker logs to ``out_worker{rank}.log``; only the primary also logs to the console."""
     serialization_dir.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(serialization_dir / f"out_worker{world.rank}.log")
+    handler = RunLogFile(serialization_dir / f"out_worker{world.rank}.log")
     handler.setFormatter(logging.Formatter(f"%(asctime)s rank{world.rank} %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.setLevel(logging.INFO)

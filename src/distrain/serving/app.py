@@ -19,6 +19,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
@@ -51,6 +52,13 @@ class ServeOptions:
     model_name: str | None = None
     #: torch's intra-op threads for a language model (default: the cores less one, for the event loop)
     torch_threads: int | None = None
+    #: every route but /health and the demo page's files needs ``Authorization: Bearer KEY`` (:mod:`.auth`)
+    api_key: str | None = field(default=None, repr=False)
+
+    def public(self) -> dict[str, Any]:
+        """The options /info shows: all but the key (only whether there is one)."""
+        shown = {name: value for name, value in vars(self).items() if name != "api_key"}
+        return {**shown, "api_key_required": self.api_key is not None}
 
 
 @dataclass
@@ -225,7 +233,7 @@ def build_app(state: ServingState) -> Starlette:
     async def info(request: Request) -> Response:
         if state.predictor is None:
             raise ApiError(503, "not_ready", f"the model is {state.phase}", {"Retry-After": "1"})
-        return json_response({"archive": state.archive, **state.predictor.describe(), "options": vars(options)})
+        return json_response({"archive": state.archive, **state.predictor.describe(), "options": options.public()})
 
     def generation(endpoint: str, handler):
         @counted(endpoint, prediction=True)
@@ -270,4 +278,10 @@ def build_app(state: ServingState) -> Starlette:
         Route("/v1/models", models, methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: server_error})
+    middleware = []
+    if options.api_key is not None:
+        from distrain.serving.auth import RequireApiKey
+
+        middleware.append(Middleware(RequireApiKey, key=options.api_key, on_refused=state.metrics.unauthorized.inc))
+    return Starlette(routes=routes, middleware=middleware,
+                     exception_handlers={HTTPException: http_error, Exception: server_error})

@@ -25,6 +25,8 @@ class ServerMetrics:
         self.batch_size = Histogram("distrain_batch_size", "requests per batch", buckets=BATCH_BUCKETS, registry=r)
         self.padding = Histogram("distrain_batch_padding_ratio", "share of a batch's padded tokens that are padding",
                                  buckets=PADDING_BUCKETS, registry=r)
+        self.unauthorized = Counter("distrain_unauthorized_requests", "requests refused with 401 (no or a wrong "
+                                    "API key) before any route ran", registry=r)
         self.split_batches = Counter("distrain_batches_split", "batches that raised and were re-run one item at a time", registry=r)
         depth = Gauge("distrain_queue_depth", "predictions waiting for the model", registry=r)
         depth.set_function(lambda: float(queue_depth()))

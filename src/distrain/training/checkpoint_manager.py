@@ -32,6 +32,8 @@ from distrain.distributed.collectives import all_gather_object, barrier, broadca
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import World
 from distrain.modules.adapter import base_digest
+from distrain.training import history
+from distrain.training.disk import writing
 from distrain.training.checkpointing import (
     CheckpointError, Checkpointer, load_state_file, load_training_state, trained_state,
 )
@@ -131,7 +133,8 @@ class CheckpointManager:
     def _save_sharded(self, position: EpochProgress, state: dict[str, Any], is_best: bool) -> Path | None:
         temporary = self.folders.start(position.epoch, position.batches) if self.world.is_primary else None
         temporary = Path(broadcast_object(str(temporary) if temporary else None))
-        save_sharded(self.model, self.optimizer, temporary)
+        with writing(self.directory / Checkpointer.name(position.epoch, position.batches), names_what_failed=True):
+            save_sharded(self.model, self.optimizer, temporary)  # a full disk fails every rank's save alike
         barrier()  # every worker's shard is on disk before rank 0 renames the folder into place
         if not self.world.is_primary:
             return None
@@ -204,6 +207,10 @@ class CheckpointManager:
         if before != self.world.size:  # e.g. torchrun --nnodes MIN:MAX restarted us on fewer or more nodes
             self.world_changes.append({"step": state["step"], "from": before, "to": self.world.size})
             logger.warning("world %d -> %d at step %d", before, self.world.size, state["step"])
+        if self.world.is_primary:
+            history.record(self.directory.parent, "resumed", checkpoint=checkpoint.name, step=state["step"],
+                           world_size=self.world.size, **({"world_change": f"{before} -> {self.world.size}"}
+                                                          if before != self.world.size else {}))
 
     def load_best_model(self) -> None:
         """Load the best epoch's weights into the model (after training with validation)."""

@@ -24,7 +24,7 @@ from typing import Any
 import torch
 
 from distrain.errors import BadInput
-from distrain.training.disk import fsync, replacing, torch_save, write_text_atomically, writing
+from distrain.training.disk import fsync, remove_leftovers, replacing, torch_save, write_text_atomically, writing
 
 _CHECKPOINT = re.compile(r"epoch_(\d+)_batch_(\d+)$")
 BEST_WEIGHTS = "best.safetensors"
@@ -139,7 +139,7 @@ class Checkpointer:
         """Write the checkpoint for data position (``epoch``, ``batches``) and prune old ones.
         ``weights`` None: the model is in ``temporary`` (from :meth:`start`) already, written sharded."""
         final = self.directory / self.name(epoch, batches)
-        with writing(final):
+        with writing(final, names_what_failed=True):
             temporary = temporary or self.start(epoch, batches)
             try:
                 if weights is not None:
@@ -210,8 +210,7 @@ class Checkpointer:
         shutil.rmtree(doomed, ignore_errors=True)
 
     def _remove_leftovers(self) -> None:
-        for stale in self.directory.glob(".tmp-*"):
-            shutil.rmtree(stale, ignore_errors=True) if stale.is_dir() else stale.unlink(missing_ok=True)
+        remove_leftovers(self.directory)
 
 
 def _one_line(error: BaseException) -> str:

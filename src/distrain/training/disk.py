@@ -29,7 +29,15 @@ _MESSAGES = {
 
 
 class OutputNotWritable(RunFailed):
-    """A run's output could not be written (disk full, read-only folder, quota)."""
+    """A run's output could not be written (disk full, read-only folder, quota); ``cause`` says why."""
+
+    def __init__(self, message: str, cause: str | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+def not_writable(path: Path | str, cause: str) -> OutputNotWritable:
+    return OutputNotWritable(f"cannot write {path}: {cause}; free space, then resume with --recover", cause)
 
 
 def disk_cause(error: BaseException) -> str | None:
@@ -49,17 +57,21 @@ def disk_cause(error: BaseException) -> str | None:
 
 
 @contextmanager
-def writing(path: Path | str) -> Iterator[None]:
-    """Report a write into ``path`` that the disk refused as :class:`OutputNotWritable`."""
+def writing(path: Path | str, names_what_failed: bool = False) -> Iterator[None]:
+    """Report a write into ``path`` that the disk refused as :class:`OutputNotWritable`. An inner ``writing``
+    names its own path, unless this one ``names_what_failed``: a checkpoint is named by its folder, not by a
+    file in the temporary folder it was being written to (which is gone by the time the user reads the line)."""
     try:
         yield
-    except OutputNotWritable:
+    except OutputNotWritable as inner:
+        if names_what_failed and inner.cause is not None:
+            raise not_writable(path, inner.cause) from inner.__cause__
         raise
-    except Exception as error:  # noqa: BLE001 - re-raised unless it is a disk problem
-        cause = disk_cause(error)
+    except BaseException as error:  # noqa: BLE001 - re-raised unless it is a disk problem (torch's sharded
+        cause = disk_cause(error)    # checkpoint writer raises a BaseException holding every rank's OSError)
         if cause is None:
             raise
-        raise OutputNotWritable(f"cannot write {path}: {cause}; free space, then resume with --recover") from error
+        raise not_writable(path, cause) from error
 
 
 class CheckedFile:
@@ -138,6 +150,21 @@ def write_lines_atomically(path: Path | str, lines: Iterable[str]) -> None:
     """Write ``lines`` (as they are produced) to ``path``, whole or not at all."""
     with replacing(path) as temporary, open(temporary, "w", encoding="utf-8") as out:
         out.writelines(lines)
+
+
+def remove_leftovers(directory: Path | str) -> None:
+    """Delete the ``.tmp-*`` files and folders that writers killed mid-write left in ``directory`` (call it
+    where no writer of that folder can be running: before a run or a resumed run writes anything)."""
+    import shutil
+
+    directory = Path(directory)
+    if not directory.is_dir():
+        return
+    for stale in directory.glob(".tmp-*"):
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
 
 
 def fsync(path: Path) -> None:

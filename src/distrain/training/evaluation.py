@@ -16,7 +16,6 @@ from distrain.data.loader import DataLoader, to_device
 from distrain.models.model import Model
 
 
-@torch.inference_mode()
 def evaluate(
     model: Model, loader: DataLoader, device: torch.device | str = "cpu", autocast: Callable[[], Any] | None = None,
     forward_placeholders: bool = False,
@@ -27,8 +26,17 @@ def evaluate(
     ``loss_weight`` (e.g. masked tokens), so the result is the global mean however data is split.
     ``autocast`` is a context factory for mixed precision (the trainer passes its own).
     ``forward_placeholders``: run a worker's placeholder slices too (their output unused), for
-    strategies whose forward is a collective (sharded parameters gathered by every rank).
+    strategies whose forward is a collective (sharded parameters gathered by every rank). Those run under
+    ``no_grad``, not inference mode: a tensor made in inference mode stays one, and the buffers FSDP gathers
+    parameters into are made by the first forward, which in a run resumed between an epoch's last batch and
+    its validation is this one; training could then not gather into them ("Inplace update to inference tensor").
     """
+    with torch.no_grad() if forward_placeholders else torch.inference_mode():
+        return _evaluate(model, loader, device, autocast, forward_placeholders)
+
+
+def _evaluate(model: Model, loader: DataLoader, device: torch.device | str, autocast: Callable[[], Any] | None,
+              forward_placeholders: bool) -> dict[str, float]:
     import contextlib
 
     from distrain.distributed.collectives import all_reduce_sum, counted

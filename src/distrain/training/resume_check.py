@@ -95,17 +95,17 @@ def changes_that_matter(old: dict[str, Any], new: dict[str, Any], old_workers: i
     return found
 
 
-def check_recoverable(serialization_dir: Path, config: dict[str, Any], workers: int) -> Path:
-    """The checkpoint ``--recover`` resumes from; raise :class:`CheckpointError` if it must not."""
+def check_recoverable(serialization_dir: Path, config: dict[str, Any], workers: int) -> Path | None:
+    """The checkpoint ``--recover`` resumes from, or None when the run was stopped before its first
+    checkpoint (nothing trained is lost: it starts from the beginning, as a requeued job's ``--recover``
+    must); raise :class:`CheckpointError` if it must not resume."""
     serialization_dir = Path(serialization_dir)
     saved_config = serialization_dir / "config.json"
     if not saved_config.is_file():
         raise CheckpointError(f"--recover: {serialization_dir} holds no previous run (no config.json)")
     latest = Checkpointer(serialization_dir / "checkpoints").latest()
     if latest is None:
-        raise CheckpointError(
-            f"--recover: {serialization_dir} has no complete checkpoint yet; start over with --force"
-        )
+        return None
     meta = read_checkpoint_meta(latest)
     try:
         old = json.loads(saved_config.read_text())

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from distrain.errors import UsageError
+from distrain.training import history
+from distrain.training.disk import remove_leftovers
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +32,12 @@ def prepare_serialization_dir(
         from distrain.training.resume_check import check_recoverable
 
         latest = check_recoverable(directory, config, workers)
-        logger.info("recovering from %s", latest)
+        if latest is None:
+            logger.info("--recover: %s has no complete checkpoint yet; starting the run from the beginning", directory)
+        else:
+            logger.info("recovering from %s", latest)
+        remove_leftovers(directory)
+        history.record(directory, "recover", checkpoint=latest.name if latest is not None else None)
     elif directory.is_dir() and any(directory.iterdir()):
         if not force:
             raise UsageError(
@@ -39,3 +46,5 @@ def prepare_serialization_dir(
         shutil.rmtree(directory)
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "config.json").write_text(json.dumps(config, indent=2))
+    if not recover:
+        history.record(directory, "started", workers=workers)

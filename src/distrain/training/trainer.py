@@ -41,6 +41,7 @@ from distrain.training.amp import AmpDtype, MixedPrecision, ParamDtype, precisio
 from distrain.training.checkpoint_manager import DEFAULT_FORMAT, CheckpointFormat, CheckpointManager
 from distrain.training.checkpoint_retention import CheckpointRetention, retention_problems
 from distrain.training.checkpointing import CheckpointError
+from distrain.training import history
 from distrain.training.disk import write_text_atomically
 from distrain.training.loss_weighting import StepWeights
 from distrain.training.metric_tracker import MetricTracker, ValidationMetric
@@ -190,6 +191,8 @@ class GradientDescentTrainer(Trainer):
             try:
                 return self._train_epochs()
             except BaseException as error:
+                if self.world.is_primary:
+                    history.record(self.serialization_dir, "stopped", step=self.step, reason=_first_line(error))
                 for callback in self.callbacks:
                     callback.on_failure(self, error)
                 raise
@@ -465,6 +468,11 @@ def _grouped(batches: Iterator[Batch], size: int) -> Iterator[list[Batch]]:
             group = []
     if group:
         yield group
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 def _duration(seconds: float) -> str:

@@ -1,10 +1,43 @@
 // The demo page: one input per field of the archive's reader (from /info), POST /predict, and the
 // predicted label with its probabilities, or the server's own error message when a request fails.
 // For a language model (info.generates) the prompt goes to /v1/completions with stream: true and the
-// completion appears token by token as the server-sent events arrive.
+// completion appears token by token as the server-sent events arrive. A server started with --api-key
+// answers 401 without its key: the page then asks for it, keeps it for this tab (sessionStorage) and sends
+// it as "Authorization: Bearer KEY" with every request.
 "use strict";
 
 let info = null;
+
+function apiKey() { return sessionStorage.getItem("distrain-api-key"); }
+
+function send(url, options = {}) {
+  const headers = Object.assign({}, options.headers || {});
+  if (apiKey()) headers["Authorization"] = `Bearer ${apiKey()}`;
+  return fetch(url, Object.assign({}, options, { headers }));
+}
+
+async function askForKey(response) {
+  if (response.status !== 401) return false;
+  const wrong = apiKey() !== null;
+  sessionStorage.removeItem("distrain-api-key");
+  show(document.getElementById("key-form"), true);
+  show(document.getElementById("form"), false);
+  document.getElementById("model").textContent = wrong ? "that key was refused" : "";
+  showError(await errorMessage(response));
+  document.getElementById("api-key").focus();
+  return true;
+}
+
+function useKey(event) {
+  event.preventDefault();
+  sessionStorage.setItem("distrain-api-key", document.getElementById("api-key").value);
+  show(document.getElementById("key-form"), false);
+  show(document.getElementById("form"), true);
+  show(document.getElementById("error"), false);
+  document.getElementById("form").addEventListener("submit", submit);
+document.getElementById("key-form").addEventListener("submit", useKey);
+start();
+}
 
 function show(element, visible) { element.hidden = !visible; }
 
@@ -47,9 +80,10 @@ async function streamCompletion(prompt) {
   output.textContent = "";
   finish.textContent = "";
   delete document.body.dataset.done;
-  const response = await fetch("/v1/completions", {
+  const response = await send("/v1/completions", {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ prompt, stream: true }),
   });
+  if (await askForKey(response)) return;
   if (!response.ok) { showError(await errorMessage(response)); return; }
   show(document.getElementById("error"), false);
   show(document.getElementById("generated"), true);
@@ -113,9 +147,10 @@ async function submit(event) {
   button.disabled = true;
   try {
     if (info.generates) { await streamCompletion(Object.values(readForm())[0]); return; }
-    const response = await fetch("/predict", {
+    const response = await send("/predict", {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(readForm()),
     });
+    if (await askForKey(response)) return;
     if (!response.ok) showError(await errorMessage(response));
     else showPrediction(await response.json());
   } catch (error) {
@@ -126,9 +161,9 @@ async function submit(event) {
 }
 
 async function start() {
-  document.getElementById("form").addEventListener("submit", submit);
   try {
-    const response = await fetch("/info");
+    const response = await send("/info");
+    if (await askForKey(response)) return;
     if (!response.ok) { showError(await errorMessage(response)); return; }
     info = await response.json();
     buildForm();
@@ -138,4 +173,6 @@ async function start() {
   }
 }
 
+document.getElementById("form").addEventListener("submit", submit);
+document.getElementById("key-form").addEventListener("submit", useKey);
 start();
