@@ -125,7 +125,8 @@ SLOWEST_FIRST = (
     "test_serve_generation.py", "test_transformers.py", "test_examples.py", "test_sync_modes.py",
     "test_adapter_layouts.py", "test_kill_anywhere.py", "test_train_cli.py", "test_dry_run.py", "test_adapters.py",
     "test_data_at_scale.py", "test_allennlp_transformer_qa.py", "test_transformer_qa.py", "test_transformer_qa_fsdp.py",
-    "test_docs.py", "test_docs_configs.py", "test_chaos_and_soak.py", "test_serve_api_key.py", "test_run_history.py",
+    "test_docs.py", "test_docs_configs.py", "test_chaos_and_soak.py", "test_bf16.py", "test_serve_api_key.py",
+    "test_run_history.py",
 )
 
 
