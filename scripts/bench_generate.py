@@ -19,7 +19,7 @@ generated tokens/s (the server's own ``distrain_generated_tokens`` counter over 
 p50/p99 time to first token and inter-token latency (from the client's clock, per streamed chunk).
 
 The ceiling: the model alone in this process (no HTTP, no queue), 32 of the same requests as one
-static batch (a :class:`~distrain.inference.generation.RunningBatch` that no one joins).
+static batch (a :class:`~distrain.generation.decoding.RunningBatch` that no one joins).
 
 Last line: ``continuous_vs_one_at_a_time=<median over rounds of continuous tokens/s / one-at-a-time
 tokens/s>``.
@@ -166,7 +166,7 @@ def model_alone(archive: Path, bodies: list[dict], batch: int) -> float:
     """Tokens/s of the archive's model on ``batch`` of the requests as one static batch, in this process."""
     import torch
 
-    from distrain.inference.generation import GenerationSettings, Request
+    from distrain.generation.decoding import GenerationSettings, Request
     from distrain.serving.predictor import Predictor
 
     torch.set_num_threads(1)  # as each server's decode thread (--torch-threads: the cores less one)

@@ -115,7 +115,7 @@ def test_check_prints_trainable_and_total_parameters_and_the_state_each_rank_hol
 def test_evaluate_predict_and_serve_run_from_the_adapter_archive(lora_run):
     from distrain.data.loader import DataLoader
     from distrain.distributed.world import SINGLE
-    from distrain.experiment.inference import load_job
+    from distrain.experiment.archive_jobs import load_job
     from distrain.training.evaluation import predict
 
     metrics_file = lora_run["root"] / "metrics.json"

@@ -39,7 +39,7 @@ def in_repository(monkeypatch):
 
 def _outputs(case: str) -> tuple[list[dict], list[dict]]:
     """distrain's outputs of the AllenNLP archive on each validation instance, and AllenNLP's."""
-    from distrain.experiment.inference import load_job
+    from distrain.experiment.archive_jobs import load_job
 
     job = load_job(str(GOLDEN / case / "model.tar.gz"), _archive_config(case)["validation_data_path"], {})
     golden = json.loads((GOLDEN / case / "outputs.json").read_text())

@@ -148,7 +148,7 @@ def test_a_transformer_classifier_predicts_from_its_archive_after_its_folder_is_
     archive = tmp_path / "run" / "model.tar.gz"
     from distrain.data.loader import DataLoader
     from distrain.distributed.world import SINGLE
-    from distrain.experiment.inference import load_job
+    from distrain.experiment.archive_jobs import load_job
     from distrain.training.evaluation import predict as predict_in_process
 
     def predictions() -> list[dict]:

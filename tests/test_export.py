@@ -132,7 +132,7 @@ def test_exported_folders_give_distrains_logits_in_a_process_without_distrain(ar
     from distrain.data.loader import DataLoader
     from distrain.distributed.world import SINGLE
     from distrain.experiment.export import export_archive
-    from distrain.experiment.inference import load_job
+    from distrain.experiment.archive_jobs import load_job
     from distrain.training.evaluation import predict
 
     out = archives["root"] / "exported"

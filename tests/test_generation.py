@@ -2,7 +2,7 @@
 own ``generate`` on the same weights, the same under tensor parallel 2; sampled ones are fixed by the
 seed and the same on any number of workers; a prompt the context cannot hold is named by file and line.
 
-The generation loop alone (:mod:`distrain.inference.generation`) is checked against ``generate`` on
+The generation loop alone (:mod:`distrain.generation.decoding`) is checked against ``generate`` on
 three architectures with prompts of different lengths batched together."""
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def test_a_record_without_its_prompt_is_named_by_file_and_line(archive, tmp_path
 def test_the_loop_continues_a_padded_batch_as_generate_continues_each_prompt(model_type):
     import transformers
 
-    from distrain.inference.generation import GenerationSettings, generate
+    from distrain.generation.decoding import GenerationSettings, generate
 
     torch.manual_seed(0)
     sizes = ({"n_embd": 32, "n_layer": 2, "n_head": 4, "n_positions": 64} if model_type == "gpt2" else
@@ -116,7 +116,7 @@ def test_the_loop_continues_a_padded_batch_as_generate_continues_each_prompt(mod
 
 
 def test_the_context_caps_a_continuation_and_sampling_draws_from_the_top_p_set():
-    from distrain.inference.generation import GenerationSettings, choose_next, generate, generators_for
+    from distrain.generation.decoding import GenerationSettings, choose_next, generate, generators_for
 
     class Counting(torch.nn.Module):
         """A 'model' that always predicts token 3 (never an end), to count how far generation goes."""

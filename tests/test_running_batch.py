@@ -1,4 +1,4 @@
-"""Continuous batching's core (:class:`distrain.inference.generation.RunningBatch`): rows join a running batch two at a
+"""Continuous batching's core (:class:`distrain.generation.decoding.RunningBatch`): rows join a running batch two at a
 time every other step and leave as they finish, and every row's tokens are those it gets decoded alone —
 by distrain's loop and by transformers' ``generate`` — whatever rows it shared steps with."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from distrain.inference.generation import GenerationSettings, Request, RunningBatch, generate
+from distrain.generation.decoding import GenerationSettings, Request, RunningBatch, generate
 
 SIZES = {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
          "num_key_value_heads": 2, "max_position_embeddings": 64}
@@ -94,7 +94,7 @@ def test_a_model_whose_cache_cannot_be_joined_is_refused_by_name():
 
 # --------------------------------------------------------------------------------- admission
 def test_admission_keeps_arrival_order_and_every_limit_but_never_starves_the_first():
-    from distrain.inference.scheduler import Limits, admissible
+    from distrain.generation.admission import Limits, admissible
 
     assert admissible([5, 5, 5], 0, 0, Limits(max_batch_size=2)) == 2
     assert admissible([5, 5, 5], 1, 9, Limits(max_batch_size=2)) == 1
@@ -110,10 +110,10 @@ def test_admission_keeps_arrival_order_and_every_limit_but_never_starves_the_fir
 
 
 def test_the_scheduler_runs_requests_within_the_batch_size_and_each_gets_its_own_tokens():
-    from distrain.inference.scheduler import Limits, Scheduler
+    from distrain.generation.admission import Limits, Admissions
 
     model = tiny("llama")
-    scheduler = Scheduler(RunningBatch(model, {END}, PAD, context_length=64), Limits(max_batch_size=3))
+    scheduler = Admissions(RunningBatch(model, {END}, PAD, context_length=64), Limits(max_batch_size=3))
     rows = requests(7, seed=4)
     for row in rows:
         scheduler.submit(row)
@@ -129,10 +129,10 @@ def test_the_scheduler_runs_requests_within_the_batch_size_and_each_gets_its_own
 
 
 def test_cancelling_one_of_two_identical_requests_leaves_the_other_to_run():
-    from distrain.inference.scheduler import Limits, Scheduler
+    from distrain.generation.admission import Limits, Admissions
 
     model = tiny("llama")
-    scheduler = Scheduler(RunningBatch(model, {END}, PAD, context_length=64), Limits(max_batch_size=1))
+    scheduler = Admissions(RunningBatch(model, {END}, PAD, context_length=64), Limits(max_batch_size=1))
     first, second, third = (Request([1, 7, 8], GenerationSettings(max_new_tokens=4)) for _ in range(3))
     for row in (first, second, third):
         scheduler.submit(row)

@@ -115,7 +115,7 @@ def test_a_stop_string_ends_the_completion_before_it_streamed_and_not(server):
 def test_64_concurrent_requests_of_random_lengths_each_get_their_one_at_a_time_tokens(server, cycle_lm_archive):
     from distrain.data.readers.prompt_completion_json import prompt_token_ids
     from distrain.experiment.archive import load_archive
-    from distrain.inference.generation import GenerationSettings, generate
+    from distrain.generation.decoding import GenerationSettings, generate
     from distrain.pretrained import load_tokenizer
 
     tokenizer = load_tokenizer(TOKENIZER)
@@ -485,8 +485,8 @@ def test_the_engine_streams_each_request_its_own_tokens_and_keeps_its_limits():
     for the streams in flight."""
     from test_running_batch import END, PAD, requests, tiny
 
-    from distrain.inference.generation import GenerationSettings, Request, RunningBatch, generate
-    from distrain.inference.scheduler import Limits
+    from distrain.generation.decoding import GenerationSettings, Request, RunningBatch, generate
+    from distrain.generation.admission import Limits
     from distrain.serving.batcher import Draining, QueueFull, RequestTimedOut
     from distrain.serving.generation_engine import GenerationEngine
 

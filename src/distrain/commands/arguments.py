@@ -69,7 +69,7 @@ def load_archive_job_from_args(args: argparse.Namespace, predicting: bool = Fals
         raise DataError(f"data file not found: {args.data}")
     overrides = parse_overrides(args.overrides)
 
-    from distrain.experiment.inference import load_job
+    from distrain.experiment.archive_jobs import load_job
     from distrain.plugins import import_plugins
 
     import_plugins(args.include_package)

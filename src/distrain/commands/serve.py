@@ -148,8 +148,8 @@ def run(args: argparse.Namespace) -> int:
     def load() -> Predictor:
         predictor = Predictor.from_archive(args.archive, overrides)
         if args.tensor_parallel > 1:
-            from distrain.experiment.inference import tensor_parallel_config
-            from distrain.serving.tensor_parallel import Followers
+            from distrain.experiment.archive_jobs import tensor_parallel_config
+            from distrain.serving.followers import Followers
 
             if not predictor.generates:
                 raise UsageError("--tensor-parallel serves language models; this archive's model "

@@ -26,7 +26,7 @@ import torch
 from distrain.config.constraints import PositiveInt
 from distrain.config.errors import ConfigError, Problem
 from distrain.data.vocabulary import Vocabulary
-from distrain.inference.generation import GenerationSettings
+from distrain.generation.decoding import GenerationSettings
 from distrain.metrics.average import Average
 from distrain.metrics.metric import Metric
 from distrain.models.masked_language_model import TokenPerplexity
@@ -306,9 +306,9 @@ class CausalLanguageModel(Model):
                                 prompt_key=getattr(reader, "prompt_key", "prompt"))
 
     def predict(self, inputs: dict[str, Any]) -> list[dict[str, Any]]:
-        """Each prompt's continuation (see :mod:`distrain.inference.generation`): its text, its number
+        """Each prompt's continuation (see :mod:`distrain.generation.decoding`): its text, its number
         of tokens and why it ended (``stop``: an end token; ``length``: the token budget or context)."""
-        from distrain.inference.generation import generate
+        from distrain.generation.decoding import generate
         from distrain.pretrained import load_tokenizer
 
         if "prompt_length" not in inputs:

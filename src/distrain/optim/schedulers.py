@@ -88,7 +88,7 @@ class ConstantScheduler(LearningRateScheduler):
 
 
 @LearningRateScheduler.register("linear")
-class LinearWithWarmup(LearningRateScheduler):
+class LinearDecay(LearningRateScheduler):
     """Warmup, then linear decay from the base rate to ``end_factor`` × base at the last step."""
 
     def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int, warmup_steps: NonNegativeInt = 0,

@@ -1,7 +1,7 @@
 """Continuous batching behind the server: one thread decodes, every request reads its own stream of tokens.
 
 The torch work runs on a dedicated thread (never on the event loop) that drives a
-:class:`~distrain.inference.scheduler.Scheduler`: before each decode step the requests that arrived
+:class:`~distrain.generation.admission.Admissions`: before each decode step the requests that arrived
 join the running batch (as far as its limits allow), requests whose clients went away leave it, and
 every running row takes one token. After each step the thread hands the step's tokens to the event
 loop in one ``call_soon_threadsafe`` call; there each request's :class:`TokenStream` receives them.
@@ -76,7 +76,7 @@ class TokenStream:
 class GenerationEngine:
     """``submit`` a prompt (token ids) and iterate the :class:`TokenStream` it returns; ``cancel`` it
     if its client goes away. ``make_batch()`` builds an empty
-    :class:`~distrain.inference.generation.RunningBatch` over the model."""
+    :class:`~distrain.generation.decoding.RunningBatch` over the model."""
 
     def __init__(
         self,
@@ -88,10 +88,10 @@ class GenerationEngine:
         on_token: Callable[[TokenStream, float], None] | None = None,
         on_cancel: Callable[[TokenStream, str], None] | None = None,
     ) -> None:
-        from distrain.inference.scheduler import Scheduler
+        from distrain.generation.admission import Admissions
 
         self._make_batch = make_batch
-        self.scheduler = Scheduler(make_batch(), limits)
+        self.admissions = Admissions(make_batch(), limits)
         self.max_queue, self.timeout_s = max_queue, timeout_s
         self.on_step = on_step  # (running rows, cached tokens, tokens this step), on the engine thread
         self.on_token = on_token  # (stream, now), on the event loop, for every token delivered
@@ -124,7 +124,7 @@ class GenerationEngine:
         return len(self.waiting)
 
     def submit(self, request: Any) -> TokenStream:
-        """Queue ``request`` (a :class:`~distrain.inference.generation.Request`); its stream of tokens."""
+        """Queue ``request`` (a :class:`~distrain.generation.decoding.Request`); its stream of tokens."""
         if self.closing:
             raise Draining("the server is shutting down")
         if self.failure is not None:
@@ -190,41 +190,41 @@ class GenerationEngine:
 
     # ---------------------------------------------------------------------------- the thread
     def _run(self) -> None:
-        streams: dict[int, TokenStream] = {}  # id(request) -> its stream, for requests the scheduler holds
-        scheduler = self.scheduler
+        streams: dict[int, TokenStream] = {}  # id(request) -> its stream, for requests the admissions hold
+        admissions = self.admissions
         try:
             while True:
                 with self._wake:
-                    while not self._arrived and not self._cancelled and scheduler.idle and not self._stopping:
+                    while not self._arrived and not self._cancelled and admissions.idle and not self._stopping:
                         self._wake.wait()
-                    if self._stopping and not self._arrived and scheduler.idle:
+                    if self._stopping and not self._arrived and admissions.idle:
                         return
                     arrived, cancelled = self._arrived, self._cancelled
                     self._arrived, self._cancelled = [], []
                 for stream in arrived:
                     streams[id(stream.request)] = stream
-                    scheduler.submit(stream.request)
+                    admissions.submit(stream.request)
                 for stream in cancelled:
                     if streams.pop(id(stream.request), None) is not None:
-                        scheduler.cancel(stream.request)
-                if scheduler.idle:
+                        admissions.cancel(stream.request)
+                if admissions.idle:
                     if cancelled and self.on_step is not None:
                         self.on_step(0, 0, 0)
                     continue
-                self._admit(scheduler.admissions(), streams)
-                if not len(scheduler.batch):
+                self._admit(admissions.admissions(), streams)
+                if not len(admissions.batch):
                     continue
                 try:
-                    finished = scheduler.batch.step()
+                    finished = admissions.batch.step()
                 except Exception as error:  # noqa: BLE001 - the model failed: fail the rows it held, keep serving
                     self._fail_running(streams, error)
                     continue
                 events = []
-                for request in [*scheduler.batch.rows, *finished]:
+                for request in [*admissions.batch.rows, *finished]:
                     stream = streams[id(request)] if request.finish_reason is None else streams.pop(id(request))
                     events.append((stream, TokenEvent(request.tokens[-1], request.finish_reason)))
                 if self.on_step is not None:
-                    self.on_step(len(scheduler.batch), scheduler.batch.cached_tokens, len(events))
+                    self.on_step(len(admissions.batch), admissions.batch.cached_tokens, len(events))
                 self._loop.call_soon_threadsafe(self._deliver, events)
         except BaseException as error:  # noqa: BLE001 - answer everyone rather than leave them waiting
             self.failure = error
@@ -237,7 +237,7 @@ class GenerationEngine:
         if not newcomers:
             return
         try:
-            self.scheduler.batch.admit(newcomers)
+            self.admissions.batch.admit(newcomers)
             return
         except Exception as error:  # noqa: BLE001 - isolated below
             if len(newcomers) == 1:
@@ -245,15 +245,15 @@ class GenerationEngine:
                 return
         for request in newcomers:
             try:
-                self.scheduler.batch.admit([request])
+                self.admissions.batch.admit([request])
             except Exception as error:  # noqa: BLE001 - this prompt's own failure
                 self._fail(streams, [request], error)
 
     def _fail_running(self, streams: dict[int, TokenStream], error: Exception) -> None:
         """A decode step failed: every running row gets ``error`` and the batch starts empty again, so the
         requests still waiting are unaffected."""
-        rows = list(self.scheduler.batch.rows)
-        self.scheduler.batch = self._make_batch()
+        rows = list(self.admissions.batch.rows)
+        self.admissions.batch = self._make_batch()
         if self.on_step is not None:
             self.on_step(0, 0, 0)
         self._fail(streams, rows, error)

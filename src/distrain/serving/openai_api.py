@@ -225,7 +225,7 @@ class LanguageModelRoutes:
 
     async def predict(self, request: Request, record: Any) -> Response:
         """``/predict`` on an LM archive: the line ``distrain predict`` writes for ``{"prompt": ...}``."""
-        from distrain.inference.generation import Request as Generation
+        from distrain.generation.decoding import Request as Generation
 
         prepared = self.state.prepare(record)
         ids = prepared.instance["input_ids"].ids.tolist()
@@ -270,7 +270,7 @@ class LanguageModelRoutes:
             raise ApiError(504, "timeout", f"{error} (--request-timeout-s)") from None
 
     async def answer(self, request: Request, body: _Body, ids: list[int], chat: bool) -> Response:
-        from distrain.inference.generation import Request as Generation
+        from distrain.generation.decoding import Request as Generation
 
         settings, number = self.settings(body)
         self.check_room(body, ids)

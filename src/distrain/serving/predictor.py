@@ -46,7 +46,7 @@ class Predictor:
     def from_archive(cls, archive_path: str, overrides: dict[str, Any] | None = None, device: str = "cpu") -> Predictor:
         """The archive's model with the reader ``distrain predict`` uses (the model's prediction reader:
         its ``validation_dataset_reader``, else ``dataset_reader``, unless it predicts from other inputs)."""
-        from distrain.experiment.inference import load_for_inference
+        from distrain.experiment.archive_jobs import load_for_inference
 
         archive, experiment = load_for_inference(archive_path, overrides or {})
         reader = archive.model.prediction_reader(experiment.validation_dataset_reader)
@@ -72,9 +72,9 @@ class Predictor:
 
     def make_batch(self) -> Any:
         """An empty running batch over the model (the engine thread's); split over processes, one that
-        sends each of its changes to the other ranks (:mod:`distrain.serving.tensor_parallel`)."""
-        from distrain.inference.generation import RunningBatch
-        from distrain.serving.tensor_parallel import MirroredBatch
+        sends each of its changes to the other ranks (:mod:`distrain.serving.followers`)."""
+        from distrain.generation.decoding import RunningBatch
+        from distrain.serving.followers import MirroredBatch
 
         ends, pad, context = self.generation_setup()
         kind = MirroredBatch if self.followers is not None else RunningBatch

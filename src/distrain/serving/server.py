@@ -225,7 +225,7 @@ def _set_torch_threads(threads: int | None) -> int:
 
 
 def _make_engine(state: ServingState, predictor: Any):
-    from distrain.inference.scheduler import Limits
+    from distrain.generation.admission import Limits
     from distrain.serving.generation_engine import GenerationEngine
 
     options = state.options
@@ -237,7 +237,7 @@ def _make_engine(state: ServingState, predictor: Any):
 
 async def _warm_up(engine: Any, predictor: Any) -> None:
     """One short generation, so the first client does not pay for the first forward passes."""
-    from distrain.inference.generation import GenerationSettings, Request
+    from distrain.generation.decoding import GenerationSettings, Request
 
     async for event in engine.submit(Request(predictor.prompt_ids("warm up"), GenerationSettings(max_new_tokens=2))):
         if event.error is not None:

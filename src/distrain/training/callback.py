@@ -9,7 +9,7 @@ from distrain.distributed.world import World
 from distrain.registry import Registrable
 
 
-class Trainer(Protocol):
+class TrainerView(Protocol):
     """What a callback sees of the running trainer (the trainer imports this module, not the reverse)."""
 
     world: World
@@ -27,22 +27,22 @@ class Trainer(Protocol):
 
 
 class Callback(Registrable):
-    def on_start(self, trainer: Trainer) -> None:
+    def on_start(self, trainer: TrainerView) -> None:
         pass
 
-    def on_step(self, trainer: Trainer, step: int, loss: float | None) -> None:
+    def on_step(self, trainer: TrainerView, step: int, loss: float | None) -> None:
         """After each optimizer step. ``loss`` is this worker's recent mean, only when it was read."""
 
-    def on_epoch(self, trainer: Trainer, epoch: int, metrics: dict[str, Any]) -> None:
+    def on_epoch(self, trainer: TrainerView, epoch: int, metrics: dict[str, Any]) -> None:
         """After each epoch's validation, with the reduced metrics (identical on every worker)."""
 
-    def on_end(self, trainer: Trainer, metrics: dict[str, Any]) -> None:
+    def on_end(self, trainer: TrainerView, metrics: dict[str, Any]) -> None:
         pass
 
-    def on_failure(self, trainer: Trainer, error: BaseException) -> None:
+    def on_failure(self, trainer: TrainerView, error: BaseException) -> None:
         """Training raised ``error`` (a stop signal raises :class:`~distrain.training.preemption.Preempted`)."""
 
-    def on_archive(self, trainer: Trainer, archive: Path) -> None:
+    def on_archive(self, trainer: TrainerView, archive: Path) -> None:
         """Rank 0 wrote the run's archive (after :meth:`on_end`)."""
 
     def state_dict(self) -> dict[str, Any]:

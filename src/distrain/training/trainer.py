@@ -48,7 +48,8 @@ from distrain.training.metric_tracker import MetricTracker, ValidationMetric
 from distrain.training.parallelize import parallelize
 from distrain.optim.optimizers import Optimizer
 from distrain.training.progress_display import ProgressDisplay
-from distrain.training.preemption import Preempted, StepDecision, StopRequest, agree
+from distrain.training.preemption import Preempted, StopRequest
+from distrain.training.step_agreement import StepDecision, agree
 from distrain.training.recovery import (CallbackStates, EpochProgress, RankParts, position_in_batches,
                                         samples_in_batches)
 from distrain.optim.schedulers import LearningRateScheduler
@@ -218,7 +219,8 @@ class GradientDescentTrainer(Trainer):
                 callback.on_epoch(self, epoch, self.last_metrics)
             self._write_epoch_metrics(epoch, self.last_metrics)
             saved = self.checkpoints.save(self.position, self.step, self.stateful_parts, self.rank_parts, is_best)
-            self._stop_if_asked(agree(False, self.stop_requested, False, 0.0, self.world.is_distributed).wait().stop, saved)
+            self._stop_if_asked(agree(nonfinite=False, stop=self.stop_requested, save=False,
+                                       distributed=self.world.is_distributed).wait().stop, saved)
             if self.tracker.should_stop():
                 logger.info("stopping early: no improvement in %d epochs", self.tracker.patience)
             if self.stop_reason is not None:
@@ -273,8 +275,8 @@ class GradientDescentTrainer(Trainer):
                 loss, weight, scaled = self._forward(batch, step_samples)
                 losses.append((loss, weight, batch.size))
                 if last:
-                    pending = agree(_nonfinite(losses), self.stop_requested, save_due, counted(self.step_weights.weight),
-                                    self.world.is_distributed)
+                    pending = agree(nonfinite=_nonfinite(losses), stop=self.stop_requested, save=save_due,
+                                    loss_weight=counted(self.step_weights.weight), distributed=self.world.is_distributed)
                     if self.step_weights.active and len(micro_batches) == 1:  # the weighted mean's scale now
                         scaled = self.step_weights.settle(scaled, pending.loss_weight())
                 self.amp.backward(scaled)

@@ -24,7 +24,7 @@ from distrain.data.cache import input_files
 from distrain.data.fields import LabelField, MetadataField, TensorField, TextField, TokenIdsField
 from distrain.data.reader import DataError, DatasetReader
 from distrain.data.tokenizer import Tokenizer
-from distrain.data.tokenizers.whitespace import WhitespaceTokenizer
+from distrain.data.tokenizers.whitespace import WordTokenizer
 
 SUFFIX_FORMATS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".parquet": "parquet",
                   ".arrow": "arrow", ".txt": "text"}
@@ -59,7 +59,7 @@ class HuggingfaceReader(DatasetReader):
         self.format = format
         self.split = split
         self.streaming = streaming
-        self.tokenizer = tokenizer or WhitespaceTokenizer()
+        self.tokenizer = tokenizer or WordTokenizer()
 
     @classmethod
     def declared_fields(cls, arguments):

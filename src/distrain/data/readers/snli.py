@@ -17,7 +17,7 @@ from distrain.data.token_indexer import TokenIndexer
 from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
 from distrain.data.tokenizer import Tokenizer
 from distrain.data.tokenizers.pretrained_transformer import PretrainedTransformerTokenizer
-from distrain.data.tokenizers.whitespace import WhitespaceTokenizer
+from distrain.data.tokenizers.whitespace import WordTokenizer
 
 NOT_AGREED = "-"
 
@@ -32,7 +32,7 @@ class SnliReader(DatasetReader):
     def __init__(self, tokenizer: Tokenizer | None = None, token_indexers: dict[str, TokenIndexer] | None = None,
                  combine_input_fields: bool | None = None, collapse_labels: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.tokenizer = tokenizer or WhitespaceTokenizer()
+        self.tokenizer = tokenizer or WordTokenizer()
         self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
         if combine_input_fields is None:
             combine_input_fields = isinstance(self.tokenizer, PretrainedTransformerTokenizer)

@@ -10,7 +10,7 @@ from distrain.data.fields import LabelField, TextField
 from distrain.data.reader import DatasetReader, RecordError
 from distrain.data.token_indexer import TokenIndexer
 from distrain.data.tokenizer import Tokenizer
-from distrain.data.tokenizers.whitespace import WhitespaceTokenizer
+from distrain.data.tokenizers.whitespace import WordTokenizer
 
 
 @DatasetReader.register("text_classification_json")
@@ -33,7 +33,7 @@ class TextClassificationJsonReader(DatasetReader):
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
-        self.tokenizer = tokenizer or WhitespaceTokenizer()
+        self.tokenizer = tokenizer or WordTokenizer()
         self.text_key = text_key
         self.label_key = label_key
         self.token_indexers = token_indexers

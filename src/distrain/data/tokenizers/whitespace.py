@@ -11,7 +11,7 @@ _WORDS = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 
 @Tokenizer.register("whitespace")
-class WhitespaceTokenizer(Tokenizer):
+class WordTokenizer(Tokenizer):
     """Words (runs of word characters) and each punctuation mark on its own; lowercased by default."""
 
     def __init__(self, lowercase: bool = True, max_length: PositiveInt | None = None) -> None:

@@ -4,7 +4,7 @@
 batch stays within ``max_batch_size`` rows, the newcomers' prompts within ``max_prefill_tokens`` (a step
 that prefills much delays every running row's next token), and the cache, padding counted, within
 ``max_cached_tokens``. The first waiting request joins an empty batch whatever its size, so no request
-waits forever. :class:`Scheduler` applies it to a :class:`~distrain.inference.generation.RunningBatch`
+waits forever. :class:`Admissions` applies it to a :class:`~distrain.generation.decoding.RunningBatch`
 one step at a time, the loop a server drives.
 """
 
@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Sequence
 
-from distrain.inference.generation import Request, RunningBatch
+from distrain.generation.decoding import Request, RunningBatch
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def admissible(waiting: Sequence[int], running_rows: int, running_width: int, li
     return count
 
 
-class Scheduler:
+class Admissions:
     """Requests wait in arrival order; each :meth:`step` admits what :func:`admissible` allows, then
     decodes one token for every running row."""
 
