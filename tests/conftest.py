@@ -35,6 +35,31 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict
     )
 
 
+def built_once(tmp_path_factory, name: str, build):
+    """``build(folder)`` once for the whole test run, even when pytest-xdist runs it in several processes:
+    the first process to ask builds under a lock in the run's shared temporary folder, the others wait and
+    read what it returned (pickled). A build that fails leaves nothing, so the next one asking tries again."""
+    import fcntl
+    import pickle
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the folder every worker's own temporary folder is in
+    folder, result = root / f"shared-{name}", root / f"shared-{name}.pickle"
+    with open(root / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if result.exists():
+            return pickle.loads(result.read_bytes())
+        if folder.exists():
+            import shutil
+
+            shutil.rmtree(folder)
+        folder.mkdir()
+        value = build(folder)
+        result.write_bytes(pickle.dumps(value))
+        return value
+
+
 @pytest.fixture(scope="session", autouse=True)
 def temporary_caches(tmp_path_factory) -> Path:
     """Every cache a test run writes (distrain's dataset cache, Hugging Face datasets) lives in this
@@ -56,13 +81,15 @@ def temporary_caches(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def prepared_data(tmp_path_factory) -> Path:
-    """``scripts/prepare_data.py`` run once per session: DIR/data/{digits,drug_reviews}/*.jsonl, so a
+    """``scripts/prepare_data.py`` run once per test run: DIR/data/{digits,drug_reviews}/*.jsonl, so a
     shipped config's relative ``data/...`` paths resolve with DIR as the working directory."""
-    root = tmp_path_factory.mktemp("prepared")
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--out", str(root / "data")],
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return root
+    def prepare(root: Path) -> Path:
+        result = subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--out", str(root / "data")],
+                                capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        return root
+
+    return built_once(tmp_path_factory, "prepared", prepare)
 
 
 def write_jsonl(path: Path, records: list[dict]) -> Path:
