@@ -141,24 +141,14 @@ def text_config(data: dict[str, Path], **trainer) -> dict:
     }
 
 
-#: test files, slowest first, by their time in one serial run (``--durations=0``, 2026-11-25). pytest runs
-#: the suite on 2 processes (pytest-xdist, ``-n 2 --dist loadfile --no-loadscope-reorder`` in pyproject):
-#: each file goes whole to the next free process, so starting with the longest ones keeps both busy to the
-#: end instead of leaving one to finish a long file alone. Files not listed follow in their usual order.
-SLOWEST_FIRST = (
-    "test_fsdp.py", "test_causal_lm.py", "test_tune_cli.py", "test_serve.py", "test_docs_tutorials.py",
-    "test_model_parallel.py", "test_compile.py", "test_generation.py", "test_allennlp_configs.py", "test_tagging.py", "test_pairs.py",
-    "test_self_healing.py", "test_elastic.py", "test_configs.py", "test_allennlp_tagging_configs.py",
-    "test_serve_generation.py", "test_transformers.py", "test_examples.py", "test_sync_modes.py",
-    "test_adapter_layouts.py", "test_kill_anywhere.py", "test_train_cli.py", "test_dry_run.py", "test_adapters.py",
-    "test_data_at_scale.py", "test_allennlp_transformer_qa.py", "test_transformer_qa.py", "test_transformer_qa_fsdp.py",
-    "test_docs.py", "test_docs_configs.py", "test_chaos_and_soak.py", "test_bf16.py", "test_serve_api_key.py",
-    "test_run_history.py",
-)
-
-
 def pytest_collection_modifyitems(items: list) -> None:
-    rank = {name: position for position, name in enumerate(SLOWEST_FIRST)}
+    """Slowest files first, by their times in the last stored whole-suite run (``tests/durations.py``).
+    pytest runs the suite on 2 processes (``-n 2 --dist loadfile`` in pyproject): each file goes whole to
+    the next free process, so starting with the longest keeps both busy to the end instead of leaving one
+    to finish a long file alone. Files not stored (new ones) follow in their usual order."""
+    from durations import slowest_first
+
+    rank = {name: position for position, name in enumerate(slowest_first())}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file's own order is kept
 
 
