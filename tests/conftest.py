@@ -35,6 +35,31 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict
     )
 
 
+def built_once(tmp_path_factory, name: str, build):
+    """``build(folder)`` once for the whole test run, even when pytest-xdist runs it in several processes:
+    the first process to ask builds under a lock in the run's shared temporary folder, the others wait and
+    read what it returned (pickled). A build that fails leaves nothing, so the next one asking tries again."""
+    import fcntl
+    import pickle
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the folder every worker's own temporary folder is in
+    folder, result = root / f"shared-{name}", root / f"shared-{name}.pickle"
+    with open(root / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if result.exists():
+            return pickle.loads(result.read_bytes())
+        if folder.exists():
+            import shutil
+
+            shutil.rmtree(folder)
+        folder.mkdir()
+        value = build(folder)
+        result.write_bytes(pickle.dumps(value))
+        return value
+
+
 @pytest.fixture(scope="session", autouse=True)
 def temporary_caches(tmp_path_factory) -> Path:
     """Every cache a test run writes (distrain's dataset cache, Hugging Face datasets) lives in this
@@ -56,13 +81,15 @@ def temporary_caches(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def prepared_data(tmp_path_factory) -> Path:
-    """``scripts/prepare_data.py`` run once per session: DIR/data/{digits,drug_reviews}/*.jsonl, so a
+    """``scripts/prepare_data.py`` run once per test run: DIR/data/{digits,drug_reviews}/*.jsonl, so a
     shipped config's relative ``data/...`` paths resolve with DIR as the working directory."""
-    root = tmp_path_factory.mktemp("prepared")
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--out", str(root / "data")],
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return root
+    def prepare(root: Path) -> Path:
+        result = subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--out", str(root / "data")],
+                                capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        return root
+
+    return built_once(tmp_path_factory, "prepared", prepare)
 
 
 def write_jsonl(path: Path, records: list[dict]) -> Path:
@@ -114,24 +141,14 @@ def text_config(data: dict[str, Path], **trainer) -> dict:
     }
 
 
-#: test files, slowest first, by their time in one serial run (``--durations=0``, 2026-11-25). pytest runs
-#: the suite on 2 processes (pytest-xdist, ``-n 2 --dist loadfile --no-loadscope-reorder`` in pyproject):
-#: each file goes whole to the next free process, so starting with the longest ones keeps both busy to the
-#: end instead of leaving one to finish a long file alone. Files not listed follow in their usual order.
-SLOWEST_FIRST = (
-    "test_fsdp.py", "test_causal_lm.py", "test_tune_cli.py", "test_serve.py", "test_docs_tutorials.py",
-    "test_model_parallel.py", "test_compile.py", "test_generation.py", "test_allennlp_configs.py", "test_tagging.py", "test_pairs.py",
-    "test_self_healing.py", "test_elastic.py", "test_configs.py", "test_allennlp_tagging_configs.py",
-    "test_serve_generation.py", "test_transformers.py", "test_examples.py", "test_sync_modes.py",
-    "test_adapter_layouts.py", "test_kill_anywhere.py", "test_train_cli.py", "test_dry_run.py", "test_adapters.py",
-    "test_data_at_scale.py", "test_allennlp_transformer_qa.py", "test_transformer_qa.py", "test_transformer_qa_fsdp.py",
-    "test_docs.py", "test_docs_configs.py", "test_chaos_and_soak.py", "test_bf16.py", "test_serve_api_key.py",
-    "test_run_history.py",
-)
-
-
 def pytest_collection_modifyitems(items: list) -> None:
-    rank = {name: position for position, name in enumerate(SLOWEST_FIRST)}
+    """Slowest files first, by their times in the last stored whole-suite run (``tests/durations.py``).
+    pytest runs the suite on 2 processes (``-n 2 --dist loadfile`` in pyproject): each file goes whole to
+    the next free process, so starting with the longest keeps both busy to the end instead of leaving one
+    to finish a long file alone. Files not stored (new ones) follow in their usual order."""
+    from durations import slowest_first
+
+    rank = {name: position for position, name in enumerate(slowest_first())}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file's own order is kept
 
 

