@@ -114,7 +114,7 @@ def tutorial_environment(root: Path) -> dict:
 
 def make_checkout(root: Path, data: Path) -> Path:
     """A folder laid out as the user's distrain checkout after the set-up commands: ``configs/``,
-    ``scripts/``, ``data/`` (prepared) and ``.venv/bin/{python,distrain}`` running this interpreter on this
+    ``scripts/``, ``data/`` (prepared) and ``.venv/bin/{python,distrain,torchrun}`` running this interpreter on this
     checkout's sources."""
     (root / ".venv" / "bin").mkdir(parents=True, exist_ok=True)
     for name, target in (("configs", ROOT / "configs"), ("scripts", ROOT / "scripts")):
@@ -124,7 +124,7 @@ def make_checkout(root: Path, data: Path) -> Path:
     for split in data.iterdir():
         if not (root / "data" / split.name).exists():
             (root / "data" / split.name).symlink_to(split)
-    for name, tail in (("python", '"$@"'), ("distrain", '-m distrain "$@"')):
+    for name, tail in (("python", '"$@"'), ("distrain", '-m distrain "$@"'), ("torchrun", '-m torch.distributed.run "$@"')):
         wrapper = root / ".venv" / "bin" / name
         wrapper.write_text(f"#!/bin/sh\nexport PYTHONPATH={shlex.quote(str(ROOT / 'src'))}${{PYTHONPATH:+:$PYTHONPATH}}\n"
                            f"exec {shlex.quote(sys.executable)} {tail}\n")
