@@ -1,4 +1,5 @@
-"""What every worker runs: model, loaders, strategy and trainer assembled from a validated plan.
+"""What every worker runs: model, loaders, strategy and trainer assembled from a validated plan; and,
+before the workers start, the data that plan reads (:func:`prepare_for_workers`).
 
 :func:`assemble` is shared by training and ``distrain check`` (which assembles rank 0 of N on a
 fake process group), so what ``check`` reports is what a real worker builds. It builds from the plan
@@ -22,10 +23,10 @@ from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import World
 from distrain.experiment.archive import base_reference, write_archive
 from distrain.experiment.archived_pretrained import pretrained_references
-from distrain.experiment.plan import Experiment, ResolvedExperiment, Seeds
-from distrain.experiment.prepare import DataPlan, PreparedData, prepare_data
+from distrain.data.prepare import PreparedData, prepare_data
+from distrain.experiment.plan import Experiment, ResolvedExperiment, Seeds, data_plan_of
 from distrain.models.model import Model
-from distrain.training.checkpointing import trained_state
+from distrain.training.checkpointing import CHECKPOINTS_FOLDER, trained_state
 from distrain.training.curves import write_run_curves
 from distrain.training import history
 from distrain.training.disk import remove_leftovers, write_text_atomically
@@ -78,9 +79,11 @@ def assemble(
     """Build this worker's model, strategy, loaders and trainer (reading the data unless ``prepared``)."""
     experiment = resolved.build()
     seed = resolved.random_seed
-    set_seed(resolved.seeds())
+    seeds = resolved.seeds()
+    initializer, regularizer = resolved.model_key("initializer"), resolved.model_key("regularizer")
+    set_seed(seeds)
     if prepared is None:
-        prepared = prepare_data(DataPlan.of(experiment, resolved.config), world)
+        prepared = prepare_data(data_plan_of(experiment, resolved.config, resolved.distributed), world)
     distributed = resolved.distributed or DistributedConfig(cuda_devices=[-1])
     strategy = distributed.build_strategy(world)
     accumulation = {}
@@ -89,7 +92,6 @@ def assemble(
         accumulation = {"num_gradient_accumulation_steps": steps}
     with strategy.model_init_context():  # e.g. the meta device: FSDP materialises only this rank's shards
         model = experiment.model.construct(vocab=prepared.vocab)
-        initializer = resolved.model_key("initializer")
         if initializer is not None:
             initializer.apply(model)
     train_loader = make_loader(prepared.train, experiment.dataset_reader, prepared.vocab,
@@ -99,13 +101,24 @@ def assemble(
     if prepared.validation is not None:
         validation_loader = make_loader(prepared.validation, experiment.validation_dataset_reader, prepared.vocab,
                                         experiment.validation_data_loader, world, seed)
-    regularizer = resolved.model_key("regularizer")
     trainer = experiment.trainer.construct(
         model=model, train_loader=train_loader, validation_loader=validation_loader,
         serialization_dir=Path(serialization_dir), world=world, strategy=strategy,
         **({"regularizer": regularizer} if regularizer is not None else {}), **accumulation,
     )
     return Assembly(experiment, prepared, model, strategy, train_loader, validation_loader, trainer)
+
+
+def prepare_for_workers(resolved: ResolvedExperiment, world: World | None) -> PreparedData:
+    """The data of a validated plan, read once before its workers train (:func:`~distrain.data.prepare.prepare_data`
+    of ``resolved.data_plan``; ``world``: None in the parent of spawned workers, else this process's), and the
+    fields its readers yielded checked against the model's ``forward`` before any step (see
+    :func:`~distrain.experiment.field_check.check_read_fields`)."""
+    from distrain.experiment.field_check import check_read_fields
+
+    prepared = prepare_data(resolved.data_plan, world)
+    check_read_fields(resolved.plan, resolved.data_plan, prepared)
+    return prepared
 
 
 def test_metrics(assembly: Assembly, world: World, seed: int) -> dict[str, Any]:
@@ -122,30 +135,32 @@ def train_worker(
     prepared: PreparedData | None,
     resolved: ResolvedExperiment,
     serialization_dir: str | Path,
-    recover: bool = False,
+    resume: bool = False,
 ) -> dict[str, Any]:
-    """Assemble and train; with ``recover`` resume from the latest checkpoint first (if one was written: a run
-    stopped before its first starts over). Rank 0 writes the archive, after removing what writers killed
-    mid-write left behind (no other worker writes in the folder before training starts)."""
-    if world.is_primary:
-        for folder in (Path(serialization_dir), Path(serialization_dir) / "checkpoints"):
+    """Assemble and train; with ``resume`` (``--recover``, a restart, a torchrun round that continues its job)
+    resume from the latest checkpoint first (if one was written: a run stopped before its first starts over).
+    Rank 0 writes the archive, after removing what writers killed mid-write left behind (no other worker
+    writes in the folder before training starts)."""
+    primary = world.is_primary
+    if primary:
+        for folder in (Path(serialization_dir), Path(serialization_dir) / CHECKPOINTS_FOLDER):
             remove_leftovers(folder)
     assembly = assemble(world, resolved, serialization_dir, prepared)
-    if recover and assembly.trainer.checkpoints.latest() is not None:
+    if resume and assembly.trainer.checkpoints.latest() is not None:
         assembly.trainer.resume_from_latest_checkpoint()
-    if world.is_primary:
+    if primary:
         logger.info("effective batch size %d = %d per worker x %d worker(s) x %d accumulation step(s)",
                     *assembly.effective_batch(world))
     metrics = assembly.trainer.train()
     if assembly.experiment.evaluate_on_test and assembly.prepared.test is not None:
         metrics = {**metrics, **test_metrics(assembly, world, resolved.random_seed)}
-        if world.is_primary:
+        if primary:
             write_text_atomically(Path(serialization_dir) / "metrics.json", json.dumps(metrics, indent=2))
     # what `distrain check --world-size N` predicts for this rank, measured on the real one
     held = held_state_bytes(assembly.model, assembly.trainer.optimizer)
     logger.info("rank %d holds %s after training", world.rank, held.describe())
     weights = assembly.strategy.model_state_dict()  # every rank takes part (sharded strategies gather)
-    if world.is_primary:
+    if primary:
         from distrain.experiment.archived_model import self_contained_config
 
         archive = write_archive(Path(serialization_dir), trained_state(assembly.model, weights),
