@@ -79,9 +79,7 @@ def assemble(
     """Build this worker's model, strategy, loaders and trainer (reading the data unless ``prepared``)."""
     experiment = resolved.build()
     seed = resolved.random_seed
-    seeds = resolved.seeds()
-    initializer, regularizer = resolved.model_key("initializer"), resolved.model_key("regularizer")
-    set_seed(seeds)
+    set_seed(resolved.seeds())
     if prepared is None:
         prepared = prepare_data(data_plan_of(experiment, resolved.config, resolved.distributed), world)
     distributed = resolved.distributed or DistributedConfig(cuda_devices=[-1])
@@ -92,6 +90,7 @@ def assemble(
         accumulation = {"num_gradient_accumulation_steps": steps}
     with strategy.model_init_context():  # e.g. the meta device: FSDP materialises only this rank's shards
         model = experiment.model.construct(vocab=prepared.vocab)
+        initializer = resolved.model_key("initializer")
         if initializer is not None:
             initializer.apply(model)
     train_loader = make_loader(prepared.train, experiment.dataset_reader, prepared.vocab,
@@ -101,6 +100,7 @@ def assemble(
     if prepared.validation is not None:
         validation_loader = make_loader(prepared.validation, experiment.validation_dataset_reader, prepared.vocab,
                                         experiment.validation_data_loader, world, seed)
+    regularizer = resolved.model_key("regularizer")
     trainer = experiment.trainer.construct(
         model=model, train_loader=train_loader, validation_loader=validation_loader,
         serialization_dir=Path(serialization_dir), world=world, strategy=strategy,
@@ -154,13 +154,13 @@ def train_worker(
     metrics = assembly.trainer.train()
     if assembly.experiment.evaluate_on_test and assembly.prepared.test is not None:
         metrics = {**metrics, **test_metrics(assembly, world, resolved.random_seed)}
-        if primary:
+        if world.is_primary:
             write_text_atomically(Path(serialization_dir) / "metrics.json", json.dumps(metrics, indent=2))
     # what `distrain check --world-size N` predicts for this rank, measured on the real one
     held = held_state_bytes(assembly.model, assembly.trainer.optimizer)
     logger.info("rank %d holds %s after training", world.rank, held.describe())
     weights = assembly.strategy.model_state_dict()  # every rank takes part (sharded strategies gather)
-    if primary:
+    if world.is_primary:
         from distrain.experiment.archived_model import self_contained_config
 
         archive = write_archive(Path(serialization_dir), trained_state(assembly.model, weights),
