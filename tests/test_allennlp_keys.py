@@ -91,7 +91,7 @@ def test_top_level_seeds_and_the_trainers_seed():
 
 
 def test_datasets_for_vocab_creation_picks_the_splits_whose_tokens_count(tmp_path):
-    from distrain.experiment.prepare import DataPlan, read_data
+    from distrain.data.prepare import read_data
 
     data = {"train": write_jsonl(tmp_path / "train.jsonl", [{"text": "seen in training", "label": "a"}]),
             "validation": write_jsonl(tmp_path / "validation.jsonl", [{"text": "only validation", "label": "b"}])}
@@ -101,7 +101,7 @@ def test_datasets_for_vocab_creation_picks_the_splits_whose_tokens_count(tmp_pat
         config = {**text_config(data), "test_data_path": str(test)}
         if splits is not None:
             config["datasets_for_vocab_creation"] = splits
-        vocab, _ = read_data(DataPlan.of(validate_experiment(config)[1].build()))
+        vocab, _ = read_data(validate_experiment(config)[1].data_plan)
         assert vocab.tokens("labels") == ["a", "b", "c"]  # labels come from every split read
         return set(vocab.tokens("tokens")) - {"@@PADDING@@", "@@UNKNOWN@@"}
 

@@ -48,7 +48,7 @@ def test_streamed_build_writes_the_same_bytes_as_the_in_memory_build(tmp_path):
 
 def test_cached_entry_equals_the_uncached_in_memory_dataset(tmp_path, monkeypatch):
     """prepare_data through the cache (streamed to disk) and without it give the same arrays."""
-    from distrain.experiment.prepare import DataPlan, prepare_data
+    from distrain.data.prepare import prepare_data
     from distrain.experiment.plan import resolve_experiment
     from distrain.plugins import import_plugins
 
@@ -57,9 +57,9 @@ def test_cached_entry_equals_the_uncached_in_memory_dataset(tmp_path, monkeypatc
             "validation": write_jsonl(tmp_path / "v.jsonl", sentiment_records(50, seed=4))}
     config = text_config(data)
     monkeypatch.setenv("DISTRAIN_CACHE", "off")
-    memory = prepare_data(DataPlan.of(resolve_experiment(config).build(), config))
+    memory = prepare_data(resolve_experiment(config).data_plan)
     monkeypatch.setenv("DISTRAIN_CACHE", str(tmp_path / "cache"))
-    cached = prepare_data(DataPlan.of(resolve_experiment(config).build(), config))
+    cached = prepare_data(resolve_experiment(config).data_plan)
     assert cached.train.source is not None and memory.train.source is None
     assert memory.vocab == cached.vocab
     for split in ("train", "validation"):

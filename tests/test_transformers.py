@@ -265,8 +265,8 @@ def test_pretrained_token_ids_are_read_in_one_pass_into_the_same_dataset_as_two(
     once, and the indexed splits equal those of the counting read."""
     import numpy as np
 
-    from distrain.experiment import prepare
-    from distrain.experiment.plan import resolve_experiment
+    from distrain.data import prepare
+    from distrain.experiment.plan import data_plan_of, resolve_experiment
 
     def read(one_pass: bool) -> tuple[dict, int]:
         experiment = resolve_experiment(_mlm_config(tmp_path, batch_size=4, workers=1)).build()
@@ -275,8 +275,8 @@ def test_pretrained_token_ids_are_read_in_one_pass_into_the_same_dataset_as_two(
             original = reader.read
             monkeypatch.setattr(reader, "read", lambda path, _read=original: reads.append(path) or _read(path))
         if not one_pass:
-            monkeypatch.setattr(prepare, "_read_in_one_pass", lambda *args: None)
-        _vocab, splits = prepare.read_data(prepare.DataPlan.of(experiment))
+            monkeypatch.setattr(prepare, "_index_in_one_pass", lambda *args: None)
+        _vocab, splits = prepare.read_data(data_plan_of(experiment))
         monkeypatch.undo()
         columns = {name: split.batch(np.arange(len(split))) for name, split in splits.items()}
         return columns, len(reads)

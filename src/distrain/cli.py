@@ -26,7 +26,9 @@ COMMANDS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser, or with ``only`` (a command's name) that command's flags alone: the others
+    are listed with their help line, their modules not imported."""
     parser = argparse.ArgumentParser(
         prog="distrain",
         description="Train PyTorch models from jsonnet configs, on one device or many.",
@@ -35,13 +37,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show Python tracebacks for errors")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
-        module = importlib.import_module(module_name)
-        module.add_arguments(commands.add_parser(name, help=help_text))
+        command = commands.add_parser(name, help=help_text)
+        if only is None or name == only:
+            importlib.import_module(module_name).add_arguments(command)
     return parser
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    named = next((word for word in words if not word.startswith("-")), None)  # the global flags take no value
+    parser = build_parser(named if named in COMMANDS else None)
     args = parser.parse_args(argv)
     if args.version:
         from distrain.version import __version__

@@ -79,14 +79,10 @@ def load_archive_job_from_args(args: argparse.Namespace, predicting: bool = Fals
 def run_archive_job(job, worker, *args) -> None:
     """Run ``worker(world, job, *args)`` here, or on one spawned process per configured device."""
     from distrain.compat.deferred_compiler import compiler_loaded
-    from distrain.runtime.launch import Job, run_job
+    from distrain.runtime.launch import run_job
     from distrain.runtime.worker_server import use_worker_server
 
     if job.distributed is not None:
         # the workers unpickle the model built here, so they import what building it imported
         use_worker_server(with_compiler=compiler_loaded())
-    run_job(Job(work=_without_prepared, args=(worker, job, *args), distributed=job.distributed))
-
-
-def _without_prepared(world, prepared: None, worker, *args) -> None:
-    worker(world, *args)
+    run_job(worker, (job, *args), job.distributed)

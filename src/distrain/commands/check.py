@@ -23,9 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import tempfile
 
-    from distrain.experiment.assemble import assemble
+    from distrain.experiment.assemble import assemble, prepare_for_workers
     from distrain.experiment.dry_run import dry_run_world, human_bytes, state_bytes
-    from distrain.experiment.prepare import prepare_for_workers
 
     if args.world_size is not None:  # validated at that size, not at the configured one
         return run_dry(args)
@@ -33,8 +32,8 @@ def run(args: argparse.Namespace) -> int:
 
     _config, resolved = load_experiment_from_args(args)
     refuse_missing_gpus(resolved)
-    experiment = resolved.build()
-    prepared = prepare_for_workers(resolved, None, experiment)  # and what the readers yielded, checked
+    data = resolved.data_plan
+    prepared = prepare_for_workers(resolved, None)  # and what the readers yielded, checked
     with tempfile.TemporaryDirectory() as scratch, dry_run_world(resolved.distributed) as world:
         assembly = assemble(world, resolved, scratch, prepared)
         state = state_bytes(assembly.model, assembly.trainer.optimizer)  # while the process group lives
@@ -44,12 +43,12 @@ def run(args: argparse.Namespace) -> int:
     parameters = sum(p.numel() for p in model.parameters())
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     print(f"config OK: {args.config}")
-    print(f"  dataset_reader   {type(experiment.dataset_reader).__name__}")
-    print(f"  training data    {len(prepared.train)} instances from {experiment.train_data_path}")
+    print(f"  dataset_reader   {type(data.train.reader).__name__}")
+    print(f"  training data    {len(prepared.train)} instances from {data.train.path}")
     if prepared.validation is not None:
-        print(f"  validation data  {len(prepared.validation)} instances from {experiment.validation_data_path}")
+        print(f"  validation data  {len(prepared.validation)} instances from {data.validation.path}")
     if prepared.test is not None:
-        print(f"  test data        {len(prepared.test)} instances from {experiment.test_data_path}")
+        print(f"  test data        {len(prepared.test)} instances from {data.test.path}")
     print(f"  vocabulary       {prepared.vocab}")
     print(f"  model            {type(model).__name__}: {parameters:,} parameters ({trainable:,} trainable)")
     print(f"  trainer          {type(trainer).__name__}, optimizer {type(trainer.optimizer).__name__}")

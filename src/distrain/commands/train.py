@@ -1,4 +1,5 @@
-"""``distrain train CONFIG -s DIR [--force | --recover]``: validate, read the data once, run the workers.
+"""``distrain train CONFIG -s DIR [--force | --recover]``: validate, set up the run folder, read the data once,
+run the workers.
 
 A run stopped by a signal exits with status 1 and a message giving the exact ``--recover`` command.
 """
@@ -25,7 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import functools
+    """The stages, in order: validate the config, refuse GPUs the machine lacks, set up the run folder, read the
+    data once from the frozen plan, run the workers."""
+    from functools import partial
     from pathlib import Path
 
     from distrain.config.loading import load_config, parse_ext_vars
@@ -38,33 +41,28 @@ def run(args: argparse.Namespace) -> int:
     from distrain.compat import import_gc
 
     with import_gc.importing():  # torch and the components: many objects, next to no garbage
-        from distrain.experiment.assemble import train_worker
+        from distrain.experiment.assemble import prepare_for_workers, train_worker
         from distrain.experiment.plan import validate_experiment
-        from distrain.experiment.prepare import prepare_for_workers
-        from distrain.runtime.launch import Job, run_job
+        from distrain.runtime import launch
         from distrain.training.preemption import Preempted
         from distrain.training.run_dir import prepare_serialization_dir
 
-        config, resolved = validate_experiment(config, args.include_package)  # the only resolution
-    refuse_missing_gpus(resolved)  # before any data is read
+        config, resolved = validate_experiment(config, args.include_package)  # 1. the only resolution
+    refuse_missing_gpus(resolved)  # 2. before any data is read
     serialization_dir = Path(args.serialization_dir)
-    job = Job(
-        work=train_worker,
-        args=(resolved, serialization_dir, args.recover),
-        distributed=resolved.distributed,
-        serialization_dir=serialization_dir,
-        include_packages=tuple(args.include_package),
-        prepare=functools.partial(prepare_for_workers, resolved),
-        setup_output=functools.partial(prepare_serialization_dir, serialization_dir, args.force, config, args.recover),
-        restart=resume_after_restart,
-    )
-    fresh = not args.recover and (not serialization_dir.exists() or not any(serialization_dir.iterdir()))
+    new_folder = not args.recover and (not serialization_dir.exists() or not any(serialization_dir.iterdir()))
     try:
-        primary = run_job(job)
+        # here, as the parent of spawned workers, or as a torchrun/srun rank; fresh, --recover or continued
+        with launch.joined(resolved.distributed, serialization_dir, args.recover) as place:
+            launch.set_up_output(place, partial(prepare_serialization_dir, serialization_dir, args.force, config,  # 3.
+                                                args.recover))
+            prepared = prepare_for_workers(resolved, place.world)  # 4. read once, from the frozen plan
+            primary = launch.run_workers(place, train_worker, (prepared, resolved, serialization_dir),  # 5.
+                                         tuple(args.include_package))
     except Preempted as stopped:
         raise Preempted(f"{stopped}; resume with: {resume_command(args)}") from None
     except BadInput:
-        if fresh:
+        if new_folder:
             remove_if_only_started(serialization_dir)
         raise
     if primary:
@@ -96,17 +94,6 @@ def refuse_missing_gpus(resolved) -> None:
     problems = missing_gpu_problems(resolved)
     if problems:
         raise ConfigError(problems)
-
-
-def resume_after_restart(job):
-    """The training job again after a lost worker: from the latest checkpoint, if one was written."""
-    import dataclasses
-
-    from distrain.training.checkpointing import Checkpointer
-
-    resolved, serialization_dir, _ = job.args
-    has_checkpoint = Checkpointer(serialization_dir / "checkpoints").latest() is not None
-    return dataclasses.replace(job, args=(resolved, serialization_dir, has_checkpoint))
 
 
 def resume_command(args: argparse.Namespace) -> str:

@@ -16,7 +16,7 @@ class ArchivedModel(Model):
     model of this run: fine-tuning, as AllenNLP's ``from_archive``. Constructing it returns that model itself.
 
     The run's vocabulary is the archive's, extended by the tokens of the data (see
-    :mod:`distrain.experiment.prepare`): trained tokens keep their indices, and each embedding gets rows for the
+    :mod:`distrain.data.prepare`): trained tokens keep their indices, and each embedding gets rows for the
     new ones (Xavier-uniform, as AllenNLP's ``extend_embedder_vocab``). A label the archive's model never had
     cannot be added (its output layer has no row for it): one line names it."""
 

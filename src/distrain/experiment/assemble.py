@@ -1,4 +1,5 @@
-"""What every worker runs: model, loaders, strategy and trainer assembled from a validated plan.
+"""What every worker runs: model, loaders, strategy and trainer assembled from a validated plan; and,
+before the workers start, the data that plan reads (:func:`prepare_for_workers`).
 
 :func:`assemble` is shared by training and ``distrain check`` (which assembles rank 0 of N on a
 fake process group), so what ``check`` reports is what a real worker builds. It builds from the plan
@@ -22,10 +23,10 @@ from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import World
 from distrain.experiment.archive import base_reference, write_archive
 from distrain.experiment.archived_pretrained import pretrained_references
-from distrain.experiment.plan import Experiment, ResolvedExperiment, Seeds
-from distrain.experiment.prepare import DataPlan, PreparedData, prepare_data
+from distrain.data.prepare import PreparedData, prepare_data
+from distrain.experiment.plan import Experiment, ResolvedExperiment, Seeds, data_plan_of
 from distrain.models.model import Model
-from distrain.training.checkpointing import trained_state
+from distrain.training.checkpointing import CHECKPOINTS_FOLDER, trained_state
 from distrain.training.curves import write_run_curves
 from distrain.training import history
 from distrain.training.disk import remove_leftovers, write_text_atomically
@@ -80,7 +81,7 @@ def assemble(
     seed = resolved.random_seed
     set_seed(resolved.seeds())
     if prepared is None:
-        prepared = prepare_data(DataPlan.of(experiment, resolved.config), world)
+        prepared = prepare_data(data_plan_of(experiment, resolved.config, resolved.distributed), world)
     distributed = resolved.distributed or DistributedConfig(cuda_devices=[-1])
     strategy = distributed.build_strategy(world)
     accumulation = {}
@@ -108,6 +109,18 @@ def assemble(
     return Assembly(experiment, prepared, model, strategy, train_loader, validation_loader, trainer)
 
 
+def prepare_for_workers(resolved: ResolvedExperiment, world: World | None) -> PreparedData:
+    """The data of a validated plan, read once before its workers train (:func:`~distrain.data.prepare.prepare_data`
+    of ``resolved.data_plan``; ``world``: None in the parent of spawned workers, else this process's), and the
+    fields its readers yielded checked against the model's ``forward`` before any step (see
+    :func:`~distrain.experiment.field_check.check_read_fields`)."""
+    from distrain.experiment.field_check import check_read_fields
+
+    prepared = prepare_data(resolved.data_plan, world)
+    check_read_fields(resolved.plan, resolved.data_plan, prepared)
+    return prepared
+
+
 def test_metrics(assembly: Assembly, world: World, seed: int) -> dict[str, Any]:
     """AllenNLP's ``evaluate_on_test``: the trained (best) model on ``test_data_path``, as ``test_<metric>``;
     every worker takes part, each instance counted once."""
@@ -122,18 +135,20 @@ def train_worker(
     prepared: PreparedData | None,
     resolved: ResolvedExperiment,
     serialization_dir: str | Path,
-    recover: bool = False,
+    resume: bool = False,
 ) -> dict[str, Any]:
-    """Assemble and train; with ``recover`` resume from the latest checkpoint first (if one was written: a run
-    stopped before its first starts over). Rank 0 writes the archive, after removing what writers killed
-    mid-write left behind (no other worker writes in the folder before training starts)."""
-    if world.is_primary:
-        for folder in (Path(serialization_dir), Path(serialization_dir) / "checkpoints"):
+    """Assemble and train; with ``resume`` (``--recover``, a restart, a torchrun round that continues its job)
+    resume from the latest checkpoint first (if one was written: a run stopped before its first starts over).
+    Rank 0 writes the archive, after removing what writers killed mid-write left behind (no other worker
+    writes in the folder before training starts)."""
+    primary = world.is_primary
+    if primary:
+        for folder in (Path(serialization_dir), Path(serialization_dir) / CHECKPOINTS_FOLDER):
             remove_leftovers(folder)
     assembly = assemble(world, resolved, serialization_dir, prepared)
-    if recover and assembly.trainer.checkpoints.latest() is not None:
+    if resume and assembly.trainer.checkpoints.latest() is not None:
         assembly.trainer.resume_from_latest_checkpoint()
-    if world.is_primary:
+    if primary:
         logger.info("effective batch size %d = %d per worker x %d worker(s) x %d accumulation step(s)",
                     *assembly.effective_batch(world))
     metrics = assembly.trainer.train()

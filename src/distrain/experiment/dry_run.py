@@ -57,14 +57,13 @@ def resized_config(config: dict[str, Any], world_size: int, nodes: int = 1) -> d
     return {**config, "distributed": block}
 
 
-def check_streamed_shards(experiment: Any, dp_size: int) -> None:
-    """Fewer shard files than readers (streamed splits): a problem at the split's data path."""
+def check_streamed_shards(data: Any, dp_size: int) -> None:
+    """Fewer shard files than readers (streamed splits of the data plan ``data``): a problem at the split's data
+    path."""
     from distrain.data.reader import DataError
 
     problems = []
-    splits = [("train_data_path", experiment.dataset_reader, experiment.train_data_path, experiment.data_loader),
-              ("validation_data_path", experiment.validation_dataset_reader, experiment.validation_data_path,
-               experiment.validation_data_loader)]
+    splits = [(f"{split.name}_data_path", split.reader, split.path, split.loader) for split in (data.train, data.validation)]
     for key, reader, path, loader in splits:
         if path and loader.lazy:
             try:
@@ -231,16 +230,15 @@ def dry_run(config: dict[str, Any], world_size: int, nodes: int = 1) -> tuple[Dr
     the assembly (for the caller's own lines). Raises :class:`ConfigError` for every scale problem."""
     import tempfile
 
+    from distrain.experiment.assemble import prepare_for_workers
     from distrain.experiment.plan import resolve_experiment
-    from distrain.experiment.prepare import prepare_for_workers
 
     config = resized_config(config, world_size, nodes)
     resolved = resolve_experiment(config)
     distributed = resolved.distributed
     dims = distributed.dims()
-    experiment = resolved.build()
-    check_streamed_shards(experiment, dims.dp_size)
-    prepared = prepare_for_workers(resolved, None, experiment)
+    check_streamed_shards(resolved.data_plan, dims.dp_size)
+    prepared = prepare_for_workers(resolved, None)
     check_records(len(prepared.train), dims.dp_size)
     with tempfile.TemporaryDirectory() as scratch, dry_run_world(distributed) as world:
         # rank 0's place in the job, its device the meta device: the strategy's wrap moves the model

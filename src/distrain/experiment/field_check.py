@@ -81,7 +81,7 @@ def field_problems(plan: Build) -> list[Problem]:
 def read_field_problems(plan: Build, data: Any, prepared: Any) -> list[Problem]:
     """:func:`field_problems` for the readers that declare no fields, through what they yielded: the
     fields of the first instance of each split of ``data`` (the
-    :class:`~distrain.experiment.prepare.DataPlan` that was read into ``prepared``). A reader key's later
+    :class:`~distrain.data.prepare.DataPlan` that was read into ``prepared``). A reader key's later
     splits are not checked once one showed a problem: a mismatch is one line, not one per split."""
     model = plan.arguments.get("model")
     if not isinstance(model, Build):

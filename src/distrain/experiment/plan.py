@@ -1,18 +1,21 @@
 """An experiment config: its top-level keys (the :class:`Experiment` signature is their schema) and
-their validation. :func:`load_experiment` goes from a file, overrides and plugins to a validated plan;
-nothing here reads data or builds a model (see :mod:`distrain.experiment.prepare` and :mod:`distrain.experiment.assemble`).
+their validation. :func:`load_experiment` goes from a file, overrides and plugins to a validated plan, frozen:
+its ``distributed`` block and its data plan are built once; nothing here reads data or builds a model (see
+:mod:`distrain.data.prepare` and :mod:`distrain.experiment.assemble`).
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal, Mapping
 
 from distrain.config.constraints import NonNegativeInt
 from distrain.config.errors import ConfigError, Problem
 from distrain.config.schema import Build, Node, resolve_object
 from distrain.data.loader import DataLoaderConfig
+from distrain.data.prepare import DataPlan, Split as DataSplit
 from distrain.data.reader import DatasetReader
 from distrain.data.vocabulary import VocabularyConfig
 from distrain.distributed.config import DistributedConfig
@@ -109,7 +112,8 @@ class Seeds:
 @dataclass
 class ResolvedExperiment:
     """A validated config: the evaluated ``config`` and the ``plan`` that builds it. Resolved once (in
-    the parent of spawned workers) and handed to the workers as it is: they build, never re-validate."""
+    the parent of spawned workers) and handed to the workers as it is: they build, never re-validate.
+    Its ``distributed`` block and ``data_plan`` are built once, at their first read."""
 
     plan: Build
     config: dict[str, Any]
@@ -129,7 +133,7 @@ class ResolvedExperiment:
         """The seed of the data order (and of Python's ``random``)."""
         return self.seeds().python
 
-    @property
+    @cached_property
     def distributed(self) -> DistributedConfig | None:
         """The ``distributed`` block; without one, AllenNLP's ``trainer.cuda_device`` (a GPU id) is one
         process on that GPU (``-1`` or no ``cuda_device``: this process, on the CPU). With a block,
@@ -140,6 +144,12 @@ class ResolvedExperiment:
         device = self.cuda_device
         return DistributedConfig(cuda_devices=[device]) if device is not None and device >= 0 else None
 
+    @cached_property
+    def data_plan(self) -> DataPlan:
+        """What reading the data needs (readers, paths, loaders, vocabulary settings, the cache key), from
+        the built experiment. Not handed to the workers: they receive the data it prepared."""
+        return data_plan_of(self.build(), self.config, self.distributed)
+
     @property
     def cuda_device(self) -> int | None:
         trainer = self.plan.arguments["trainer"]
@@ -149,6 +159,44 @@ class ResolvedExperiment:
         """The built ``model.initializer`` or ``model.regularizer`` (None when not configured)."""
         node = self.model_keys.get(name)
         return node.build() if node is not None else None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("data_plan", None)  # its readers may hold tokenizers; a worker gets the prepared data
+        return state
+
+
+def data_plan_of(experiment: Experiment, config: dict[str, Any] | None = None,
+                 distributed: DistributedConfig | None = None) -> DataPlan:
+    """The data plan of a built experiment; ``config`` (its evaluated config) enables the shared cache;
+    ``distributed`` (default: the experiment's) says how many data-parallel workers share a streamed split."""
+    cache_config = None
+    if config is not None and experiment.dataset_cache:
+        cache_config = {name: config.get(name) for name in (
+            "dataset_reader", "validation_dataset_reader", "train_data_path", "validation_data_path",
+            "vocabulary", "test_data_path", "datasets_for_vocab_creation")}
+    distributed = distributed if distributed is not None else experiment.distributed
+    return DataPlan(
+        train=DataSplit("train", experiment.dataset_reader, experiment.train_data_path, experiment.data_loader),
+        validation=DataSplit("validation", experiment.validation_dataset_reader, experiment.validation_data_path,
+                             experiment.validation_data_loader),
+        vocabulary=experiment.vocabulary,
+        read_workers=experiment.data_loader.num_workers,
+        cache_config=cache_config,
+        dp_size=distributed.dims().dp_size if distributed is not None else 1,
+        test=(DataSplit("test", experiment.validation_dataset_reader, experiment.test_data_path,
+                        experiment.validation_data_loader) if experiment.test_data_path else None),
+        vocabulary_splits=(tuple(experiment.datasets_for_vocab_creation)
+                           if experiment.datasets_for_vocab_creation is not None else None),
+        model_archive=_model_archive(experiment.model),
+    )
+
+
+def _model_archive(model: Any) -> str | None:
+    """The ``archive_file`` of a ``from_archive`` model block (a recipe, not built), else None. (By its registered
+    name: :mod:`.archived_model` imports the archive code, which imports this module.)"""
+    kind = getattr(model, "cls", None)
+    return model.argument("archive_file") if kind is not None and Model.name_of(kind) == "from_archive" else None
 
 
 def resolve_experiment(config: dict[str, Any]) -> ResolvedExperiment:

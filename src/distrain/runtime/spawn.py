@@ -45,19 +45,21 @@ def spawn(
     args: tuple,
     distributed: DistributedConfig,
     serialization_dir: Path | None,
-    may_fork: bool = False,
+    threads_before: int | None = None,
     include_packages: tuple[str, ...] = (),
 ) -> None:
     """One process per ``cuda_devices`` entry on this node, each calling ``worker(world, *args)``.
 
-    ``may_fork``: the caller knows this process started no threads since its imports (see
-    :func:`start_method`). Each worker imports ``include_packages`` first.
+    ``threads_before``: this process's threads (:func:`live_threads`) after its imports; workers may be
+    forked only if it started none since (see :func:`start_method`). Each worker imports ``include_packages``
+    first.
 
     Returns when all workers finished. If one raises an error distrain reports itself (bad data, a
     non-finite loss, a stop signal), that very error is raised here; any other failure stops the
     others and raises :class:`WorkerFailed` naming its rank with the original traceback. If this
     process is interrupted (Ctrl-C) or sent SIGTERM, the workers are stopped before it exits.
     """
+    may_fork = threads_before is not None and live_threads() == threads_before  # before the rendezvous' threads
     import torch.multiprocessing as mp
 
     store = None

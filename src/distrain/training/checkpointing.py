@@ -26,6 +26,8 @@ import torch
 from distrain.errors import BadInput
 from distrain.training.disk import fsync, remove_leftovers, replacing, torch_save, write_text_atomically, writing
 
+#: the folder of a run folder that holds its checkpoints
+CHECKPOINTS_FOLDER = "checkpoints"
 _CHECKPOINT = re.compile(r"epoch_(\d+)_batch_(\d+)$")
 BEST_WEIGHTS = "best.safetensors"
 BEST_POINTER = "best.txt"

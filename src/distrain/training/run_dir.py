@@ -10,7 +10,7 @@ from typing import Any
 
 from distrain.errors import UsageError
 from distrain.training import history
-from distrain.training.disk import remove_leftovers
+from distrain.training.disk import remove_leftovers, write_text_atomically
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +45,6 @@ def prepare_serialization_dir(
             )
         shutil.rmtree(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "config.json").write_text(json.dumps(config, indent=2))
+    write_text_atomically(directory / "config.json", json.dumps(config, indent=2))
     if not recover:
         history.record(directory, "started", workers=workers)

@@ -40,7 +40,7 @@ from distrain.training.activations import ActivationCheckpointing, offloaded, of
 from distrain.training.amp import AmpDtype, MixedPrecision, ParamDtype, precision_problems, warn_if_emulated
 from distrain.training.checkpoint_manager import DEFAULT_FORMAT, CheckpointFormat, CheckpointManager
 from distrain.training.checkpoint_retention import CheckpointRetention, retention_problems
-from distrain.training.checkpointing import CheckpointError
+from distrain.training.checkpointing import CHECKPOINTS_FOLDER, CheckpointError
 from distrain.training import history
 from distrain.training.disk import write_text_atomically
 from distrain.training.loss_weighting import StepWeights
@@ -167,7 +167,7 @@ class GradientDescentTrainer(Trainer):
         )
         self.step = 0
         self.checkpoints = CheckpointManager(
-            self.serialization_dir / "checkpoints", world, self.strategy, self.model, self.optimizer,
+            self.serialization_dir / CHECKPOINTS_FOLDER, world, self.strategy, self.model, self.optimizer,
             sampler=getattr(train_loader, "sampler", None),
             checkpoint_format=checkpoint_format, keep=keep_checkpoints,
             every_num_batches=save_every_num_batches, every_num_seconds=save_every_num_seconds,
