@@ -40,17 +40,18 @@ def timed_run(folder: Path, train: Path, embedding_dim: int, save_every: int | N
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="a small run, for a smoke check")
+    parser.add_argument("--quick", action="store_true", help="a small run, each training once: a smoke check")
     args = parser.parse_args()
     count, dim = (800, 64) if args.quick else (8000, 256)
+    repeats = 1 if args.quick else 3
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         train = write_jsonl(tmp / "train.jsonl", records(count, 0))
         timed_run(tmp / "warmup", train, dim, None, repeats=1)
-        baseline = timed_run(tmp / "none", train, dim, None)
+        baseline = timed_run(tmp / "none", train, dim, None, repeats)
         print(f"{count} instances, batch 16, embedding_dim {dim}: {count // 16} steps, no mid-epoch checkpoint: {baseline:.2f} s")
         for every in (100, 10, 1):
-            seconds = timed_run(tmp / f"every_{every}", train, dim, every)
+            seconds = timed_run(tmp / f"every_{every}", train, dim, every, repeats)
             print(f"checkpoint every {every:>3} batch(es): {seconds:.2f} s  ratio {seconds / baseline:.2f}")
     print(f"checkpoint_every_batch_ratio={seconds / baseline:.2f}")
 
