@@ -45,6 +45,7 @@ NOT_HERE = {
     "bench_sync_accuracy.py": "four 2-worker trainings: 18 s, over CI's budget",
     "bench_hetero.py": "three 2-worker trainings: 15 s, over CI's budget",
     "bench_comm.py": "three 2-worker trainings: 13 s, over CI's budget",
+    "bench_sharding.py": "1 process and 2 FSDP ranks: 16 s, over CI's budget (tests/test_fsdp.py trains FSDP)",
 }
 def environment(**extra: str) -> dict[str, str]:
     """harness.environment's (not imported here: importing it registers its callback in this test process)."""
