@@ -22,7 +22,6 @@ import importlib.metadata
 import json
 import platform
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -121,12 +120,18 @@ def make_case(name: str, repository: str, config: str, keys: list[str], batch_si
 
 
 def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                     epilog="Run with the oracle's Python (AllenNLP 2.10.1); there is no quick mode.")
+    parser.add_argument("cases", nargs="*", choices=[[], *CASES], metavar="CASE",
+                        help=f"cases to write (default: all): {', '.join(CASES)}")
+    wanted = parser.parse_args().cases or list(CASES)
     import allennlp
     import allennlp_models
     import torch
 
     _blank_spacy()
-    wanted = sys.argv[1:] or list(CASES)
     made = {}
     for name in wanted:
         made[name] = make_case(name, *CASES[name])

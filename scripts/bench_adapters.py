@@ -11,7 +11,8 @@ bytes (the worker log's "rank 0 holds ..." after training: Adam's two moments of
 checkpoint's bytes on disk (weights + training state), the largest resident set of any process of the run
 (``ru_maxrss`` of the finished children), and training examples per second (training instances x epochs / the
 training loop's time, validation included, in whole seconds). ``--quick``: 1 seed, 1 epoch, 64 training and 64
-validation reviews, 1 process: a smoke check of the script, not a measurement. The last line is ``name=value``
+validation reviews, 1 process: a smoke check of the script, not a measurement (without data under ``--data`` it
+prepares the reviews in a temporary folder). The last line is ``name=value``
 pairs: medians over the seeds and the LoRA/full ratios.
 """
 
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import statistics
 import subprocess
@@ -28,7 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import ROOT, environment, example_data
+
 CONFIGS = {"full": ROOT / "configs" / "drug_reviews_minilm.jsonnet",
            "lora": ROOT / "configs" / "drug_reviews_minilm_lora.jsonnet"}
 
@@ -52,8 +53,7 @@ def run(name: str, seed: int, out: Path, overrides: dict, data: Path) -> dict:
     command = [sys.executable, "-c", MEASURED, sys.executable, "-m", "distrain", "train", str(CONFIGS[name]),
                "-s", str(run_dir), "-o", json.dumps(settings)]
     started = time.perf_counter()
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    result = subprocess.run(command, cwd=data, capture_output=True, text=True, env=environment)  # this checkout
+    result = subprocess.run(command, cwd=data, capture_output=True, text=True, env=environment())  # this checkout
     if result.returncode != 0:
         raise SystemExit(f"{name} seed {seed} failed:\n{result.stderr[-3000:]}")
     peak_kib = int(re.findall(r"peak_rss_kib=(\d+)", result.stderr)[-1])
@@ -92,7 +92,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path.cwd(), help="the folder holding data/drug_reviews/")
     parser.add_argument("--quick", action="store_true", help="1 seed, 1 epoch, 64 reviews, 1 process: a smoke check")
     args = parser.parse_args()
-    if not (args.data / "data" / "drug_reviews" / "train.jsonl").is_file():
+    missing = not (args.data / "data" / "drug_reviews" / "train.jsonl").is_file()
+    if missing and not args.quick:
         raise SystemExit(f"no {args.data}/data/drug_reviews/train.jsonl: run scripts/prepare_data.py --only drug_reviews")
     overrides: dict = {}
     seeds = args.seeds
@@ -100,6 +101,8 @@ def main() -> None:
         scratch = Path(scratch)
         data = args.data
         if args.quick:
+            if missing:
+                args.data = example_data(scratch / "examples", "drug_reviews")
             seeds = seeds[:1]
             data = small_copy(args.data, scratch / "small", 64)
             overrides = {"trainer.num_epochs": 1, "distributed": None, "data_loader.batch_size": 16}

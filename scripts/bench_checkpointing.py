@@ -7,11 +7,12 @@ relative to the same run without mid-epoch checkpoints (one process, CPU; ratios
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import tempfile
 import time
 from pathlib import Path
+
+from harness import assemble_run, prepare, text_classifier_config, write_jsonl
 
 
 def records(count: int, seed: int) -> list[dict]:
@@ -23,30 +24,14 @@ def records(count: int, seed: int) -> list[dict]:
 
 def timed_run(folder: Path, train: Path, embedding_dim: int, save_every: int | None, repeats: int = 3) -> float:
     """The fastest of ``repeats`` trainings (the training loop only: data is read beforehand)."""
-    from distrain.data.loader import DataLoader
-    from distrain.experiment.prepare import DataPlan, prepare_data
-    from distrain.experiment.plan import resolve_experiment
-    from distrain.experiment.assemble import set_seed
-
-    config = {
-        "dataset_reader": {"type": "text_classification_json"},
-        "train_data_path": str(train),
-        "model": {"type": "basic_classifier", "embedding_dim": embedding_dim, "encoder": {"type": "boe"}},
-        "data_loader": {"batch_size": 16},
-        "trainer": {"num_epochs": 1, "progress_bar": False, "save_every_num_batches": save_every},
-    }
-    experiment = resolve_experiment(config).build()
-    prepared = prepare_data(DataPlan.of(experiment))
+    config = text_classifier_config(train, embedding_dim, batch_size=16, trainer={  # seeds: the default, 13
+        "num_epochs": 1, "progress_bar": False, "save_every_num_batches": save_every})
+    prepared = prepare(config)
     best = float("inf")
     for attempt in range(repeats):
-        set_seed(13)
         run = folder / f"run{attempt}"
         run.mkdir(parents=True)
-        trainer = experiment.trainer.construct(
-            model=experiment.model.construct(vocab=prepared.vocab),
-            train_loader=DataLoader(prepared.train, experiment.data_loader, seed=13),
-            validation_loader=None, serialization_dir=run,
-        )
+        trainer = assemble_run(config, run, prepared).trainer
         started = time.perf_counter()
         trainer.train()
         best = min(best, time.perf_counter() - started)
@@ -55,22 +40,20 @@ def timed_run(folder: Path, train: Path, embedding_dim: int, save_every: int | N
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="a small run, for a smoke check")
+    parser.add_argument("--quick", action="store_true", help="a small run, each training once: a smoke check")
     args = parser.parse_args()
-    from distrain.plugins import import_builtins
-
-    import_builtins()
     count, dim = (800, 64) if args.quick else (8000, 256)
+    repeats = 1 if args.quick else 3
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        train = tmp / "train.jsonl"
-        train.write_text("".join(json.dumps(r) + "\n" for r in records(count, 0)))
+        train = write_jsonl(tmp / "train.jsonl", records(count, 0))
         timed_run(tmp / "warmup", train, dim, None, repeats=1)
-        baseline = timed_run(tmp / "none", train, dim, None)
+        baseline = timed_run(tmp / "none", train, dim, None, repeats)
         print(f"{count} instances, batch 16, embedding_dim {dim}: {count // 16} steps, no mid-epoch checkpoint: {baseline:.2f} s")
         for every in (100, 10, 1):
-            seconds = timed_run(tmp / f"every_{every}", train, dim, every)
+            seconds = timed_run(tmp / f"every_{every}", train, dim, every, repeats)
             print(f"checkpoint every {every:>3} batch(es): {seconds:.2f} s  ratio {seconds / baseline:.2f}")
+    print(f"checkpoint_every_batch_ratio={seconds / baseline:.2f}")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ compression and, last, ``local_sgd_speedup_1gbit=<local_sgd / every_step>`` (tar
 
     sudo python scripts/bench_comm.py               # the reported configuration (needs root)
     python scripts/bench_comm.py --no-limit         # plain loopback, no namespace (no root needed)
+    python scripts/bench_comm.py --quick            # a smoke run: plain loopback, 64-wide model, 12 steps
 """
 
 from __future__ import annotations
@@ -17,33 +18,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import clock_callback, environment, feature_records, rate, read_clock, run_distrain, write_jsonl
+
 BATCH_PER_WORKER, WARMUP, STEPS = 16, 8, 24
-
-try:  # registered when distrain's workers import this module (--include-package bench_comm)
-    from distrain.training.callback import Callback
-
-    @Callback.register("bench_comm_timer")
-    class StepTimer(Callback):
-        """Rank 0 writes the steps/s of steps ``warmup`` + 1 .. the last to ``output``."""
-
-        def __init__(self, output: str, warmup: int) -> None:
-            self.output, self.warmup, self.started = output, warmup, 0.0
-
-        def on_step(self, trainer, step, loss) -> None:
-            if step == self.warmup:
-                self.started = time.perf_counter()
-            if step == trainer.steps_per_epoch and trainer.world.is_primary:
-                Path(self.output).write_text(json.dumps({"steps_per_s": (step - self.warmup) / (time.perf_counter() - self.started)}))
-except ImportError:  # pragma: no cover - only when distrain itself is not importable
-    pass
+HIDDEN = [4096, 4096, 1344]
+QUICK = {"warmup": 4, "steps": 12, "hidden": [64]}
 
 
 def limit_loopback(rate: str) -> None:
@@ -53,28 +37,25 @@ def limit_loopback(rate: str) -> None:
         subprocess.run(command, check=True)
 
 
-def run(folder: Path, name: str, distributed: dict) -> float:
+def run(folder: Path, name: str, distributed: dict, warmup: int = WARMUP, hidden: list[int] = HIDDEN) -> float:
+    """steps/s of steps ``warmup`` + 1 .. the last (rank 0's clock)."""
     timing = folder / f"{name}.json"
     config = {
         "dataset_reader": {"type": "feature_classification_json"},
         "train_data_path": str(folder / "train.jsonl"),
         "model": {"type": "feedforward_classifier", "input_dim": 64, "feature_scale": 1 / 16,
-                  "feedforward": {"hidden_dims": [4096, 4096, 1344], "activation": "relu"}},
+                  "feedforward": {"hidden_dims": hidden, "activation": "relu"}},
         "data_loader": {"batch_size": BATCH_PER_WORKER, "shuffle": True},
         "trainer": {"optimizer": {"type": "sgd", "lr": 0.01, "momentum": 0.9}, "num_epochs": 1, "progress_bar": False,
-                    "callbacks": [{"type": "bench_comm_timer", "output": str(timing), "warmup": WARMUP}]},
+                    "callbacks": [clock_callback(timing, warmup)]},
         "distributed": {"cuda_devices": [-1, -1]} | distributed,
     }
     (folder / f"{name}.config.json").write_text(json.dumps(config))
-    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "scripts")]),
-                       DISTRAIN_CACHE=str(folder / "cache"), HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
-    result = subprocess.run(
-        [sys.executable, "-m", "distrain", "train", str(folder / f"{name}.config.json"), "-s", str(folder / name),
-         "--include-package", "bench_comm"], env=environment, capture_output=True, text=True, timeout=1200)
-    if result.returncode != 0:
-        raise SystemExit(f"{name} failed:\n{result.stderr[-3000:]}")
+    env = environment(DISTRAIN_CACHE=str(folder / "cache"), HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    run_distrain(["train", folder / f"{name}.config.json", "-s", folder / name, "--include-package", "harness"], env,
+                 what=name, timeout=1200)
     metrics = json.loads((folder / name / "metrics.json").read_text())
-    speed = json.loads(timing.read_text())["steps_per_s"]
+    speed = rate(read_clock(timing), 1)
     print(f"{name:10s} {speed:7.3f} steps/s   sync_count {metrics['sync_count']:3d}   "
           f"sync_bytes {metrics['sync_bytes'] / 1e6:9.1f} MB", flush=True)
     return speed
@@ -84,9 +65,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-limit", action="store_true", help="plain loopback (no namespace, no root)")
     parser.add_argument("--rate", default="1gbit")
+    parser.add_argument("--quick", action="store_true", help="plain loopback, a 64-wide model, 12 steps: a smoke run")
     parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if not args.no_limit and not args.inside:
+    sizes = QUICK if args.quick else {"warmup": WARMUP, "steps": STEPS, "hidden": HIDDEN}
+    if not (args.no_limit or args.quick or args.inside):
         if os.geteuid() != 0:
             raise SystemExit("bench_comm.py needs root for unshare -n (or pass --no-limit)")
         os.execvp("unshare", ["unshare", "-n", sys.executable, __file__, "--inside", "--rate", args.rate])
@@ -95,12 +78,8 @@ def main() -> None:
         print(f"loopback limited to {args.rate} (tbf, MTU 1500) in a new network namespace")
     with tempfile.TemporaryDirectory() as directory:
         folder = Path(directory)
-        rng = random.Random(0)
-        with (folder / "train.jsonl").open("w") as out:
-            for _ in range(STEPS * BATCH_PER_WORKER * 2):
-                features = [rng.randint(0, 16) for _ in range(64)]
-                out.write(json.dumps({"features": features, "label": str(sum(features[:8]) % 10)}) + "\n")
-        speeds = {name: run(folder, name, block) for name, block in (
+        write_jsonl(folder / "train.jsonl", feature_records(sizes["steps"] * BATCH_PER_WORKER * 2))
+        speeds = {name: run(folder, name, block, sizes["warmup"], sizes["hidden"]) for name, block in (
             ("every_step", {}),
             ("local_sgd", {"sync": {"type": "local_sgd", "sync_every": 8}}),
             ("bf16", {"gradient_compression": {"type": "bf16"}}),

@@ -14,7 +14,8 @@ records into the cache keeps bounded whatever the input size. Per worker it prin
 memory (mapped cache pages are shared, so they count once across workers in PSS, not per worker),
 plus seconds from process start to the worker's first batch.
 
-Run: PYTHONPATH=src python scripts/bench_data.py --size-mb 200   (use --size-mb 5 for a quick check)
+Run: PYTHONPATH=src python scripts/bench_data.py --size-mb 200   (use --size-mb 5 for a quick check,
+     --quick for a smoke run of 0.5 MB)
 """
 
 from __future__ import annotations
@@ -83,20 +84,13 @@ def worker(world, prepared, config, started: float, out_dir: str) -> None:
 
 def scenario(data: str, out_dir: str, started: float) -> None:
     """One run, in this (fresh) process: prepare in the parent, spawn 2 workers."""
+    from harness import prepare, text_classifier_config  # here, so the workers import no more than they did
+
     from distrain.distributed.config import DistributedConfig
     from distrain.runtime.spawn import spawn
-    from distrain.experiment.prepare import DataPlan, prepare_data
-    from distrain.experiment.plan import resolve_experiment
-    from distrain.plugins import import_plugins
 
-    import_plugins()
-    config = {
-        "dataset_reader": {"type": "text_classification_json"},
-        "train_data_path": data,
-        "model": {"type": "basic_classifier", "embedding_dim": 8, "encoder": {"type": "boe"}},
-        "data_loader": {"batch_size": 256},
-    }
-    prepared = prepare_data(DataPlan.of(resolve_experiment(config).build(), config))
+    config = text_classifier_config(data, batch_size=256)
+    prepared = prepare(config, cache=True)
     prepared_s = time.time() - started
     parent = {"prepared_s": prepared_s, "parent_peak_rss_mib": peak_rss_mib()}
     spawn(worker, (prepared, config, started, out_dir), DistributedConfig(cuda_devices=[-1, -1]), None)
@@ -120,7 +114,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size-mb", type=float, default=5.0, help="size of the generated dataset (200 for the full run)")
     parser.add_argument("--work-dir", default=None, help="where to put the data and cache (default: a temp dir)")
+    parser.add_argument("--quick", action="store_true", help="0.5 MB of data: a smoke run")
     args = parser.parse_args()
+    if args.quick:
+        args.size_mb = 0.5
     with tempfile.TemporaryDirectory(dir=args.work_dir) as folder:
         work = Path(folder)
         data = work / "train.jsonl"

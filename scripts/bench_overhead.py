@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from harness import assemble_run, prepare
+
 
 def make_data(path: Path, count: int, length: int, seed: int = 0) -> None:
     rng = random.Random(seed)
@@ -56,50 +58,17 @@ def config_for(train_path: Path, batch_size: int, epochs: int) -> dict:
     }
 
 
-def build(config: dict):
-    from distrain.experiment.prepare import DataPlan, prepare_data
-    from distrain.experiment.plan import resolve_experiment
-    from distrain.experiment.assemble import set_seed
-    from distrain.plugins import import_builtins
-
-    import_builtins()
-    resolved = resolve_experiment(config)
-    experiment = resolved.build()
-    set_seed(resolved.random_seed)
-    prepared = prepare_data(DataPlan.of(experiment))
-    return resolved, experiment, prepared
-
-
 def run_distrain(config: dict, prepared, out_dir: Path) -> float:
     """Seconds spent in ``trainer.train()`` (the loop, metrics, checkpoints and metric files)."""
-    from distrain.data.loader import DataLoader
-    from distrain.distributed.world import World
-    from distrain.experiment.plan import resolve_experiment
-    from distrain.experiment.assemble import set_seed
-
-    resolved = resolve_experiment(config)
-    experiment = resolved.build()
-    set_seed(resolved.random_seed)
-    model = experiment.model.construct(vocab=prepared.vocab)
-    loader = DataLoader(prepared.train, experiment.data_loader, seed=resolved.random_seed)
-    trainer = experiment.trainer.construct(
-        model=model, train_loader=loader, validation_loader=None, serialization_dir=out_dir,
-        world=World(),
-    )
+    trainer = assemble_run(config, out_dir, prepared).trainer
     started = time.perf_counter()
     trainer.train()
     return time.perf_counter() - started
 
 
-def run_handwritten(config: dict, prepared, batch_size: int, epochs: int) -> float:
-    """The same model trained by a plain loop over pre-tensorised data."""
-    from distrain.experiment.plan import resolve_experiment
-    from distrain.experiment.assemble import set_seed
-
-    resolved = resolve_experiment(config)
-    experiment = resolved.build()
-    set_seed(resolved.random_seed)
-    model = experiment.model.construct(vocab=prepared.vocab)
+def run_handwritten(config: dict, prepared, batch_size: int, epochs: int, scratch: Path) -> float:
+    """The same model (distrain's assembly, seeded alike) trained by a plain loop over pre-tensorised data."""
+    model = assemble_run(config, scratch / "handwritten", prepared).model
     everything = prepared.train.batch(np.arange(len(prepared.train)))
     tokens, labels = everything["tokens"], everything["label"]
     optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
@@ -140,11 +109,11 @@ def main() -> None:
         scratch = Path(scratch)
         make_data(scratch / "train.jsonl", args.examples, args.length)
         config = config_for(scratch / "train.jsonl", args.batch_size, args.epochs)
-        _, _, prepared = build(config)
-        run_handwritten(config, prepared, args.batch_size, 1)  # warm-up: allocator, kernels
+        prepared = prepare(config)
+        run_handwritten(config, prepared, args.batch_size, 1, scratch)  # warm-up: allocator, kernels
         distrain_times, handwritten_times = [], []
         for repeat in range(args.repeats):
-            handwritten_times.append(run_handwritten(config, prepared, args.batch_size, args.epochs))
+            handwritten_times.append(run_handwritten(config, prepared, args.batch_size, args.epochs, scratch))
             distrain_times.append(run_distrain(config, prepared, scratch / f"run{repeat}"))
     examples = args.examples * args.epochs
     distrain_speed = examples / min(distrain_times)

@@ -54,10 +54,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "scripts")]
-
-from bench_common import median_and_range, per_process_batch, threads_per_process  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # harness.py beside it, also when a test loads it by path
+from harness import (StepClock, available_cores, build_model as build_distrain_model, clock_callback,  # noqa: E402
+                     environment, free_port, median_and_range, per_process_batch, prepare, rate, read_clock, resolve,
+                     threads_per_process)
 
 GLOBAL_BATCH = 64
 LEARNING_RATE = 0.0005
@@ -78,13 +78,6 @@ def run_name(framework: str, workers: int) -> str:
     return f"{framework}_{workers}"
 
 
-def available_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
 # ---------------------------------------------------------------------------------- the model
 def model_config(train_path: Path, workers: int) -> dict:
     """distrain's config for the benchmark model (bench_scaling's, with this benchmark's global batch and
@@ -98,14 +91,8 @@ def model_config(train_path: Path, workers: int) -> dict:
 
 
 def _distrain_data_api():
-    """(resolve_experiment, prepare_data), wherever the core keeps them, with the built-ins registered."""
-    from distrain.plugins import import_plugins
-
-    import_plugins()
-    from distrain.experiment.plan import resolve_experiment
-    from distrain.experiment.prepare import DataPlan, prepare_data
-
-    return resolve_experiment, lambda experiment: prepare_data(DataPlan.of(experiment))
+    """(resolve_experiment, None): distrain's resolution, the built-ins registered (tests/test_bench_peers.py)."""
+    return resolve, None
 
 
 def tensorise(data: Path, output: Path) -> None:
@@ -113,9 +100,7 @@ def tensorise(data: Path, output: Path) -> None:
     import numpy as np
     import torch
 
-    resolve_experiment, prepare_data = _distrain_data_api()
-    experiment = resolve_experiment(model_config(data, 1)).build()
-    prepared = prepare_data(experiment)
+    prepared = prepare(model_config(data, 1))
     everything = prepared.train.batch(np.arange(len(prepared.train)))
     torch.save({"tokens": torch.as_tensor(everything["tokens"]), "label": torch.as_tensor(everything["label"]),
                 "vocab": prepared.vocab, "data": str(data)}, output)
@@ -125,71 +110,28 @@ def build_model(saved: dict):
     """The same module distrain builds: the config's model, constructed with the saved vocabulary."""
     import torch
 
-    resolve_experiment, _ = _distrain_data_api()
-    experiment = resolve_experiment(model_config(Path(saved["data"]), 1)).build()
     torch.manual_seed(1)
-    return experiment.model.construct(vocab=saved["vocab"])
+    return build_distrain_model(model_config(Path(saved["data"]), 1), saved["vocab"])
 
 
-class RankZeroTimer:
-    """Rank 0's clock: started after optimizer step ``warmup``, read after the last step.
-
-    With ``BENCH_PEERS_PROFILE=DIR`` in the environment it also writes a cProfile of rank 0's timed
-    steps to ``DIR/<framework>_<workers>.prof`` (the figures then include the profiler's overhead).
-    """
-
-    def __init__(self, job: dict) -> None:
-        self.job, self.started, self.cpu_started, self.profile = job, None, None, None
-
-    def after_step(self, step: int, rank: int) -> None:
-        import torch
-
-        if rank != 0:
-            return
-        if step == self.job["warmup"]:
-            if os.environ.get("BENCH_PEERS_PROFILE"):
-                import cProfile
-
-                self.profile = cProfile.Profile()
-                self.profile.enable()
-            self.started, self.cpu_started = time.perf_counter(), time.process_time()
-        if step == self.job["steps"]:
-            if self.profile is not None:
-                self.profile.disable()
-                self.profile.dump_stats(Path(os.environ["BENCH_PEERS_PROFILE"]) / f"{self.job['name']}.prof")
-            timed = step - self.job["warmup"]
-            result = {
-                "examples_per_s": timed * GLOBAL_BATCH / (time.perf_counter() - self.started),
-                "cpu_ms_per_step": 1000 * (time.process_time() - self.cpu_started) / timed,
-                "threads": torch.get_num_threads(),
-            }
-            Path(self.job["result"]).write_text(json.dumps(result))
+def clock(job: dict) -> StepClock:
+    """Rank 0's clock: started after optimizer step ``warmup``, read after the last step. With
+    ``BENCH_PEERS_PROFILE=DIR`` in the environment it also writes a cProfile of rank 0's timed steps to
+    ``DIR/<framework>_<workers>.prof`` (the figures then include the profiler's overhead)."""
+    folder = os.environ.get("BENCH_PEERS_PROFILE")
+    return StepClock(job["result"], job["warmup"], job["steps"],
+                     str(Path(folder) / f"{job['name']}.prof") if folder else None)
 
 
 # ---------------------------------------------------------------------------------- distrain
-try:  # registered when distrain's workers import this module (--include-package bench_peers)
-    from distrain.training.callback import Callback
-
-    @Callback.register("bench_peers_timer")
-    class DistrainTimer(Callback):
-        """distrain's side of :class:`RankZeroTimer`."""
-
-        def __init__(self, job: str) -> None:
-            self.timer = RankZeroTimer(json.loads(Path(job).read_text()))
-
-        def on_step(self, trainer, step, loss) -> None:
-            self.timer.after_step(step, trainer.world.rank)
-except ImportError:  # pragma: no cover - distrain itself not importable
-    pass
-
-
 def distrain_command(job: dict, folder: Path) -> list[str]:
     config = model_config(Path(job["data"]), job["processes"])
-    config["trainer"]["callbacks"] = [{"type": "bench_peers_timer", "job": job["path"]}]
+    config["trainer"]["callbacks"] = [clock_callback(job["result"], job["warmup"], last=job["steps"],
+                                                     profile=clock(job).profile)]
     path = folder / f"distrain{job['processes']}.json"
     path.write_text(json.dumps(config))
     return [sys.executable, "-m", "distrain", "train", str(path), "-s", str(folder / f"run{job['processes']}"), "-f",
-            "--include-package", "bench_peers"]
+            "--include-package", "harness"]
 
 
 # --------------------------------------------------------------------------------- Lightning
@@ -200,7 +142,7 @@ def lightning_worker(job: dict) -> None:
 
     torch.set_num_threads(job["threads"])
     saved = torch.load(job["tensors"], weights_only=False)
-    timer = RankZeroTimer(job)
+    timer = clock(job)
 
     class Classifier(L.LightningModule):
         def __init__(self) -> None:
@@ -248,7 +190,7 @@ def accelerate_worker(job: dict) -> None:
     model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
     if accelerator.num_processes != job["processes"]:
         raise SystemExit(f"accelerate started {accelerator.num_processes} process(es), not {job['processes']}")
-    timer = RankZeroTimer(job)
+    timer = clock(job)
     model.train()
     for step, (tokens, label) in enumerate(loader, start=1):
         loss = model(tokens=tokens, label=label)["loss"]
@@ -262,16 +204,8 @@ def accelerate_worker(job: dict) -> None:
 def accelerate_command(job: dict, folder: Path) -> list[str]:
     launcher = [sys.executable, "-m", "accelerate.commands.launch", "--num_machines", "1", "--mixed_precision", "no",
                 "--dynamo_backend", "no", "--num_processes", str(job["processes"])]
-    launcher += ["--cpu"] if job["processes"] == 1 else ["--multi_gpu", "--main_process_port", str(_free_port())]
+    launcher += ["--cpu"] if job["processes"] == 1 else ["--multi_gpu", "--main_process_port", str(free_port())]
     return launcher + [str(Path(__file__).resolve()), "--worker", "accelerate", "--job", job["path"]]
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 COMMANDS = {"distrain": distrain_command, "lightning": lightning_command, "accelerate": accelerate_command}
@@ -286,20 +220,17 @@ def run_once(framework: str, workers: int, folder: Path, data: dict, steps: int,
            "path": str(folder / f"{name}.job.json")}
     Path(job["path"]).write_text(json.dumps(job))
     Path(job["result"]).unlink(missing_ok=True)
-    environment = dict(os.environ, OMP_NUM_THREADS=str(threads), HF_HUB_OFFLINE="1",
-                       DISTRAIN_CACHE=str(folder / "cache"), PYTHONWARNINGS="ignore",
-                       PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "scripts")]))
+    env = environment(OMP_NUM_THREADS=str(threads), HF_HUB_OFFLINE="1", DISTRAIN_CACHE=str(folder / "cache"),
+                      PYTHONWARNINGS="ignore")
     started = time.perf_counter()
-    result = subprocess.run(COMMANDS[framework](job, folder), env=environment, capture_output=True, text=True,
-                            cwd=folder)
+    result = subprocess.run(COMMANDS[framework](job, folder), env=env, capture_output=True, text=True, cwd=folder)
     wall = time.perf_counter() - started
     if result.returncode != 0 or not Path(job["result"]).exists():
         raise SystemExit(f"{name} failed (exit {result.returncode}):\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}")
-    measured = json.loads(Path(job["result"]).read_text())
+    measured = read_clock(job["result"])
     if measured["threads"] != threads:
         raise SystemExit(f"{name} trained with {measured['threads']} thread(s) per process, not {threads}")
-    measured["launch_to_exit_s"] = wall
-    return measured
+    return {**measured, "examples_per_s": rate(measured, GLOBAL_BATCH), "launch_to_exit_s": wall}
 
 
 def main() -> None:

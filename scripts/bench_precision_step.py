@@ -15,17 +15,18 @@ mode is not timed; the median and the minimum of ``--repeats`` steps are printed
 torch's profiler table (self CPU time, top ops) of one more step per mode.
 
     python scripts/bench_precision_step.py --threads 1 fp32:0 fp32:256 cast:256 amp:0
+    python scripts/bench_precision_step.py --quick    # a smoke run: every precision on 2 x 32 ids, one step each
+
+The last line is ``slowest_vs_fastest=<the slowest mode's median / the fastest's>``.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+import harness  # noqa: F401 - this checkout's distrain first on the path
 
 TINY_LLAMA = {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 128, "num_attention_heads": 4,
               "num_key_value_heads": 2, "intermediate_size": 512, "max_position_embeddings": 128,
@@ -34,11 +35,17 @@ TINY_LLAMA = {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 128,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("modes", nargs="+", help="PRECISION:CHUNK, PRECISION one of fp32, amp, cast")
+    parser.add_argument("modes", nargs="*", help="PRECISION:CHUNK, PRECISION one of fp32, amp, cast")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="fp32:0 fp32:256 cast:256 amp:0 on 2 x 32 ids, 1 step each")
     args = parser.parse_args()
+    shape = (16, 128)
+    if args.quick:
+        args.modes, args.repeats, shape = args.modes or ["fp32:0", "fp32:256", "cast:256", "amp:0"], 1, (2, 32)
+    if not args.modes:
+        parser.error("the following arguments are required: modes")
 
     import torch
 
@@ -47,7 +54,8 @@ def main() -> None:
     from distrain.training.amp import cast_parameters
 
     torch.set_num_threads(args.threads)
-    ids = torch.randint(0, TINY_LLAMA["vocab_size"], (16, 128), generator=torch.Generator().manual_seed(0))
+    ids = torch.randint(0, TINY_LLAMA["vocab_size"], shape, generator=torch.Generator().manual_seed(0))
+    medians = {}
     print(f"torch {torch.__version__}, CPU capability {torch.backends.cpu.get_cpu_capability()}, "
           f"oneDNN bfloat16 {torch.ops.mkldnn._is_mkldnn_bf16_supported()}, {args.threads} thread(s)", flush=True)
     for mode in args.modes:
@@ -72,6 +80,7 @@ def main() -> None:
             started = time.perf_counter()
             step()
             times.append(time.perf_counter() - started)
+        medians[mode] = statistics.median(times)
         print(f"{mode}: loss {loss:.4f}, median {statistics.median(times):.3f} s, min {min(times):.3f} s", flush=True)
         if args.profile:
             from torch.profiler import ProfilerActivity, profile
@@ -79,6 +88,7 @@ def main() -> None:
             with profile(activities=[ProfilerActivity.CPU]) as profiled:
                 step()
             print(profiled.key_averages().table(sort_by="self_cpu_time_total", row_limit=12, max_name_column_width=40))
+    print(f"slowest_vs_fastest={max(medians.values()) / min(medians.values()):.2f}")
 
 
 if __name__ == "__main__":

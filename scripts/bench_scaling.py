@@ -27,40 +27,13 @@ import argparse
 import json
 import os
 import random
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import (StepClock, build_model, clock_callback, environment, free_port, prepare, rate, read_clock,
+                     run_distrain as distrain)
+
 VOCAB, LENGTH, WIDTH, HEADS, LAYERS, BATCH = 5000, 64, 128, 4, 2, 32
-
-try:  # the timing callback below is registered when distrain's workers import this module
-    from distrain.training.callback import Callback
-
-    @Callback.register("bench_step_timer")
-    class StepTimer(Callback):
-        """Rank 0 writes the examples/s of the steps after ``warmup`` to ``output``."""
-
-        def __init__(self, output: str, warmup: int = 5) -> None:
-            self.output, self.warmup, self.started, self.cpu_started = output, warmup, None, None
-
-        def on_step(self, trainer, step, loss) -> None:
-            if step == self.warmup:
-                self.started, self.cpu_started = time.perf_counter(), time.process_time()
-            if step == trainer.steps_per_epoch and trainer.world.is_primary:
-                examples = (step - self.warmup) * trainer.train_loader.config.batch_size * trainer.world.size
-                Path(self.output).write_text(json.dumps(timing(examples, step - self.warmup, self.started, self.cpu_started)))
-except ImportError:  # pragma: no cover - only when distrain itself is not importable
-    pass
-
-
-def timing(examples: int, steps: int, started: float, cpu_started: float) -> dict:
-    """examples/s (wall clock), and rank 0's CPU seconds per step: the CPU figure is far less
-    disturbed by other work on a shared machine, so it shows overhead where wall clock cannot."""
-    return {"examples_per_s": examples / (time.perf_counter() - started),
-            "cpu_ms_per_step": 1000 * (time.process_time() - cpu_started) / steps}
 
 
 # ------------------------------------------------------------------------------------------ data
@@ -89,28 +62,29 @@ def config_for(train_path: Path, workers: int, timer_output: Path | None, warmup
                     "compile": compile},
         "distributed": {"cuda_devices": [-1] * workers},
     }
-    if timer_output is not None:
-        config["trainer"]["callbacks"] = [{"type": "bench_step_timer", "output": str(timer_output), "warmup": warmup}]
+    if timer_output is not None:  # rank 0's clock over the steps after the warm-up, to the epoch's end
+        config["trainer"]["callbacks"] = [clock_callback(timer_output, warmup)]
     return config
 
 
 # -------------------------------------------------------------------------------------- distrain
-def run_distrain(folder: Path, data: Path, workers: int, warmup: int, compile: bool = False) -> float:
+def run_distrain(folder: Path, data: Path, workers: int, warmup: int, compile: bool = False) -> dict:
+    """examples/s (wall clock) of the steps after the warm-up, and rank 0's CPU milliseconds per step: the
+    CPU figure is far less disturbed by other work on a shared machine, so it shows overhead where wall
+    clock cannot."""
     name = f"{workers}{'_compiled' if compile else ''}"
     timer = folder / f"timer{name}.json"
     config = folder / f"distrain{name}.json"
     config.write_text(json.dumps(config_for(data, workers, timer, warmup, compile)))
-    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT / "scripts")]))
     # one process on one core: one torch thread, as for each of the 2 workers on 2 cores
     pin = (lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})) if workers == 1 else None
-    result = subprocess.run(
-        [sys.executable, "-m", "distrain", "train", str(config), "-s", str(folder / f"run{workers}"), "-f",
-         "--include-package", "bench_scaling"],
-        env=environment, capture_output=True, text=True, preexec_fn=pin,
-    )
-    if result.returncode != 0:
-        raise SystemExit(f"distrain with {workers} worker(s) failed:\n{result.stderr[-3000:]}")
-    return json.loads(timer.read_text())
+    distrain(["train", config, "-s", folder / f"run{workers}", "-f", "--include-package", "harness"], environment(),
+             what=f"distrain with {workers} worker(s)", preexec_fn=pin)
+    return speed(read_clock(timer), BATCH * workers)
+
+
+def speed(clock: dict, examples_per_step: int) -> dict:
+    return {"examples_per_s": rate(clock, examples_per_step), "cpu_ms_per_step": clock["cpu_ms_per_step"]}
 
 
 # ------------------------------------------------------------------------------------ hand-written
@@ -120,45 +94,35 @@ def handwritten_worker(rank: int, world_size: int, port: int, data: str, steps: 
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
 
-    from distrain.experiment.prepare import DataPlan, prepare_data
-    from distrain.experiment.plan import resolve_experiment
-    from distrain.plugins import import_plugins
-
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world_size)
-    import_plugins()
-    experiment = resolve_experiment(config_for(Path(data), world_size, None, warmup)).build()
-    prepared = prepare_data(DataPlan.of(experiment))
+    config = config_for(Path(data), world_size, None, warmup)
+    prepared = prepare(config)
     torch.manual_seed(1)
-    model = DistributedDataParallel(experiment.model.construct(vocab=prepared.vocab))
+    model = DistributedDataParallel(build_model(config, prepared.vocab))
     everything = prepared.train.batch(np.arange(len(prepared.train)))
     tokens, labels = everything["tokens"], everything["label"]
     optimizer = torch.optim.Adam(model.parameters(), lr=0.0005)
     generator = torch.Generator().manual_seed(0)
     order = torch.randperm(len(labels), generator=generator)
-    started = cpu_started = None
+    clock = StepClock(result, warmup, steps)
     for step in range(steps):
-        if step == warmup:
-            started, cpu_started = time.perf_counter(), time.process_time()
         mine = order[(step * world_size + rank) * BATCH : (step * world_size + rank + 1) * BATCH]
         loss = model(tokens=tokens[mine], label=labels[mine])["loss"]
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-    if rank == 0:
-        Path(result).write_text(json.dumps(timing((steps - warmup) * BATCH * world_size, steps - warmup, started, cpu_started)))
+        clock.after_step(step + 1, rank)
     dist.destroy_process_group()
 
 
 def run_handwritten(folder: Path, data: Path, steps: int, warmup: int) -> float:
     import torch.multiprocessing as mp
 
-    from distrain.runtime.worker_process import free_port
-
     result = folder / "handwritten.json"
     mp.start_processes(handwritten_worker, args=(2, free_port(), str(data), steps, warmup, str(result)),
                        nprocs=2, start_method="spawn")
-    return json.loads(result.read_text())
+    return speed(read_clock(result), BATCH * 2)
 
 
 # ------------------------------------------------------------------------------------------ main
@@ -172,7 +136,6 @@ def main() -> None:
     steps = args.steps or (12 if args.quick else 80)
     repeats = args.repeats or (1 if args.quick else 3)
     warmup = 3 if args.quick else 8
-    sys.path.insert(0, str(ROOT / "src"))
 
     best = {"distrain_1_worker": 0.0, "distrain_2_workers": 0.0, "handwritten_ddp_2_processes": 0.0}
     cpu = {name: float("inf") for name in best}

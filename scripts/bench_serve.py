@@ -36,19 +36,21 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import ROOT, environment, run_distrain
+
 DEFAULT_RUN = ROOT / "runs" / "bench_serve_minilm"
 
 
 def distrain(*args: str, **kwargs) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-m", "distrain", *args], env=env, **kwargs)
+    """``distrain ARGS`` with this checkout, offline, its output shown unless captured; exits on failure."""
+    return run_distrain(args, environment(HF_HUB_OFFLINE="1"), capture=False, **kwargs)
 
 
 def data_dir() -> Path:
     data = ROOT / "data" / "drug_reviews"
     if not (data / "validation.jsonl").exists():
-        subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--only", "drug_reviews"], check=True)
+        subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--only", "drug_reviews"], check=True,
+                       cwd=ROOT)
     return data
 
 
@@ -69,10 +71,9 @@ class Server:
     def __init__(self, archive: Path, flags: list[str], folder: Path) -> None:
         port_file = folder / f"port-{time.monotonic_ns()}"
         self.log = open(folder / "server.log", "a")
-        env = {**os.environ, "HF_HUB_OFFLINE": "1"}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "distrain", "serve", str(archive), "--port", "0", "--port-file", str(port_file), *flags],
-            stdout=self.log, stderr=subprocess.STDOUT, env=env)
+            stdout=self.log, stderr=subprocess.STDOUT, env=environment(HF_HUB_OFFLINE="1"))
         deadline = time.monotonic() + 300
         while not port_file.exists():
             self._check(deadline)

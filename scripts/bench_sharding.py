@@ -4,6 +4,7 @@ Each rank reports the bytes of parameters + gradients + optimizer state it holds
 resident memory (``ru_maxrss``).
 
     python scripts/bench_sharding.py [--layers 24] [--hidden 1024] [--checkpoint-format full]
+    python scripts/bench_sharding.py --quick    # a smoke run: 1 layer of 64
 
 Under FSDP with delayed initialisation, rank 0 builds (or loads) the model and scatters the shards;
 rank 1 never holds the whole model, so its peak is the figure sharding is for
@@ -30,14 +31,13 @@ import argparse
 import json
 import os
 import resource
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
+from harness import environment, run_distrain
+
 from distrain.training.callback import Callback
 
-ROOT = Path(__file__).resolve().parents[1]
 WORDS = ["the", "cat", "dog", "sat", "on", "a", "mat", "ran", "to", "house", "big", "small", "red", "blue"]
 
 
@@ -114,17 +114,12 @@ def train(config: dict, folder: Path, name: str, workers: int) -> list[dict]:
     path = folder / f"{name}.json"
     path.write_text(json.dumps(config))
     out = folder / f"{name}_figures"
-    environment = dict(os.environ, BENCH_SHARDING_OUT=str(out), HF_HUB_OFFLINE="1",
-                       PYTHONPATH=os.pathsep.join([str(ROOT / "scripts"), str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
-                       DISTRAIN_CACHE=str(folder / "cache"), OMP_NUM_THREADS="1")
+    env = environment(BENCH_SHARDING_OUT=str(out), HF_HUB_OFFLINE="1", DISTRAIN_CACHE=str(folder / "cache"),
+                      OMP_NUM_THREADS="1")
     if workers == 1:  # glibc's default policy for the reference (see the module docstring)
-        tunables = [os.environ.get("GLIBC_TUNABLES"), "glibc.malloc.perturb=0"]
-        environment["GLIBC_TUNABLES"] = ":".join(filter(None, tunables))
-    result = subprocess.run([sys.executable, "-m", "distrain", "train", str(path), "-s", str(folder / name), "--force",
-                             "--include-package", "bench_sharding"],
-                            capture_output=True, text=True, env=environment, timeout=1800)
-    if result.returncode != 0:
-        sys.exit(f"{name} failed:\n{result.stderr[-3000:]}")
+        env["GLIBC_TUNABLES"] = ":".join(filter(None, [os.environ.get("GLIBC_TUNABLES"), "glibc.malloc.perturb=0"]))
+    run_distrain(["train", path, "-s", folder / name, "--force", "--include-package", "bench_sharding"], env,
+                 what=name, timeout=1800)
     return [json.loads((out / f"rank{rank}.json").read_text()) for rank in range(workers)]
 
 
@@ -138,7 +133,10 @@ def main() -> None:
     parser.add_argument("--hidden", type=int, default=1024)
     parser.add_argument("--checkpoint-format", choices=["full", "sharded"], default="full",
                         help="what the epoch-end checkpoint of both runs writes")
+    parser.add_argument("--quick", action="store_true", help="1 layer of 64: a smoke run")
     args = parser.parse_args()
+    if args.quick:
+        args.layers, args.hidden = 1, 64
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         config = write_inputs(folder / "bert", args.layers, args.hidden, args.checkpoint_format)

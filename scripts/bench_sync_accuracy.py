@@ -7,20 +7,19 @@ random seeds, and prints each variant's mean best validation accuracy and its ga
 Last line ``worst_gap_points=<largest mean gap, in accuracy points>``.
 
     python scripts/bench_sync_accuracy.py --seeds 3
+    python scripts/bench_sync_accuracy.py --quick    # a smoke run: 1 seed, 1 epoch
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import ROOT, environment, example_data, run_distrain
+
 VARIANTS = {
     "every_step": {},
     "local_sgd_8": {"sync": {"type": "local_sgd", "sync_every": 8}},
@@ -32,25 +31,21 @@ VARIANTS = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="1 seed, 1 epoch: a smoke run")
     args = parser.parse_args()
+    quick = {"trainer.num_epochs": 1} if args.quick else {}
     with tempfile.TemporaryDirectory() as directory:
         folder = Path(directory)
-        environment = dict(os.environ, PYTHONPATH=str(ROOT / "src"), DISTRAIN_CACHE=str(folder / "cache"),
-                           HF_HUB_OFFLINE="1")
-        subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--out", str(folder / "data"),
-                        "--only", "digits"], check=True, capture_output=True, env=environment)
+        env = environment(DISTRAIN_CACHE=str(folder / "cache"), HF_HUB_OFFLINE="1")
+        example_data(folder, "digits", env)
         accuracy: dict[str, list[float]] = {name: [] for name in VARIANTS}
-        for seed in range(args.seeds):
+        for seed in range(1 if args.quick else args.seeds):
             for name, block in VARIANTS.items():
                 overrides = {"distributed": {"cuda_devices": [-1, -1]} | block, "trainer.random_seed": 13 + seed,
-                             "trainer.progress_bar": False}
+                             "trainer.progress_bar": False, **quick}
                 run = folder / f"{name}_{seed}"
-                result = subprocess.run(
-                    [sys.executable, "-m", "distrain", "train", str(ROOT / "configs" / "digits_mlp.jsonnet"), "-s",
-                     str(run), "-o", json.dumps(overrides)], cwd=folder, env=environment, capture_output=True,
-                    text=True, timeout=900)
-                if result.returncode != 0:
-                    raise SystemExit(f"{name} seed {seed} failed:\n{result.stderr[-3000:]}")
+                run_distrain(["train", ROOT / "configs" / "digits_mlp.jsonnet", "-s", run, "-o", json.dumps(overrides)],
+                             env, what=f"{name} seed {seed}", cwd=folder, timeout=900)
                 accuracy[name].append(json.loads((run / "metrics.json").read_text())["best_validation_accuracy"])
                 print(f"seed {seed} {name:12s} best validation accuracy {accuracy[name][-1]:.4f}", flush=True)
     reference = statistics.mean(accuracy["every_step"])

@@ -6,19 +6,19 @@ and reports examples/s of the second epoch (the first pays for start-up and warm
 
     python scripts/bench_transformers.py --config configs/shakespeare_mlm.jsonnet --instances 640
     python scripts/bench_transformers.py --config configs/drug_reviews_minilm.jsonnet --instances 160
+    python scripts/bench_transformers.py --quick    # a smoke run: the MLM example on 16 instances, batch 8
+
+The last line is ``scaling_2_vs_1=<2 workers' examples/s / 1 worker's>``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import ROOT, environment, run_distrain
 
 
 def seconds(duration: str) -> int:
@@ -38,13 +38,8 @@ def run(config: str, workers: int, global_batch: int, instances: int, extra: dic
         **extra,
     }
     with tempfile.TemporaryDirectory() as out:
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "HF_HUB_OFFLINE": "1"}
-        result = subprocess.run(
-            [sys.executable, "-m", "distrain", "train", config, "-s", out, "-o", json.dumps(overrides)],
-            cwd=ROOT, env=env, capture_output=True, text=True,
-        )
-        if result.returncode != 0:
-            sys.exit(result.stderr[-2000:])
+        run_distrain(["train", config, "-s", out, "-o", json.dumps(overrides)], environment(HF_HUB_OFFLINE="1"),
+                     what=f"{config} on {workers} worker(s)", cwd=ROOT, tail=2000)
         first = json.loads((Path(out) / "metrics_epoch_0.json").read_text())
         second = json.loads((Path(out) / "metrics_epoch_1.json").read_text())
     epoch_seconds = seconds(second["training_duration"]) - seconds(first["training_duration"])
@@ -58,13 +53,17 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=640)
     parser.add_argument("--global-batch", type=int, default=32)
     parser.add_argument("--amp", choices=["on", "off"], help="force bfloat16 autocast on or off (default: the config's)")
+    parser.add_argument("--quick", action="store_true", help="16 instances, global batch 8: a smoke run")
     args = parser.parse_args()
+    if args.quick:
+        args.instances, args.global_batch = 16, 8
     extra = {"trainer.use_amp": args.amp == "on"} if args.amp else {}
     rates = {workers: run(args.config, workers, args.global_batch, args.instances, extra) for workers in (1, 2)}
     print(f"{args.config}: {args.instances} instances, global batch {args.global_batch}, amp={args.amp or 'as configured'}")
     for workers, rate in rates.items():
         print(f"  {workers} CPU worker(s): {rate:.1f} examples/s")
     print(f"  scaling 2 vs 1: {rates[2] / rates[1]:.2f}x")
+    print(f"scaling_2_vs_1={rates[2] / rates[1]:.2f}")
 
 
 if __name__ == "__main__":

@@ -9,29 +9,30 @@
 4. the same search without a pruner (same sampler seed): total epochs and best accuracy for comparison.
 
 Needs the data: .venv/bin/python scripts/prepare_data.py. Last line: epoch_reduction=PERCENT.
+``--quick``: 2 trials of 2 epochs each, on data prepared in a temporary folder (a smoke run).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
-import os
 import shutil
 import subprocess
-import sys
+import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-CONFIG = "configs/drug_reviews_boe.jsonnet"
-SEARCH = "configs/drug_reviews_boe_search.jsonnet"
+from harness import ROOT, environment, example_data, run_distrain
+
+CONFIG = str(ROOT / "configs" / "drug_reviews_boe.jsonnet")
+SEARCH = str(ROOT / "configs" / "drug_reviews_boe_search.jsonnet")
 
 
-def distrain(*args: str, env: dict) -> float:
+def distrain(*args: str, env: dict, cwd: Path = ROOT) -> float:
     started = time.monotonic()
-    subprocess.run([sys.executable, "-m", "distrain", *args], cwd=ROOT, env=env, check=True,
-                   stdout=subprocess.DEVNULL if args[0] == "train" else None)
+    run_distrain(args, env, capture=False, cwd=cwd, stdout=subprocess.DEVNULL if args[0] == "train" else None)
     return time.monotonic() - started
 
 
@@ -58,27 +59,38 @@ def main() -> None:
     parser.add_argument("--out", default="runs/bench_tune", help="output folder (emptied first)")
     parser.add_argument("--trials", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quick", action="store_true", help="2 trials of 2 epochs, data in a temporary folder: a smoke run")
     args = parser.parse_args()
-    out = (ROOT / args.out).resolve()
+    with tempfile.TemporaryDirectory(prefix="bench-tune-") as scratch:
+        search(args, Path(scratch))
+
+
+def search(args: argparse.Namespace, scratch: Path) -> None:
+    out, cwd = (ROOT / args.out).resolve(), ROOT
+    if args.quick:
+        args.trials, out, cwd = 2, scratch / "out", example_data(scratch, "drug_reviews")
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    env = dict(os.environ, DISTRAIN_CACHE=str(out / "cache"), HF_HUB_OFFLINE="1")
-    quiet = '{"trainer.progress_bar": false}'
+    env = environment(DISTRAIN_CACHE=str(out / "cache"), HF_HUB_OFFLINE="1")
+    settings = {"trainer.progress_bar": False, **({"trainer.num_epochs": 2} if args.quick else {})}
+    quiet = json.dumps(settings)
+    call = functools.partial(distrain, env=env, cwd=cwd)
 
-    seconds = distrain("train", CONFIG, "-s", str(out / "hand_set"), "-o", quiet, env=env)
+    seconds = call("train", CONFIG, "-s", str(out / "hand_set"), "-o", quiet)
     hand_set, hand_epochs = best_accuracy(out / "hand_set")
     print(f"hand-set config: best validation accuracy {hand_set:.4f} ({hand_epochs} epochs, {seconds:.0f} s)")
 
-    common = [CONFIG, SEARCH, "--trials", str(args.trials), "--sampler", "tpe", "--seed", str(args.seed)]
-    seconds = distrain("tune", *common, "-s", str(out / "median"), "--pruner", "median", env=env)
+    common = [CONFIG, SEARCH, "--trials", str(args.trials), "--sampler", "tpe", "--seed", str(args.seed),
+              *(["-o", quiet] if args.quick else [])]
+    seconds = call("tune", *common, "-s", str(out / "median"), "--pruner", "median")
     pruned = search_figures(out / "median")
     print(f"TPE + median pruner: {pruned} ({seconds:.0f} s)")
 
-    distrain("train", str(out / "median" / "best_config.json"), "-s", str(out / "best_retrained"), "-o", quiet, env=env)
+    call("train", str(out / "median" / "best_config.json"), "-s", str(out / "best_retrained"), "-o", quiet)
     retrained, _ = best_accuracy(out / "best_retrained")
     print(f"best_config.json retrained: {retrained!r} vs best trial {pruned['best_value']!r}")
 
-    seconds = distrain("tune", *common, "-s", str(out / "no_pruner"), "--pruner", "none", env=env)
+    seconds = call("tune", *common, "-s", str(out / "no_pruner"), "--pruner", "none")
     unpruned = search_figures(out / "no_pruner")
     print(f"TPE without pruner: {unpruned} ({seconds:.0f} s)")
 

@@ -30,10 +30,11 @@ import tempfile
 import time
 from pathlib import Path
 
+import harness
 from chaos_checks import (checkpoint_problems, history, history_problems, leftovers, readability_problems,
                           weight_difference)
 from chaos_faults import (ELASTIC_ONLY, FAULTS, KINDS, Chaos, Disk, Fault, MomentMissed, plan)
-from chaos_job import LAYOUTS, ROOT, SCRIPTS, STEPS_PER_EPOCH, Events, Job, layout_configs
+from chaos_job import LAYOUTS, STEPS_PER_EPOCH, Events, Job, layout_configs
 
 NAMESPACE = "DISTRAIN_CHAOS_NAMESPACE"
 BACK_TIMEOUT = 300.0
@@ -49,7 +50,7 @@ class Parser(argparse.ArgumentParser):
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = Parser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--faults", type=int, required=True, help="how many faults to inject")
+    parser.add_argument("--faults", type=int, default=None, help="how many faults to inject (required)")
     parser.add_argument("--seed", type=int, default=1, help="picks the faults and their moments (default 1)")
     parser.add_argument("--layout", choices=LAYOUTS, default="ddp")
     parser.add_argument("--kinds", default=None,
@@ -57,7 +58,14 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--work", type=Path, default=None, help="folder for logs and data (default: a new temporary one)")
     parser.add_argument("--hold-s", type=float, default=0.1,
                         help="how long the probe holds a checkpoint write, archive write or cache build open (default 0.1)")
+    parser.add_argument("--quick", action="store_true",
+                        help="one kill -9 of a worker (--faults 1 --kinds kill_worker unless given): a smoke run")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.faults = 1 if args.faults is None else args.faults
+        args.kinds = args.kinds or "kill_worker"
+    if args.faults is None:
+        parser.error("the following arguments are required: --faults")
     if args.faults < 1:
         parser.error(f"--faults must be at least 1, got {args.faults}")
     if args.hold_s <= 0:
@@ -102,10 +110,9 @@ def job_environment(disk: Path, events: Path, hold_s: float) -> dict[str, str]:
     """The job's environment; its TMPDIR a folder of its own (short: a Unix socket's path lives there),
     checked for leftovers at the end."""
     scratch = Path(tempfile.mkdtemp(prefix="distrain-chaos-"))
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(SCRIPTS)]),
-            "DISTRAIN_CACHE": str(disk / "cache"), "DISTRAIN_CURVES": "off", "HF_HUB_OFFLINE": "1",
-            "TMPDIR": str(scratch), "DISTRAIN_CHAOS_EVENTS": str(events), "DISTRAIN_CHAOS_HOLD_S": str(hold_s),
-            "TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1"}
+    return harness.environment(DISTRAIN_CACHE=str(disk / "cache"), DISTRAIN_CURVES="off", HF_HUB_OFFLINE="1",
+                               TMPDIR=str(scratch), DISTRAIN_CHAOS_EVENTS=str(events), DISTRAIN_CHAOS_HOLD_S=str(hold_s),
+                               TORCH_DISABLE_SHARE_RDZV_TCP_STORE="1")
 
 
 def epochs_for(faults: int, layout: str) -> int:

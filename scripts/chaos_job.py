@@ -20,8 +20,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = Path(__file__).resolve().parent
+from harness import free_port
 LAYOUTS = ("ddp", "fsdp", "tp", "elastic")
 MARKER = "DISTRAIN_CHAOS_MARKER"
 NODE = "DISTRAIN_CHAOS_NODE"
@@ -113,12 +112,6 @@ def layout_configs(layout: str, folder: Path, epochs: int) -> tuple[dict, dict]:
         config["distributed"]["strategy"] = {"type": "fsdp"}
         config["trainer"]["checkpoint_format"] = "sharded"
     return config, config
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 # ------------------------------------------------------------------------------------ processes

@@ -9,7 +9,9 @@ against the mutated copy, and reports whether they failed as they must. The real
     .venv/bin/python scripts/check_mutations.py rng-restore # one, by name
 
 Each mutation's tests also run on the unmutated copy first (``--baseline``) when asked, to show they pass
-there. Last line: ``mutations_caught=CAUGHT/TOTAL``.
+there. Last line: ``mutations_caught=CAUGHT/TOTAL``. ``--quick`` runs no test: it applies every mutation to a
+copy of ``src/`` and checks that each names test files that exist (a mutation whose code moved is reported),
+last line ``mutations_applicable=K/TOTAL``.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import ROOT
 
 
 @dataclass(frozen=True)
@@ -155,16 +157,36 @@ def mutate(copy: Path, mutation: Mutation) -> None:
     path.write_text(text)
 
 
+def applicable(chosen: list[Mutation]) -> None:
+    """Each mutation applied to a copy of src/ (its text found exactly once), its test files present."""
+    ready = 0
+    with tempfile.TemporaryDirectory(prefix="mutations-") as scratch:
+        shutil.copytree(ROOT / "src", Path(scratch) / "src", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        for mutation in chosen:
+            missing = [test for test in mutation.tests if not (ROOT / test.split("::")[0]).is_file()]
+            try:
+                mutate(Path(scratch), mutation)
+            except SystemExit as error:
+                missing.append(str(error))
+            ready += not missing
+            print(f"{mutation.name}: {'applies' if not missing else 'STALE: ' + '; '.join(missing)}")
+    print(f"mutations_applicable={ready}/{len(chosen)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*", help="mutations to run (default: all)")
     parser.add_argument("--baseline", action="store_true", help="also run each mutation's tests unmutated")
     parser.add_argument("--timeout", type=float, default=1200)
+    parser.add_argument("--quick", action="store_true", help="apply each mutation and check its tests exist, run none")
     args = parser.parse_args()
     chosen = [m for m in MUTATIONS if not args.names or m.name in args.names]
     unknown = set(args.names) - {m.name for m in MUTATIONS}
     if unknown:
         raise SystemExit(f"unknown mutation(s): {', '.join(sorted(unknown))}")
+    if args.quick:
+        applicable(chosen)
+        return
     caught = 0
     for mutation in chosen:
         with tempfile.TemporaryDirectory(prefix=f"mutation-{mutation.name}-") as scratch:

@@ -12,6 +12,11 @@ distrain mean lies inside AllenNLP's own seed spread.
 
     bash ../shared/allennlp-oracle/setup.sh /tmp/oracle
     .venv/bin/python scripts/compare_allennlp_drug_reviews.py --oracle /tmp/oracle --seeds 1 2 3 4 5
+    .venv/bin/python scripts/compare_allennlp_drug_reviews.py --quick   # distrain's two runs only: 1 seed, 1 epoch
+
+``--quick`` needs no oracle: it trains the two distrain forms of the general config for one epoch on one seed
+(the data prepared in a temporary folder when ``--data`` has none), a smoke check that distrain still reads
+AllenNLP's general form; its last line gives each form's accuracy (no verdict without AllenNLP).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from harness import ROOT, environment, example_data
 
 
 def general_form(data: Path, seed: int) -> dict:
@@ -67,30 +72,46 @@ def run(command: list[str], run_dir: Path, env: dict) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--oracle", required=True, help="the AllenNLP venv made by ../shared/allennlp-oracle/setup.sh")
+    parser.add_argument("--oracle", help="the AllenNLP venv made by ../shared/allennlp-oracle/setup.sh (required)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     parser.add_argument("--data", default=str(ROOT / "data" / "drug_reviews"))
+    parser.add_argument("--quick", action="store_true", help="distrain's two runs only, 1 seed, 1 epoch: a smoke run")
     args = parser.parse_args()
+    if not (args.oracle or args.quick):
+        parser.error("the following arguments are required: --oracle")
     data = Path(args.data).resolve()
-    env = {**os.environ, "DISTRAIN_CACHE": "off", "DISTRAIN_CURVES": "off", "OMP_NUM_THREADS": "1"}
+    settings = {"DISTRAIN_CACHE": "off", "DISTRAIN_CURVES": "off", "OMP_NUM_THREADS": "1"}
+    env, oracle_env = environment(**settings), {**os.environ, **settings}  # this checkout's distrain; AllenNLP
     distrain = [sys.executable, "-m", "distrain", "train"]
     results: dict[str, list[tuple[float, float]]] = {"allennlp": [], "distrain_general": [], "distrain_short": []}
     with tempfile.TemporaryDirectory() as scratch:
         scratch = Path(scratch)
+        if args.quick:
+            del results["allennlp"]
+            args.seeds = args.seeds[:1]
+            if not (data / "train.jsonl").is_file():
+                data = example_data(scratch / "examples", "drug_reviews", env) / "data" / "drug_reviews"
         for seed in args.seeds:
             config = scratch / f"general_{seed}.json"
-            config.write_text(json.dumps(general_form(data, seed)))
-            out = scratch / f"allennlp_{seed}"
-            results["allennlp"].append(run([f"{args.oracle}/bin/allennlp", "train", str(config), "-s", str(out)],
-                                           out, env))
+            settings = general_form(data, seed)
+            if args.quick:
+                settings["trainer"]["num_epochs"] = 1
+            config.write_text(json.dumps(settings))
+            if not args.quick:
+                out = scratch / f"allennlp_{seed}"
+                results["allennlp"].append(run([f"{args.oracle}/bin/allennlp", "train", str(config), "-s", str(out)],
+                                               out, oracle_env))
             out = scratch / f"general_{seed}"
             results["distrain_general"].append(run(distrain + [str(config), "-s", str(out)], out, env))
             short = scratch / f"short_{seed}.json"
-            short.write_text(json.dumps({**general_form(data, seed), "model": SHORT_MODEL}))
+            short.write_text(json.dumps({**settings, "model": SHORT_MODEL}))
             out = scratch / f"short_{seed}"
             results["distrain_short"].append(run(distrain + [str(short), "-s", str(out)], out, env))
             print(f"seed {seed}: " + ", ".join(f"{name} {runs[-1][0]:.4f} ({runs[-1][1]:.1f} s)"
                                                 for name, runs in results.items()), flush=True)
+    if args.quick:
+        print(" ".join(f"{name}_accuracy={runs[0][0]:.4f}" for name, runs in results.items()))
+        return
     low = min(accuracy for accuracy, _ in results["allennlp"])
     high = max(accuracy for accuracy, _ in results["allennlp"])
     verdicts = []

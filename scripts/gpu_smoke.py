@@ -44,9 +44,10 @@ import warnings
 from collections import Counter
 from pathlib import Path
 
+from harness import ROOT, environment, example_data
+
 from distrain.training.callback import Callback
 
-ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 LAYERS = "encoder.transformer.encoder.layer.*"
 
@@ -111,10 +112,8 @@ class Runner:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self.environment = dict(os.environ, HF_HUB_OFFLINE="1", DISTRAIN_CACHE=str(folder / "cache"),
-                                DISTRAIN_CURVES="off", PYTHONPATH=os.pathsep.join([
-                                    str(ROOT / "scripts"), str(ROOT / "src"), str(ROOT / "tests" / "plugins"),
-                                    os.environ.get("PYTHONPATH", "")]))
+        self.environment = environment(HF_HUB_OFFLINE="1", DISTRAIN_CACHE=str(folder / "cache"), DISTRAIN_CURVES="off")
+        self.environment["PYTHONPATH"] += os.pathsep + str(ROOT / "tests" / "plugins")
 
     def cli(self, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "distrain", *args], capture_output=True, text=True,
@@ -403,7 +402,10 @@ def main() -> int:
     parser.add_argument("--llama-hidden", type=int, default=768, help="its width, a multiple of 64 (default 768)")
     parser.add_argument("--llama-sequence", type=int, default=512, help="tokens per block (default 512)")
     parser.add_argument("--llama-batch", type=int, default=16, help="blocks per step (default 16)")
+    parser.add_argument("--quick", action="store_true", help="the checks only (--only checks): a smoke run, on a GPU")
     args = parser.parse_args()
+    if args.quick:
+        args.only = "checks"
     try:
         llama_settings(args.llama_layers, args.llama_hidden, args.llama_sequence)
     except ValueError as error:
@@ -417,9 +419,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         runner = Runner(folder)
-        data = folder / "data"
-        subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--only", "digits", "--out", str(data)],
-                       check=True, capture_output=True)
+        data = example_data(folder, "digits") / "data"
         checks = Checks(runner, data)
         if args.only in (None, "checks"):
             for check in (checks.cuda_vs_cpu, checks.syncs_per_step):

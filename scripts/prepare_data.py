@@ -7,6 +7,8 @@
   "prompt" = "Review: <the review's first 150 words>\nRating:", "completion" = " positive" (etc.).
 
 Run: python scripts/prepare_data.py [--out data] [--only digits|drug_reviews]
+     python scripts/prepare_data.py --quick    # a smoke run: every dataset written to a temporary folder
+The last line is ``records_written=N``.
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ import html
 import importlib.util
 import io
 import json
+import tempfile
 import zipfile
 from pathlib import Path
+
+WRITTEN = [0]  # records written by this run
 
 
 def package_dir(name: str) -> Path:
@@ -33,6 +38,7 @@ def write_jsonl(path: Path, records: list[dict]) -> None:
     with open(path, "w", encoding="utf-8") as out:
         for record in records:
             out.write(json.dumps(record) + "\n")
+    WRITTEN[0] += len(records)
     print(f"wrote {len(records)} records to {path}")
 
 
@@ -71,11 +77,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path("data"))
     parser.add_argument("--only", choices=["digits", "drug_reviews"])
+    parser.add_argument("--quick", action="store_true", help="write to a temporary folder, removed after: a smoke run")
     args = parser.parse_args()
-    if args.only in (None, "digits"):
-        prepare_digits(args.out)
-    if args.only in (None, "drug_reviews"):
-        prepare_drug_reviews(args.out)
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) if args.quick else args.out
+        if args.only in (None, "digits"):
+            prepare_digits(out)
+        if args.only in (None, "drug_reviews"):
+            prepare_drug_reviews(out)
+    print(f"records_written={WRITTEN[0]}")
 
 
 if __name__ == "__main__":

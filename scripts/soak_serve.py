@@ -30,7 +30,8 @@ from pathlib import Path
 
 import httpx
 
-from chaos_job import ROOT, classifier_config, language_model_config, write_data
+import harness
+from chaos_job import classifier_config, language_model_config, write_data
 from soak_clients import (Target, Tally, burst, classify, complete, malformed, slow_sender, stream,
                           unauthorized)
 
@@ -49,13 +50,18 @@ class Parser(argparse.ArgumentParser):
 
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser = Parser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minutes", type=float, required=True, help="how long the load runs")
+    parser.add_argument("--minutes", type=float, default=None, help="how long the load runs (required)")
     parser.add_argument("--window-s", type=float, default=60.0, help="latency and RSS are reported per window (60)")
     parser.add_argument("--clients", type=int, default=4, help="steady clients per server (default 4)")
     parser.add_argument("--classifier", type=Path, default=None, help="a classifier archive (default: trains one)")
     parser.add_argument("--language-model", type=Path, default=None, help="a causal-LM archive (default: trains one)")
     parser.add_argument("--work", type=Path, default=None, help="folder for archives and logs (default: temporary)")
+    parser.add_argument("--quick", action="store_true", help="6 s of load in one window, 1 client: a smoke run")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.minutes, args.window_s, args.clients = args.minutes or 0.1, 6.0, 1
+    if args.minutes is None:
+        parser.error("the following arguments are required: --minutes")
     if not args.minutes > 0:
         parser.error(f"--minutes must be positive, got {args.minutes}")
     if not 1 <= args.window_s <= args.minutes * 60:
@@ -70,17 +76,14 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
 
 # ------------------------------------------------------------------------------------ archives
 def environment(work: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT / "src"), "DISTRAIN_CURVES": "off", "HF_HUB_OFFLINE": "1",
-            "DISTRAIN_CACHE": str(work / "cache")}
+    return harness.environment(DISTRAIN_CURVES="off", HF_HUB_OFFLINE="1", DISTRAIN_CACHE=str(work / "cache"))
 
 
 def train(config: dict, folder: Path, work: Path) -> Path:
     (folder / "config.json").parent.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(json.dumps(config))
-    result = subprocess.run([sys.executable, "-m", "distrain", "train", str(folder / "config.json"), "-s",
-                             str(folder / "run"), "--force"], capture_output=True, text=True, env=environment(work))
-    if result.returncode != 0:
-        raise SystemExit(f"error: training the soak's archive failed:\n{result.stderr[-2000:]}")
+    harness.run_distrain(["train", folder / "config.json", "-s", folder / "run", "--force"], environment(work),
+                         what="error: training the soak's archive", tail=2000)
     return folder / "run" / "model.tar.gz"
 
 
