@@ -215,9 +215,10 @@ def resolve(config: dict):
 def prepare(config: dict, cache: bool = False):
     """The config's data read and indexed as ``distrain train`` prepares it in the parent (``.vocab``,
     ``.train``, ``.validation``); ``cache``: through the shared dataset cache, as a run does."""
-    from distrain.experiment.prepare import DataPlan, prepare_data
+    from distrain.data.prepare import prepare_data
+    from distrain.experiment.plan import data_plan_of
 
-    return prepare_data(DataPlan.of(resolve(config).build(), config if cache else None))
+    return prepare_data(data_plan_of(resolve(config).build(), config if cache else None))
 
 
 def train_loader(config: dict, prepared, world=None, seed: int = 0):
