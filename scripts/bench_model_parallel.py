@@ -2,8 +2,8 @@
 pipeline parallel 2 (GPipe and 1F1B) against DDP 2 on the same model (a BERT-style
 ``transformer_classifier``, random init), and the pipeline bubble measured against its bound.
 
-Each layout runs 2 spawned processes (1 thread each) that build the model, wrap it with the
-strategy that ``distributed`` builds (the same code a training run uses) and time optimizer steps
+Each layout runs 2 spawned processes (1 thread each) that build the model, parallelize it as
+``distributed`` says (``parallelize``, the same code a training run uses) and time optimizer steps
 (forward, backward, Adam) on one global batch of ``--batch`` sequences. The bubble of a pipelined
 step is the share of its wall time a stage is not computing: ``1 - busy / step``, where busy is the
 time spent in the stage's ``forward_one_chunk`` and ``backward_one_chunk`` (compute only; the
@@ -93,10 +93,12 @@ def worker(rank: int, size: int, port: int, layout: dict, args: argparse.Namespa
     assert not problems and not distributed.problems(), problems or distributed.problems()
     dims = distributed.dims(size)
     world = World(rank=rank, size=size, device="cpu", dp_rank=dims.dp_rank(rank), dp_size=dims.dp_size)
-    strategy = distributed.build_strategy(world)
+    from distrain.distributed.config import build_parallelism
+    from distrain.training.parallelize import parallelize
+
     torch.manual_seed(0)
     model = TransformerClassifier(Vocabulary({"labels": ["a", "b"]}), folder, pooling="mean", dropout=0.0)
-    parallel = strategy.wrap(model)
+    parallel = parallelize(model, build_parallelism(distributed, world), None, compile=False)
     optimizer = torch.optim.Adam([p for p in model.parameters() if not p.is_meta], lr=1e-4)
     from torch.distributed.tensor import DTensor
 
@@ -110,9 +112,9 @@ def worker(rank: int, size: int, port: int, layout: dict, args: argparse.Namespa
         ChunkTimer.install()
 
     def step() -> None:
-        output = parallel(tokens=tokens, label=label)
+        output = parallel.module(tokens=tokens, label=label)
         output["loss"].backward()
-        strategy.before_optimizer_step(model.parameters(), per_rank, args.batch)
+        parallel.before_optimizer_step(model.parameters(), per_rank, args.batch)
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
 

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"  trainer          {type(trainer).__name__}, optimizer {type(trainer.optimizer).__name__}")
     print(f"  strategy         {type(assembly.strategy).__name__}")
     print(f"  device mesh      {distributed.dims(world.size).describe() if distributed else '1 process'}")
-    for line in assembly.strategy.split.describe():
+    for line in assembly.parallel.described:
         print(f"  {line}")
     print(f"  rank 0 holds     parameters {human_bytes(state.parameters)}, gradients {human_bytes(state.gradients)}, "
           f"optimizer state {human_bytes(state.optimizer)}")

@@ -86,7 +86,8 @@ _REPORTS = [True]
 
 
 def set_reporting(reports: bool) -> None:
-    """Set once per worker by a strategy that splits the model (see :func:`counted`)."""
+    """Set once per worker by ``parallelize`` (a split model reports from one rank per data-parallel
+    coordinate, see :func:`counted`)."""
     _REPORTS[0] = reports
 
 

@@ -1,7 +1,7 @@
 """Gradient compression: what every-step gradient averaging sends over the wire, as a DDP communication hook.
 
 A compression is configured as ``"distributed": {"gradient_compression": {"type": ...}}`` and
-installed by the ``ddp`` strategy on its wrapped model; implementations are in
+installed by ``apply_ddp`` on its wrapped model; implementations are in
 :mod:`distrain.distributed.compressions` (``fp16``, ``bf16``, ``powersgd``). Each reports the bytes
 it sent to a ``moved(bytes)`` callback, which the sync mode counts as ``sync_bytes``. It changes the
 gradients (rounding, low-rank approximation), so the update is no longer exactly the

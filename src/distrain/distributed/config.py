@@ -12,8 +12,8 @@ from distrain.config.errors import Problem
 from distrain.distributed.auto_shares import AutoBalance, AutomaticShares
 from distrain.distributed.compression import GradientCompression
 from distrain.distributed.parallel_dims import ParallelDims
-from distrain.distributed.strategy import ParallelStrategy
-from distrain.distributed.sync import SyncMode
+from distrain.distributed.strategy import Parallelism, ParallelStrategy, PipelineSchedule
+from distrain.distributed.sync import EveryStep, SyncMode
 from distrain.distributed.world import World
 from distrain.config.lazy import Lazy
 from distrain.distributed.tensor_parallel import PlanOverride
@@ -113,32 +113,11 @@ class DistributedConfig:
             return AutoBalance()
         return self.device_weights if isinstance(self.device_weights, AutoBalance) else None
 
-    def build_strategy(self, world) -> ParallelStrategy:
-        if self.strategy is not None:
-            strategy = self.strategy.construct(world=world)
-        else:
-            strategy = self.strategy_class()(world=world)
-        if self.sync is not None:
-            strategy.use_sync(self.sync.construct(world=world))
-        if self.gradient_compression is not None:
-            strategy.use_compression(self.gradient_compression)
-        if self.auto_balance() is not None:
-            strategy.use_balancer(AutomaticShares(world, self.auto_balance()))
-        strategy.use_layout(self.dims(world.size), self.tensor_plan_override(),
-                            self.pipeline.schedule if self.pipeline is not None else "1f1b", self.microbatches(),
-                            self.pipeline.split_points if self.pipeline is not None else None)
-        return strategy
-
     def tensor_plan_override(self) -> PlanOverride | None:
         """``tensor_parallel_plan`` replaces the model's plan; ``tensor_parallel_plan_overrides`` extends it."""
         if self.tensor_parallel_plan is None and self.tensor_parallel_plan_overrides is None:
             return None
         return PlanOverride(replace=self.tensor_parallel_plan, extend=self.tensor_parallel_plan_overrides)
-
-    def sync_class(self) -> type[SyncMode]:
-        if self.sync is not None and self.sync.cls is not None:
-            return self.sync.cls
-        return SyncMode.by_name(SyncMode.default_implementation)
 
     def problems(self, path: str = "distributed", world_size: int | None = None) -> list[Problem]:
         """Checks spanning several keys (single values are checked by their annotations)."""
@@ -165,8 +144,8 @@ class DistributedConfig:
         arguments = self.strategy.arguments if self.strategy is not None else {}
         found += self.strategy_class().problems(arguments, max(1, world_size // self.model_split),
                                                 f"{path}.strategy", uses_cuda=self.uses_cuda)
-        found += self._model_split_problems(path)
-        found += self._sync_problems(path)
+        found += _model_split_problems(self, path)
+        found += _sync_problems(self, path)
         if self.min_workers is not None:
             if self.min_workers > len(self.cuda_devices):
                 found.append(Problem(f"{path}.min_workers", f"{self.min_workers} is more than the "
@@ -187,52 +166,77 @@ class DistributedConfig:
             weights = [weight for index, weight in enumerate(weights) if index != rank]
         return dataclasses.replace(self, cuda_devices=devices, device_weights=weights)
 
-    def _model_split_problems(self, path: str) -> list[Problem]:
-        """Model parallelism and the rest of the block (the model's own plan is checked with the model)."""
-        found = []
-        if self.model_split == 1:
-            for key in ("tensor_parallel_plan", "tensor_parallel_plan_overrides"):
-                if getattr(self, key) is not None:
-                    found.append(Problem(f"{path}.{key}", "is used only with tensor_parallel_size > 1"))
-            if self.pipeline is not None:
-                found.append(Problem(f"{path}.pipeline", "is used only with pipeline_parallel_size > 1"))
-            return found
-        if self.sync is not None and self.sync_class() is not SyncMode.by_name(SyncMode.default_implementation):
-            found.append(Problem(f"{path}.sync", "a split model (tensor or pipeline parallel) averages gradients "
-                                 "every step; remove sync"))
-        if self.gradient_compression is not None:
-            found.append(Problem(f"{path}.gradient_compression", "is not applied to a split model "
-                                 "(tensor or pipeline parallel); remove it"))
-        if self.device_weights is not None:
-            found.append(Problem(f"{path}.device_weights", "a split model needs equal shares; remove device_weights"))
-        if self.tensor_parallel_size > 1 and self.pipeline_parallel_size > 1:
-            found.append(Problem(f"{path}.pipeline_parallel_size", "tensor and pipeline parallelism are not combined "
-                                 "yet; give one of them (either goes with data parallelism)"))
-        if self.pipeline_parallel_size > 1 and not self.strategy_class().pipelines:
-            name = ParallelStrategy.name_of(self.strategy_class()) or self.strategy_class().__name__
-            found.append(Problem(f"{path}.strategy", f"strategy {name} does not run pipeline stages; use ddp "
-                                 "(each stage's gradients averaged over the data-parallel replicas)"))
-        if self.pipeline_parallel_size > 1 and self.microbatches() < self.pipeline_parallel_size:
-            found.append(Problem(f"{path}.pipeline.microbatches", f"must be at least the pipeline_parallel_size "
-                                 f"({self.pipeline_parallel_size}) so every stage has work, got {self.microbatches()}"))
-        return found
 
-    def _sync_problems(self, path: str) -> list[Problem]:
-        found = []
-        mode = SyncMode.name_of(self.sync_class()) or self.sync_class().__name__
-        strategy = self.strategy_class()
-        name = ParallelStrategy.name_of(strategy) or strategy.__name__
-        if self.gradient_compression is not None:
-            if not self.sync_class().averages_gradients:
-                found.append(Problem(f"{path}.gradient_compression",
-                                     f"compresses gradients, which sync {mode} never sends (it averages "
-                                     "parameters); remove it or use sync every_step"))
-            elif not strategy.accepts_gradient_compression:
-                found.append(Problem(f"{path}.gradient_compression", f"strategy {name} cannot compress gradients"))
-        if not self.sync_class().averages_gradients and not strategy.replicates_parameters:
-            found.append(Problem(f"{path}.sync", f"{mode} averages whole parameters, which strategy {name} does "
-                                                 "not hold on every worker; use strategy ddp or sync every_step"))
+def build_parallelism(distributed: DistributedConfig, world: World) -> Parallelism:
+    """What :func:`~distrain.training.parallelize.parallelize` applies on this worker: the strategy's options,
+    the job's degrees, the sync mode, gradient compression and automatic balance, each built once here."""
+    strategy = (distributed.strategy.construct(world=world) if distributed.strategy is not None
+                else distributed.strategy_class()(world=world))
+    sync = distributed.sync.construct(world=world) if distributed.sync is not None else EveryStep(world)
+    balance = distributed.auto_balance()
+    pipeline = distributed.pipeline
+    return Parallelism(
+        world, distributed.dims(world.size), strategy, sync, compression=distributed.gradient_compression,
+        balancer=AutomaticShares(world, balance) if balance is not None else None,
+        tensor_plan=distributed.tensor_plan_override(),
+        pipeline=PipelineSchedule(pipeline.schedule if pipeline is not None else "1f1b", distributed.microbatches(),
+                                  pipeline.split_points if pipeline is not None else None),
+    )
+
+
+def _sync_class(config: DistributedConfig) -> type[SyncMode]:
+    if config.sync is not None and config.sync.cls is not None:
+        return config.sync.cls
+    return SyncMode.by_name(SyncMode.default_implementation)
+
+
+def _model_split_problems(config: DistributedConfig, path: str) -> list[Problem]:
+    """Model parallelism and the rest of the block (the model's own plan is checked with the model)."""
+    found = []
+    if config.model_split == 1:
+        for key in ("tensor_parallel_plan", "tensor_parallel_plan_overrides"):
+            if getattr(config, key) is not None:
+                found.append(Problem(f"{path}.{key}", "is used only with tensor_parallel_size > 1"))
+        if config.pipeline is not None:
+            found.append(Problem(f"{path}.pipeline", "is used only with pipeline_parallel_size > 1"))
         return found
+    if config.sync is not None and _sync_class(config) is not SyncMode.by_name(SyncMode.default_implementation):
+        found.append(Problem(f"{path}.sync", "a split model (tensor or pipeline parallel) averages gradients "
+                             "every step; remove sync"))
+    if config.gradient_compression is not None:
+        found.append(Problem(f"{path}.gradient_compression", "is not applied to a split model "
+                             "(tensor or pipeline parallel); remove it"))
+    if config.device_weights is not None:
+        found.append(Problem(f"{path}.device_weights", "a split model needs equal shares; remove device_weights"))
+    if config.tensor_parallel_size > 1 and config.pipeline_parallel_size > 1:
+        found.append(Problem(f"{path}.pipeline_parallel_size", "tensor and pipeline parallelism are not combined "
+                             "yet; give one of them (either goes with data parallelism)"))
+    if config.pipeline_parallel_size > 1 and not config.strategy_class().pipelines:
+        name = ParallelStrategy.name_of(config.strategy_class()) or config.strategy_class().__name__
+        found.append(Problem(f"{path}.strategy", f"strategy {name} does not run pipeline stages; use ddp "
+                             "(each stage's gradients averaged over the data-parallel replicas)"))
+    if config.pipeline_parallel_size > 1 and config.microbatches() < config.pipeline_parallel_size:
+        found.append(Problem(f"{path}.pipeline.microbatches", f"must be at least the pipeline_parallel_size "
+                             f"({config.pipeline_parallel_size}) so every stage has work, got {config.microbatches()}"))
+    return found
+
+
+def _sync_problems(config: DistributedConfig, path: str) -> list[Problem]:
+    found = []
+    mode = SyncMode.name_of(_sync_class(config)) or _sync_class(config).__name__
+    strategy = config.strategy_class()
+    name = ParallelStrategy.name_of(strategy) or strategy.__name__
+    if config.gradient_compression is not None:
+        if not _sync_class(config).averages_gradients:
+            found.append(Problem(f"{path}.gradient_compression",
+                                 f"compresses gradients, which sync {mode} never sends (it averages "
+                                 "parameters); remove it or use sync every_step"))
+        elif not strategy.accepts_gradient_compression:
+            found.append(Problem(f"{path}.gradient_compression", f"strategy {name} cannot compress gradients"))
+    if not _sync_class(config).averages_gradients and not strategy.replicates_parameters:
+        found.append(Problem(f"{path}.sync", f"{mode} averages whole parameters, which strategy {name} does "
+                                             "not hold on every worker; use strategy ddp or sync every_step"))
+    return found
 
 
 def make_world(

@@ -55,10 +55,10 @@ class ParallelDims:
         where = self.coordinates(rank)
         return where["dp_replicate"] * self.dp_shard + where["dp_shard"]
 
-    def mesh_shape(self) -> tuple[tuple[str, ...], tuple[int, ...]]:
-        """Names and sizes of the device mesh dimensions that are larger than 1 (at least one)."""
+    def mesh_shape(self, keep: tuple[str, ...] = ()) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """Names and sizes of the mesh dimensions larger than 1 or named in ``keep`` (at least one)."""
         dims = [(n, s) for n, s in (("pp", self.pp), ("dp_replicate", self.dp_replicate),
-                                     ("dp_shard", self.dp_shard), ("tp", self.tp)) if s > 1]
+                                     ("dp_shard", self.dp_shard), ("tp", self.tp)) if s > 1 or n in keep]
         dims = dims or [("dp_replicate", 1)]
         return tuple(n for n, _ in dims), tuple(s for _, s in dims)
 
@@ -66,9 +66,11 @@ class ParallelDims:
         names, sizes = self.mesh_shape()
         return " x ".join(f"{name} {size}" for name, size in zip(names, sizes)) + f" = {self.world_size} process(es)"
 
-    def build_mesh(self, device_type: str):
-        """The torch ``DeviceMesh`` of this layout (needs an initialised process group)."""
+    def build_mesh(self, device_type: str, keep: tuple[str, ...] = ()):
+        """The job's one torch ``DeviceMesh`` (needs an initialised process group); every parallelism takes
+        its dimensions from it by name. ``keep``: dimensions kept at size 1 (FSDP's ``dp_shard`` when
+        groups of one rank replicate). A dry run's meta device lays the mesh out on the CPU."""
         from torch.distributed.device_mesh import init_device_mesh
 
-        names, sizes = self.mesh_shape()
-        return init_device_mesh(device_type, sizes, mesh_dim_names=names)
+        names, sizes = self.mesh_shape(keep)
+        return init_device_mesh("cpu" if device_type == "meta" else device_type, sizes, mesh_dim_names=names)

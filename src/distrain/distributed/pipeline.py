@@ -24,7 +24,7 @@ process (micro-batch losses are weighted by their share of the batch, not averag
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Iterable
 
 import torch
 
@@ -75,6 +75,41 @@ def stage_units(units: list[str], stages: int, split_points: list[int] | None = 
 def microbatch_count(batch: int, wanted: int) -> int:
     """The largest count up to ``wanted`` that cuts ``batch`` samples into equal micro-batches."""
     return next(count for count in range(min(wanted, batch), 0, -1) if batch % count == 0)
+
+
+def apply_pipeline(model: torch.nn.Module, mesh: Any, schedule: str, microbatches: int,
+                   split_points: list[int] | None, device: str) -> Pipeline:
+    """Keep this rank's stage of ``model`` (on ``device``; the 1-D ``mesh`` runs one stage per rank),
+    release the other stages' parameters, and run training and evaluation through the stages (the
+    model's ``forward`` is replaced). A model that cannot be cut so is a config error."""
+    from distrain.config.errors import ConfigError
+
+    problems = pipeline_problems(model, mesh.size(), split_points)
+    if problems:
+        raise ConfigError(problems)
+    pipeline = Pipeline(model, mesh.get_local_rank(), mesh.size(), mesh.get_group(), device, schedule, microbatches,
+                        split_points)
+    pipeline.release_other_stages()
+    model.forward = pipeline.forward
+    if mesh.get_rank() == 0:
+        for index, names in enumerate(pipeline.runs):
+            logger.info("pipeline stage %d of %d: %s", index, mesh.size(), ", ".join(names))
+    return pipeline
+
+
+def clip_grad_norm_over_stages(parameters: Iterable[torch.nn.Parameter], max_norm: float, group: Any) -> torch.Tensor:
+    """Clip by the whole model's gradient norm: each stage holds some parameters, so the norm's square
+    sums over the stages (the ranks of ``group``)."""
+    import torch.distributed as dist
+
+    parameters = [p for p in parameters if p.grad is not None]
+    square = torch.zeros((), dtype=torch.float32)
+    if parameters:
+        square = torch.nn.utils.get_total_norm([p.grad for p in parameters]).float() ** 2
+    dist.all_reduce(square, group=group)
+    total = square.sqrt()
+    torch.nn.utils.clip_grads_with_norm_(parameters, max_norm, total)
+    return total
 
 
 class _Stage(torch.nn.Module):

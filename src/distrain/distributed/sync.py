@@ -1,8 +1,8 @@
 """When the data-parallel workers agree on the model: every step (gradients) or every few steps (parameters).
 
-A sync mode is reached only through the parallel strategy, which calls it around each optimizer
+A sync mode is reached only through the parallel model (its step hooks), which calls it around each optimizer
 step; the trainer never learns which one is configured. ``every_step`` (the default) is the
-synchronous algorithm: the strategy all-reduces gradients during backward and this object only
+synchronous algorithm: DDP or FSDP all-reduces gradients during backward and this object only
 counts what that moved. ``local_sgd`` and ``diloco`` (in :mod:`distrain.distributed.syncs`) let each
 worker step on its own slice and average parameters every ``sync_every`` optimizer steps; they
 change the algorithm on purpose and equal the synchronous run at ``sync_every: 1`` (SGD).
@@ -26,7 +26,7 @@ class SyncMode(Registrable):
 
     default_implementation = "every_step"
     runtime_args = ("world",)
-    #: whether gradients are all-reduced in backward (the strategy wraps the model for it)
+    #: whether gradients are all-reduced in backward (``apply_ddp`` wraps the model for it)
     averages_gradients = True
     #: whether workers hold state of their own between synchronisations (checkpointed per rank)
     has_rank_state = False

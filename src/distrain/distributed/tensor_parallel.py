@@ -20,7 +20,6 @@ tensor-parallel rank of the last pipeline stage counts them (see
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from typing import Any, Iterable, Literal, Mapping
 
 import torch
@@ -139,12 +138,19 @@ def plan_problems(model: torch.nn.Module, size: int, configured: PlanOverride | 
     return found
 
 
-def apply_tensor_parallel(model: torch.nn.Module, mesh: Any, plan: dict[str, str]) -> list[str]:
-    """Split the planned linears of ``model`` (in place) over the 1-D ``mesh``; returns their names."""
+def apply_tensor_parallel(model: torch.nn.Module, mesh: Any, override: PlanOverride | None = None) -> list[str]:
+    """Split the planned linears of ``model`` (in place, on its device) over the 1-D ``mesh``: the model's
+    plan, replaced or extended by the config's ``override``. Returns their names; a plan that does not fit
+    the model is a config error naming every problem."""
     from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
+    from distrain.config.errors import ConfigError
     from distrain.modules.selection import select_modules
 
+    problems = plan_problems(model, mesh.size(), override)
+    if problems:
+        raise ConfigError(problems)
+    plan = resolved_plan(model, override)
     styles = {"colwise": ColwiseParallel, "rowwise": RowwiseParallel}
     names = {name: styles[plan[pattern]]() for pattern, matched in select_modules(model, plan).items()
              for name in matched}

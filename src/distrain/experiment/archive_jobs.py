@@ -111,9 +111,10 @@ def place_model(world: World, model: Model, distributed: DistributedConfig | Non
     (tensor parallel: ranks of one data-parallel coordinate share each batch and split its layers)."""
     model.to(world.device)
     if distributed is not None and distributed.model_split > 1:
-        strategy = distributed.build_strategy(world)
-        strategy.model = model
-        strategy.split.apply(model)
+        from distrain.distributed.config import build_parallelism
+        from distrain.training.parallelize import split
+
+        split(model, build_parallelism(distributed, world))
 
 
 def tensor_parallel_config(size: int) -> DistributedConfig:

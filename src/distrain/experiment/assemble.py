@@ -1,5 +1,5 @@
-"""What every worker runs: model, loaders, strategy and trainer assembled from a validated plan; and,
-before the workers start, the data that plan reads (:func:`prepare_for_workers`).
+"""What every worker runs: model, loaders and trainer (which parallelizes the model) assembled from a validated
+plan; and, before the workers start, the data that plan reads (:func:`prepare_for_workers`).
 
 :func:`assemble` is shared by training and ``distrain check`` (which assembles rank 0 of N on a
 fake process group), so what ``check`` reports is what a real worker builds. It builds from the plan
@@ -18,7 +18,8 @@ from typing import Any
 from distrain.data.loader import DataLoader
 from distrain.data.reader import DatasetReader
 from distrain.data.streaming import StreamingLoader, StreamingSource
-from distrain.distributed.config import DistributedConfig
+from distrain.distributed.config import DistributedConfig, build_parallelism
+from distrain.distributed.parallel_model import ParallelModel
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import World
 from distrain.experiment.archive import base_reference, write_archive
@@ -44,7 +45,10 @@ class Assembly:
     experiment: Experiment
     prepared: PreparedData
     model: Model
+    #: the configured strategy's options (``ddp``, ``fsdp``, ...)
     strategy: ParallelStrategy
+    #: the parallelized model the trainer steps through
+    parallel: ParallelModel
     train_loader: Any
     validation_loader: Any | None
     trainer: Trainer
@@ -76,26 +80,27 @@ def make_loader(split: Any, reader: DatasetReader, vocab: Any, config: Any, worl
 def assemble(
     world: World, resolved: ResolvedExperiment, serialization_dir: str | Path, prepared: PreparedData | None = None
 ) -> Assembly:
-    """Build this worker's model, strategy, loaders and trainer (reading the data unless ``prepared``)."""
+    """Build this worker's model, loaders and trainer (reading the data unless ``prepared``)."""
     experiment = resolved.build()
     seed = resolved.random_seed
     set_seed(resolved.seeds())
     if prepared is None:
         prepared = prepare_data(data_plan_of(experiment, resolved.config, resolved.distributed), world)
     distributed = resolved.distributed or DistributedConfig(cuda_devices=[-1])
-    strategy = distributed.build_strategy(world)
+    parallelism = build_parallelism(distributed, world)
     accumulation = {}
     if experiment.data_loader.global_batch_size is not None:  # each worker's batch follows from the world
         experiment.data_loader, steps = experiment.data_loader.for_world(world.dp_size, world.weights, world.size)
         accumulation = {"num_gradient_accumulation_steps": steps}
-    with strategy.model_init_context():  # e.g. the meta device: FSDP materialises only this rank's shards
+    with parallelism.strategy.model_init_context(parallelism.dims):  # FSDP: the meta device, then only its shards
         model = experiment.model.construct(vocab=prepared.vocab)
         initializer = resolved.model_key("initializer")
         if initializer is not None:
             initializer.apply(model)
     train_loader = make_loader(prepared.train, experiment.dataset_reader, prepared.vocab,
                                experiment.data_loader, world, seed)
-    strategy.use_train_loader(train_loader)
+    if parallelism.balancer is not None:
+        parallelism.balancer.use_loader(train_loader)  # the measured shares split its global batches
     validation_loader = None
     if prepared.validation is not None:
         validation_loader = make_loader(prepared.validation, experiment.validation_dataset_reader, prepared.vocab,
@@ -103,10 +108,11 @@ def assemble(
     regularizer = resolved.model_key("regularizer")
     trainer = experiment.trainer.construct(
         model=model, train_loader=train_loader, validation_loader=validation_loader,
-        serialization_dir=Path(serialization_dir), world=world, strategy=strategy,
+        serialization_dir=Path(serialization_dir), world=world, parallelism=parallelism,
         **({"regularizer": regularizer} if regularizer is not None else {}), **accumulation,
     )
-    return Assembly(experiment, prepared, model, strategy, train_loader, validation_loader, trainer)
+    return Assembly(experiment, prepared, model, parallelism.strategy, trainer.parallel, train_loader,
+                    validation_loader, trainer)
 
 
 def prepare_for_workers(resolved: ResolvedExperiment, world: World | None) -> PreparedData:
@@ -159,7 +165,7 @@ def train_worker(
     # what `distrain check --world-size N` predicts for this rank, measured on the real one
     held = held_state_bytes(assembly.model, assembly.trainer.optimizer)
     logger.info("rank %d holds %s after training", world.rank, held.describe())
-    weights = assembly.strategy.model_state_dict()  # every rank takes part (sharded strategies gather)
+    weights = assembly.parallel.model_state_dict()  # every rank takes part (sharded or split models gather)
     if world.is_primary:
         from distrain.experiment.archived_model import self_contained_config
 

@@ -241,7 +241,7 @@ def dry_run(config: dict[str, Any], world_size: int, nodes: int = 1) -> tuple[Dr
     prepared = prepare_for_workers(resolved, None)
     check_records(len(prepared.train), dims.dp_size)
     with tempfile.TemporaryDirectory() as scratch, dry_run_world(distributed) as world:
-        # rank 0's place in the job, its device the meta device: the strategy's wrap moves the model
+        # rank 0's place in the job, its device the meta device: parallelize moves the model
         # there (a no-op), where a real worker would move it to its CPU or CUDA device
         world = dataclasses.replace(world, device="meta")
         with meta_device():
@@ -263,7 +263,7 @@ def dry_run(config: dict[str, Any], world_size: int, nodes: int = 1) -> tuple[Dr
         dp_rank_of=[dims.dp_rank(rank) for rank in range(world_size)], strategy=strategy,
         effective_batch=assembly.effective_batch(world), train_records=len(prepared.train),
         steps_per_epoch=assembly.trainer.steps_per_epoch, shares=rank_shares(assembly.train_loader),
-        state=state, notes=notes, split=assembly.strategy.split.describe(),
+        state=state, notes=notes, split=assembly.parallel.described,
     )
     return figures, assembly
 

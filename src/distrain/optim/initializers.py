@@ -2,7 +2,7 @@
 
 ``{"regexes": [[regex, initializer], ...], "prevent_regexes": [...]}``: each parameter takes the first
 initializer whose regex matches its name (``re.search``), unless a prevent regex matches it. Applied at
-assembly, before the strategy wraps the model, on every worker from the same seed, so all start equal;
+assembly, before ``parallelize`` wraps the model, on every worker from the same seed, so all start equal;
 parameters on the meta device (ranks that receive rank 0's weights) are skipped. A regex that matches
 no parameter is an error naming it (AllenNLP only logged it, so a typo silently did nothing).
 """

@@ -1,7 +1,7 @@
 """The one owner of a run's checkpoints: when to write one, in which format, and how to restore it.
 
 The trainer names its stateful parts (its own progress, the optimizer, the tracker, the schedules,
-the callbacks, the strategy's sync state) and calls :meth:`CheckpointManager.save` at the end of an
+the callbacks, the sync mode's state) and calls :meth:`CheckpointManager.save` at the end of an
 epoch or when :meth:`CheckpointManager.due` says so, handing it the parts each time (the manager keeps
 no reference to the trainer: a cycle would keep a finished run's model and process-group objects alive
 until the interpreter exits); everything else is decided here:
@@ -29,7 +29,7 @@ from typing import Any, Callable, Literal
 import torch
 
 from distrain.distributed.collectives import all_gather_object, barrier, broadcast_object
-from distrain.distributed.strategy import ParallelStrategy
+from distrain.distributed.parallel_model import ParallelModel
 from distrain.distributed.world import World
 from distrain.modules.adapter import base_digest
 from distrain.training import history
@@ -61,7 +61,7 @@ class CheckpointManager:
         self,
         directory: Path,
         world: World,
-        strategy: ParallelStrategy,
+        parallel: ParallelModel,
         model: torch.nn.Module,
         optimizer: torch.optim.Optimizer,
         sampler: Any = None,
@@ -72,7 +72,7 @@ class CheckpointManager:
     ) -> None:
         self.folders = Checkpointer(directory, keep)
         self.world = world
-        self.strategy = strategy
+        self.parallel = parallel
         self.model = model
         self.optimizer = optimizer
         #: the training loader's sampler (its global batch order is fingerprinted)
@@ -122,7 +122,7 @@ class CheckpointManager:
         return path
 
     def _save_full(self, position: EpochProgress, state: dict[str, Any], is_best: bool) -> Path | None:
-        weights = self.strategy.model_state_dict()  # every rank takes part (sharded strategies gather)
+        weights = self.parallel.model_state_dict()  # every rank takes part (sharded or split models gather)
         if not self.world.is_primary:
             return None
         weights = trained_state(self.model, weights)
@@ -158,10 +158,10 @@ class CheckpointManager:
         }
 
     def _stored(self, named: Parts) -> dict[str, Any]:
-        """The trainer's parts, the optimizer's state taken and given through the strategy."""
+        """The trainer's parts, the optimizer's state taken and given through the parallel model."""
         parts = dict(named())
         if "optimizer" in parts:
-            parts["optimizer"] = _OptimizerState(self.strategy, parts["optimizer"], self.sharded)
+            parts["optimizer"] = _OptimizerState(self.parallel, parts["optimizer"], self.sharded)
         return parts
 
     # ------------------------------------------------------------------------------ restoring
@@ -179,7 +179,7 @@ class CheckpointManager:
             raise CheckpointError(f"{error}{hint}") from None
 
     def restore(self, checkpoint: Path, parts: Parts, rank_parts: RankPartsOf) -> None:
-        """The weights through the strategy (resharded to this layout), then each part loads its own state
+        """The weights through the parallel model (resharded to this layout), then each part loads its own state
         (``rank_parts`` is asked for after the parts are loaded: the trainer's own part replaces its progress)."""
         state = load_training_state(checkpoint)
         if state.get("format") != FORMAT:
@@ -191,7 +191,7 @@ class CheckpointManager:
         if is_sharded(checkpoint):  # model and optimizer, resharded to this run's layout
             load_sharded(self.model, self.optimizer, checkpoint)
         else:
-            self.strategy.load_model_state_dict(load_state_file(checkpoint / "model.safetensors", self.model))
+            self.parallel.load_model_state_dict(load_state_file(checkpoint / "model.safetensors", self.model))
         try:
             saved_parts = state["parts"]
             for name, part in self._stored(parts).items():
@@ -219,23 +219,23 @@ class CheckpointManager:
         if best is not None and is_sharded(best):
             load_sharded(self.model, None, best)
         elif self.folders.best_weights.exists():
-            self.strategy.load_model_state_dict(load_state_file(self.folders.best_weights, self.model))
+            self.parallel.load_model_state_dict(load_state_file(self.folders.best_weights, self.model))
 
 
 class _OptimizerState:
-    """The optimizer as a stateful part, its state taken and given through the strategy (a sharded
+    """The optimizer as a stateful part, its state taken and given through the parallel model (a sharded
     checkpoint holds it in its ``sharded/`` folder instead, restored with the model)."""
 
-    def __init__(self, strategy: ParallelStrategy, optimizer: torch.optim.Optimizer, sharded: bool) -> None:
-        self.strategy = strategy
+    def __init__(self, parallel: ParallelModel, optimizer: torch.optim.Optimizer, sharded: bool) -> None:
+        self.parallel = parallel
         self.optimizer = optimizer
         self.sharded = sharded
 
     def state_dict(self) -> dict[str, Any]:
         if self.sharded:
             return dict(_IN_SHARDED_FOLDER)
-        return self.strategy.optimizer_state_dict(self.optimizer)
+        return self.parallel.optimizer_state_dict(self.optimizer)
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         if state != _IN_SHARDED_FOLDER:
-            self.strategy.load_optimizer_state_dict(self.optimizer, state)
+            self.parallel.load_optimizer_state_dict(self.optimizer, state)

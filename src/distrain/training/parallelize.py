@@ -1,20 +1,26 @@
-"""The model as a worker trains it: the parallelisms applied in one fixed, visible order.
+"""The model as a worker trains it: the parallelisms applied in one fixed, visible order, over one mesh.
 
-1. the split (:class:`~distrain.distributed.model_split.ModelSplit`): tensor parallelism or pipeline
-   stages where the layout asks for them (:mod:`distrain.distributed.tensor_parallel`,
-   :mod:`distrain.distributed.pipeline`).
+:func:`parallelize` is the whole story of what happens to the model; each step is a function of the
+model, the job's device mesh (:meth:`~distrain.distributed.parallel_dims.ParallelDims.build_mesh`, the
+only one: every parallelism takes its dimensions from it by name) and its options:
+
+1. the split: :func:`~distrain.distributed.tensor_parallel.apply_tensor_parallel` (the planned linears over
+   ``tp``) or :func:`~distrain.distributed.pipeline.apply_pipeline` (this rank's stage of ``pp``).
 2. ``trainer.param_dtype`` other than float32: each module runs on copies of its parameters in that dtype,
    cast when it is called (:func:`~distrain.training.amp.cast_parameters`); the parameters stay the
    float32 master weights. Before checkpointing, so a recomputation casts again.
 3. activation checkpointing (``trainer.activation_checkpointing``): the chosen modules recompute their
    activations in backward. It patches their ``forward`` and keeps every name, so the FSDP units below
    still find their modules.
-4. the strategy's ``wrap``: sharded (``fsdp``) or replicated (``ddp``) over the data-parallel ranks.
-5. ``torch.compile`` (``trainer.compile``) of the wrapped model. Compiling the wrapped module (not each
-   block before sharding, as torchtitan does) is what the compile equivalence tests and
+4. :func:`~distrain.distributed.strategies.fsdp.apply_fsdp` (shard over ``dp_replicate x dp_shard``) or
+   :func:`~distrain.distributed.strategies.ddp.apply_ddp` (replicate; a split model's gradients are
+   averaged over ``dp_replicate`` after backward instead).
+5. :func:`apply_compile`: ``torch.compile`` (``trainer.compile``) of the wrapped model. Compiling the wrapped
+   module (not each block before sharding, as torchtitan does) is what the compile equivalence tests and
    ``bench_scaling.py --compile`` measured.
 
-The trainer calls :func:`parallelize` once and trains what it returns; nothing else applies a parallelism.
+The trainer calls :func:`parallelize` once and steps through the :class:`ParallelModel` it returns;
+nothing else applies a parallelism.
 """
 
 from __future__ import annotations
@@ -23,29 +29,78 @@ import logging
 
 import torch
 
-from distrain.distributed.strategy import ParallelStrategy
+from distrain.distributed.collectives import set_reporting
+from distrain.distributed.parallel_model import ParallelModel
+from distrain.distributed.pipeline import apply_pipeline
+from distrain.distributed.strategies.ddp import apply_ddp
+from distrain.distributed.strategies.fsdp import FullyShardedDataParallelStrategy, apply_fsdp
+from distrain.distributed.strategy import Parallelism
+from distrain.distributed.tensor_parallel import apply_tensor_parallel
 from distrain.training.activations import ActivationCheckpointing, apply_activation_checkpointing
 from distrain.training.amp import ParamDtype, cast_parameters
 
 logger = logging.getLogger(__name__)
 
 
-def parallelize(model: torch.nn.Module, strategy: ParallelStrategy,
-                activation_checkpointing: ActivationCheckpointing | None, compile: bool,
-                device: torch.device, param_dtype: ParamDtype = "float32") -> torch.nn.Module:
+def parallelize(model: torch.nn.Module, parallelism: Parallelism, activation_checkpointing: ActivationCheckpointing | None,
+                compile: bool, param_dtype: ParamDtype = "float32") -> ParallelModel:
     """Split ``model``, cast its parameters for forward, checkpoint its activations, shard or replicate it
-    and compile it, in that order; return the module to call forward on."""
-    strategy.split.apply(model)
+    and compile it, in that order; return the handle to train it through."""
+    world, dims, strategy = parallelism.world, parallelism.dims, parallelism.strategy
+    shards = isinstance(strategy, FullyShardedDataParallelStrategy)
+    mesh = None
+    if world.is_distributed and (shards or dims.tp > 1 or dims.pp > 1):
+        mesh = dims.build_mesh(torch.device(world.device).type, keep=("dp_shard",) if shards else ())
+    if not any(p.is_meta for p in model.parameters()):  # FSDP's delayed init materialises its shards itself
+        model.to(world.device)  # a split releases the parts other ranks hold, below
+    described, pipeline_group = split(model, parallelism, mesh)
+
     cast_parameters(model, param_dtype)
     if activation_checkpointing is not None:
         apply_activation_checkpointing(model, activation_checkpointing.modules)
-    wrapped = strategy.wrap(model)
+
+    parallelism.sync.attach(model)  # the sync mode counts (and may average) the parameters of the bare model
+    if parallelism.balancer is not None:
+        parallelism.balancer.attach(model)  # and the balance times its forwards
+    replicas = None
+    if shards:
+        module = apply_fsdp(model, mesh, strategy, world)
+    else:
+        module, replicas = apply_ddp(model, mesh, strategy, world, parallelism.sync, parallelism.compression)
+
+    wrapped = module if module is not model else None
     if compile:
-        wrapped = compiled(wrapped, device)
-    return wrapped
+        module = apply_compile(module, torch.device(world.device))
+    return ParallelModel(module, model, world, dims, parallelism.sync, parallelism.balancer, wrapped=wrapped,
+                         sharded=shards and mesh is not None, replicas=replicas, pipeline_group=pipeline_group,
+                         forward_is_collective=strategy.forward_is_collective, described=described)
 
 
-def compiled(module: torch.nn.Module, device: torch.device) -> torch.nn.Module:
+def split(model: torch.nn.Module, parallelism: Parallelism, mesh=None) -> tuple[list[str], object]:
+    """Step 1 (also what evaluate, predict and ``serve --tensor-parallel`` apply): tensor parallelism or
+    pipeline stages where the degrees ask for them (``mesh``: the job's, built here when not given), and
+    which ranks report losses and metrics. Returns how the model was split, in lines for ``distrain
+    check``, and the pipeline stages' process group (None without stages)."""
+    world, dims = parallelism.world, parallelism.dims
+    if mesh is None and (dims.tp > 1 or dims.pp > 1):
+        mesh = dims.build_mesh(torch.device(world.device).type)
+    described, pipeline_group = [], None
+    if dims.tp > 1:
+        layers = apply_tensor_parallel(model, mesh["tp"], parallelism.tensor_plan)
+        described.append(f"tensor parallel  {len(layers)} linear layer(s) split over {dims.tp} ranks")
+        if world.is_primary:
+            logger.info("tensor parallel: %d linear layer(s) split over mesh %s", len(layers), dims.describe())
+    elif dims.pp > 1:
+        pipe = parallelism.pipeline
+        stages = apply_pipeline(model, mesh["pp"], pipe.schedule, pipe.microbatches, pipe.split_points, world.device)
+        described += [f"pipeline {line}" for line in stages.describe()]
+        pipeline_group = mesh["pp"].get_group()
+    where = dims.coordinates(world.rank)  # losses and metrics: the first tensor-parallel rank of the last stage
+    set_reporting(where["tp"] == 0 and where["pp"] == dims.pp - 1)
+    return described, pipeline_group
+
+
+def apply_compile(module: torch.nn.Module, device: torch.device) -> torch.nn.Module:
     """``torch.compile`` of the wrapped model (metric updates stay eager, see ``Metric``); a clear
     error where the compiler cannot work here. Random ops (dropout) draw from eager's generator
     (inductor's ``fallback_random``), so a compiled run makes the eager run's updates and resumes exactly."""

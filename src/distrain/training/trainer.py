@@ -1,11 +1,12 @@
 """The training loop. It is the same on every worker; distribution reaches it through a few calls.
 
 Each optimizer step covers ``num_gradient_accumulation_steps`` global batches. A worker's loss on
-its slice is scaled by ``dp_size × slice_size / step_samples`` before ``backward``: the strategy
-averages gradients over the data-parallel ranks, so the update equals the single-process update on
+its slice is scaled by ``dp_size × slice_size / step_samples`` before ``backward``: gradients are
+averaged over the data-parallel ranks, so the update equals the single-process update on
 the same global samples however they are split (uneven shares, empty slices and ``device_weights``
-included). The model is wrapped, synchronised, clipped and saved through the strategy
-(:mod:`distrain.distributed.strategy`), so nothing here names a parallel library.
+included). :func:`~distrain.training.parallelize.parallelize` applies the parallelisms; the model is
+synchronised, clipped and saved through the handle it returns
+(:class:`~distrain.distributed.parallel_model.ParallelModel`), so nothing here names a parallel library.
 
 A model whose loss is a mean over a varying count (masked tokens) returns that count as
 ``"loss_weight"``; see :mod:`distrain.training.loss_weighting` for how such steps stay exact.
@@ -29,7 +30,7 @@ from distrain.config.errors import ConfigError, Problem
 from distrain.config.constraints import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
 from distrain.data.loader import Batch, DataLoader, to_device
 from distrain.distributed.collectives import all_reduce_sum, barrier, counted
-from distrain.distributed.strategy import ParallelStrategy
+from distrain.distributed.strategy import Parallelism
 from distrain.distributed.world import SINGLE, World
 from distrain.errors import RunFailed
 from distrain.config.lazy import Lazy
@@ -61,7 +62,7 @@ class Trainer(Registrable):
     """Trains a model built from the config; the loop is the same on every worker."""
 
     default_implementation = "gradient_descent"
-    runtime_args = ("model", "train_loader", "validation_loader", "serialization_dir", "world", "strategy",
+    runtime_args = ("model", "train_loader", "validation_loader", "serialization_dir", "world", "parallelism",
                     "regularizer")
     #: global batches per optimizer step
     accumulation: int = 1
@@ -89,7 +90,7 @@ class GradientDescentTrainer(Trainer):
         train_loader: DataLoader,
         serialization_dir: Path,
         world: World = SINGLE,
-        strategy: ParallelStrategy | None = None,
+        parallelism: Parallelism | None = None,
         validation_loader: DataLoader | None = None,
         optimizer: Lazy[Optimizer] | None = None,
         learning_rate_scheduler: Lazy[LearningRateScheduler] | None = None,
@@ -146,14 +147,14 @@ class GradientDescentTrainer(Trainer):
         if activation_offloading and offloading_problems(self.device):
             raise ConfigError(offloading_problems(self.device))
         self.activation_offloading = activation_offloading
-        self.strategy = strategy or ParallelStrategy.by_name(ParallelStrategy.default_implementation)(world=world)
+        parallelism = parallelism or Parallelism.data_parallel(world)
         if problems := precision_problems({"use_amp": use_amp, "param_dtype": param_dtype},
-                                          self.strategy.casts_parameters, self.strategy.layout.pp > 1):
+                                          parallelism.strategy.casts_parameters, parallelism.dims.pp > 1):
             raise ConfigError(problems)
         if world.is_primary:
             warn_if_emulated(use_amp, amp_dtype, param_dtype, self.device)
-        self.parallel_model = parallelize(self.model, self.strategy, activation_checkpointing, compile, self.device,
-                                          param_dtype)
+        #: the handle the step synchronises, clips and saves through; ``parallel.module`` runs forward
+        self.parallel = parallelize(self.model, parallelism, activation_checkpointing, compile, param_dtype)
         named = list(self.model.named_parameters())
         self.optimizer = (optimizer or _default_optimizer()).construct(model_parameters=named)
         self.steps_per_epoch = math.ceil(len(train_loader) / self.accumulation)
@@ -167,7 +168,7 @@ class GradientDescentTrainer(Trainer):
         )
         self.step = 0
         self.checkpoints = CheckpointManager(
-            self.serialization_dir / CHECKPOINTS_FOLDER, world, self.strategy, self.model, self.optimizer,
+            self.serialization_dir / CHECKPOINTS_FOLDER, world, self.parallel, self.model, self.optimizer,
             sampler=getattr(train_loader, "sampler", None),
             checkpoint_format=checkpoint_format, keep=keep_checkpoints,
             every_num_batches=save_every_num_batches, every_num_seconds=save_every_num_seconds,
@@ -256,7 +257,7 @@ class GradientDescentTrainer(Trainer):
             if decision.save or decision.stop:
                 saved = self.checkpoints.save(self.position, self.step, self.stateful_parts, self.rank_parts)
                 self._stop_if_asked(decision.stop, saved)
-        self.strategy.end_epoch()
+        self.parallel.end_epoch()
         if display is not None:
             display.close()
         totals = all_reduce_sum(counted(torch.stack([done.loss_sum, done.loss_weight])))
@@ -271,7 +272,7 @@ class GradientDescentTrainer(Trainer):
         for position, batch in enumerate(micro_batches):
             last = position == len(micro_batches) - 1
             frozen = self.model.metrics_frozen if batch.size == 0 else contextlib.nullcontext
-            with (contextlib.nullcontext() if last else self.strategy.no_sync()), frozen():
+            with (contextlib.nullcontext() if last else self.parallel.no_sync()), frozen():
                 loss, weight, scaled = self._forward(batch, step_samples)
                 losses.append((loss, weight, batch.size))
                 if last:
@@ -285,7 +286,7 @@ class GradientDescentTrainer(Trainer):
     def _forward(self, batch: Batch, step_samples: int) -> tuple[torch.Tensor, Any, torch.Tensor]:
         """This worker's (mean loss, what it averages over, the loss scaled for backward)."""
         with self.amp.autocast(), offloaded(self.activation_offloading):
-            output = self.parallel_model(**to_device(batch.inputs, self.device))
+            output = self.parallel.module(**to_device(batch.inputs, self.device))
         loss = output["loss"]
         if "loss_weight" in output:
             weight = self.step_weights.add(output["loss_weight"], batch.size, step_samples)
@@ -302,11 +303,11 @@ class GradientDescentTrainer(Trainer):
         self.step_weights.normalise(self.model.parameters(), loss_weight_total)
         local = sum(weight for _, weight, _ in losses)  # this worker's part of the step's weight
         total = loss_weight_total if weighted else sum(batch.global_size for batch in micro_batches)
-        self.strategy.before_optimizer_step(self.model.parameters(), local, total)
+        self.parallel.before_optimizer_step(self.model.parameters(), local, total)
         if self.regularizer is not None:  # the penalty's gradient, once per step, after averaging
             self.regularizer.add_gradients(self.model.named_parameters())
         if self.grad_norm is not None:
-            self.strategy.clip_grad_norm(self.model.parameters(), self.grad_norm)
+            self.parallel.clip_grad_norm(self.model.parameters(), self.grad_norm)
         if self.grad_clipping is not None:  # AllenNLP's order: the norm first, then each value
             _clamp_gradients(self.model.parameters(), self.grad_clipping)
         self.amp.step(self.optimizer)
@@ -314,14 +315,14 @@ class GradientDescentTrainer(Trainer):
         if self.scheduler is not None:
             self.scheduler.step()
         self.step += 1
-        self.strategy.after_optimizer_step(self.step, local)
+        self.parallel.after_optimizer_step(self.step, local)
 
     def evaluate(self, loader: DataLoader) -> dict[str, float]:
         """Loss and metrics over ``loader``, each instance counted once across all workers."""
         from distrain.training.evaluation import evaluate
 
         return evaluate(self.model, loader, self.device, autocast=self.amp.autocast,
-                        forward_placeholders=self.strategy.forward_is_collective)
+                        forward_placeholders=self.parallel.forward_is_collective)
 
     # ------------------------------------------------------------------------------ bookkeeping
     def _summarise(
@@ -329,7 +330,7 @@ class GradientDescentTrainer(Trainer):
     ) -> dict[str, Any]:
         metrics: dict[str, Any] = {"epoch": epoch, "training_duration": _duration(elapsed)}
         metrics.update(epoch_metrics)
-        metrics.update(self.strategy.epoch_counters())
+        metrics.update(self.parallel.epoch_counters())
         if self.checkpoints.world_changes:
             metrics["world_changes"] = self.checkpoints.world_changes
         best_epoch = self.tracker.best_epoch
@@ -359,12 +360,12 @@ class GradientDescentTrainer(Trainer):
         }
         if self.scheduler is not None:
             parts["scheduler"] = self.scheduler
-        parts.update(self.strategy.stateful_parts())
+        parts.update(self.parallel.shared_parts)
         return parts
 
     def rank_parts(self) -> RankParts:
         """What each worker holds for itself (random streams, its loss and metric sums in the epoch)."""
-        return RankParts(self.position, self.model, self.strategy.rank_parts(self.optimizer))
+        return RankParts(self.position, self.model, self.parallel.rank_parts(self.optimizer))
 
     def state_dict(self) -> dict[str, Any]:
         position = {"epoch": self.position.epoch, "batches": self.position.batches}

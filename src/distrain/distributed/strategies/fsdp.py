@@ -80,8 +80,6 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
         self.cpu_offload = cpu_offload
         self.units = units
         self.delayed_init = delayed_init
-        self.mesh = None
-        self.sharded = False
 
     # ----------------------------------------------------------------------- config-time checks
     @classmethod
@@ -120,7 +118,6 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
         return [Problem(where, f"pattern {pattern!r} matches no module of the model")
                 for pattern, names in select_modules(model, patterns).items() if not names]
 
-    # ------------------------------------------------------------------------------- wrapping
     def unit_names(self, model: torch.nn.Module) -> list[str]:
         """The modules sharded as units (the root aside), deepest first; a pattern that matches
         nothing is a config error naming it."""
@@ -132,175 +129,103 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
         patterns = self.units if self.units is not None else _declared_units(model)
         return deepest_first(name for names in select_modules(model, patterns).values() for name in names)
 
-    def _delays_init(self) -> bool:
-        """Delayed initialisation applies to real multi-process runs (not to a meta-device dry run)."""
-        # under tensor parallelism every rank builds the whole model, then keeps its parts
-        return self.delayed_init and self.world.is_distributed and self.world.device != "meta" and self.layout.tp == 1
+    def delays_init(self, splits_layers: bool) -> bool:
+        """Delayed initialisation applies to real multi-process runs (not to a meta-device dry run); under
+        tensor parallelism (``splits_layers``) every rank builds the whole model, then keeps its parts."""
+        return self.delayed_init and self.world.is_distributed and self.world.device != "meta" and not splits_layers
 
-    def model_init_context(self) -> contextlib.AbstractContextManager:
+    def model_init_context(self, dims: ParallelDims | None = None) -> contextlib.AbstractContextManager:
+        """Sets glibc's mmap threshold (gathered and freed layers go back to the OS, see host_memory); with
+        delayed initialisation, ranks other than 0 build the model's parameters on the meta device."""
         if self.world.is_distributed and self.world.device != "meta":
             from distrain.compat.host_memory import fix_mmap_threshold
 
-            fix_mmap_threshold()  # gathered and freed layers go back to the OS (see host_memory)
-        if self._delays_init() and not self.world.is_primary:
+            fix_mmap_threshold()
+        if self.delays_init(dims is not None and dims.tp > 1) and not self.world.is_primary:
             return parameters_on_meta()
         return contextlib.nullcontext()
 
-    def wrap(self, model: torch.nn.Module) -> torch.nn.Module:
-        if any(p.is_meta for p in model.parameters()):
-            self.model = model  # built on the meta device: materialised below, shards only
-            self._attach(model)
-        else:
-            model = super().wrap(model)
-        names = self.unit_names(model)
-        if not self.world.is_distributed:
-            return model  # one process: nothing to shard over
-        if self.layout.pp > 1:
-            from distrain.config.errors import Problem
 
-            raise ConfigError([Problem("distributed.strategy", "fsdp with pipeline parallelism is not supported; "
-                                       "use strategy ddp (each stage's gradients averaged over the replicas)")])
-        delayed = self._delays_init()
-        initial = model.state_dict() if delayed and self.world.is_primary else {}
-        from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, fully_shard
-
-        self.mesh = self.build_mesh()
-        options: dict[str, Any] = {"mesh": self.mesh, "reshard_after_forward": self.reshard_after_forward}
-        options["mp_policy"] = self.mixed_precision.policy() if self.mixed_precision else MixedPrecisionPolicy()
-        if self.cpu_offload:
-            options["offload_policy"] = CPUOffloadPolicy(pin_memory=True)
-        lookups = {name for name in names if _only_looks_up(model.get_submodule(name), model)}
-        reduce_scatter = _reduce_scatter_for(torch.device(self.world.device))
-        for name in names:
-            unit = fully_shard(model.get_submodule(name), **options)
-            if name in lookups:
-                unit.set_unshard_in_backward(False)  # an embedding's gradient needs its indices, not its weight
-            if reduce_scatter is not None:
-                unit.set_custom_reduce_scatter(reduce_scatter)
-        root = fully_shard(model, **options)
-        if reduce_scatter is not None:
-            root.set_custom_reduce_scatter(reduce_scatter)
-        self.sharded = True
-        if delayed:
-            self._materialise(model, initial)
-        if self.world.is_primary:
-            logger.info("fsdp: %d shard unit(s) and the root on mesh %s", len(names), self.describe_mesh())
+def apply_fsdp(model: torch.nn.Module, mesh: Any, options: FullyShardedDataParallelStrategy,
+               world: World) -> torch.nn.Module:
+    """Shard ``model`` (in place) over the data-parallel dimensions of the job's ``mesh``: ``fully_shard`` on
+    each unit, deepest first, then the root; ranks built on the meta device then receive their shards of
+    rank 0's initial weights. One process (no mesh): nothing to shard over, the model is returned as is."""
+    names = options.unit_names(model)
+    if mesh is None:
         return model
+    delayed = options.delays_init("tp" in mesh.mesh_dim_names)
+    initial = model.state_dict() if delayed and world.is_primary else {}
+    from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, fully_shard
 
-    def _materialise(self, model: torch.nn.Module, initial: dict[str, torch.Tensor]) -> None:
-        """Give every rank its shards of rank 0's initial state (other ranks were built on the meta
-        device), its buffers, and rank 0's random state (which building the model advanced)."""
-        from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
+    mesh = data_parallel_mesh(mesh)
+    settings: dict[str, Any] = {"mesh": mesh, "reshard_after_forward": options.reshard_after_forward}
+    settings["mp_policy"] = options.mixed_precision.policy() if options.mixed_precision else MixedPrecisionPolicy()
+    if options.cpu_offload:
+        settings["offload_policy"] = CPUOffloadPolicy(pin_memory=True)
+    lookups = {name for name in names if _only_looks_up(model.get_submodule(name), model)}
+    reduce_scatter = _reduce_scatter_for(torch.device(world.device))
+    for name in names:
+        unit = fully_shard(model.get_submodule(name), **settings)
+        if name in lookups:
+            unit.set_unshard_in_backward(False)  # an embedding's gradient needs its indices, not its weight
+        if reduce_scatter is not None:
+            unit.set_custom_reduce_scatter(reduce_scatter)
+    root = fully_shard(model, **settings)
+    if reduce_scatter is not None:
+        root.set_custom_reduce_scatter(reduce_scatter)
+    if delayed:
+        _materialise(model, initial, world)
+    if world.is_primary:
+        logger.info("fsdp: %d shard unit(s) and the root on mesh %s", len(names), describe_mesh(mesh))
+    return model
 
-        from distrain.distributed.collectives import broadcast_object
 
-        device = torch.device(self.world.device)
-        if not self.world.is_primary:
-            model.to_empty(device=device)
-        set_model_state_dict(model, initial, options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))
-        buffers = broadcast_object({name: buffer.cpu() for name, buffer in model.named_buffers()}
-                                   if self.world.is_primary else None)
-        if not self.world.is_primary:
-            with torch.no_grad():
-                for name, buffer in model.named_buffers():
-                    buffer.copy_(buffers[name])
-        torch.set_rng_state(broadcast_object(torch.get_rng_state() if self.world.is_primary else None))
-        if self.world.is_primary:
-            logger.info("fsdp: delayed initialisation: the other ranks built the model on the meta device "
-                        "and received only their shards of rank 0's initial weights")
+def data_parallel_mesh(mesh: Any) -> Any:
+    """The data-parallel dimensions of the job's mesh, by name: 1-D ``dp_shard``, or 2-D ``dp_replicate x
+    dp_shard`` (hybrid: groups shard, the groups replicate)."""
+    names = tuple(name for name in ("dp_replicate", "dp_shard") if name in mesh.mesh_dim_names)
+    return mesh if names == tuple(mesh.mesh_dim_names) else mesh[names]
 
-    def build_mesh(self):
-        """The data-parallel device mesh: 1-D ``dp_shard``, or 2-D ``dp_replicate x dp_shard`` (hybrid);
-        under tensor parallelism, those dimensions of the job's whole mesh."""
-        from torch.distributed.device_mesh import init_device_mesh
 
-        if self.layout.tp > 1:
-            whole = self.job_mesh()
-            names = tuple(name for name in ("dp_replicate", "dp_shard") if name in whole.mesh_dim_names)
-            return whole[names] if len(names) > 1 else whole[names[0]]
+def describe_mesh(mesh: Any) -> str:
+    names = mesh.mesh_dim_names or ()
+    return " x ".join(f"{n} {s}" for n, s in zip(names, mesh.shape)) + f" {mesh.mesh.tolist()}"
 
-        dims = self.dims(self.world.size, {"shard_group_size": self.shard_group_size})
-        device_type = torch.device(self.world.device).type
-        device_type = "cpu" if device_type == "meta" else device_type  # a dry run: shapes only, on the CPU's mesh
-        if dims.dp_replicate > 1:
-            return init_device_mesh(device_type, (dims.dp_replicate, dims.dp_shard),
-                                    mesh_dim_names=("dp_replicate", "dp_shard"))
-        return init_device_mesh(device_type, (dims.dp_shard,), mesh_dim_names=("dp_shard",))
 
-    def describe_mesh(self) -> str:
-        if self.mesh is None:
-            return "(none: one process)"
-        names = self.mesh.mesh_dim_names or ()
-        return " x ".join(f"{n} {s}" for n, s in zip(names, self.mesh.shape)) + f" {self.mesh.mesh.tolist()}"
+def _materialise(model: torch.nn.Module, initial: dict[str, torch.Tensor], world: World) -> None:
+    """Give every rank its shards of rank 0's initial state (other ranks were built on the meta
+    device), its buffers, and rank 0's random state (which building the model advanced)."""
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
 
-    # ------------------------------------------------------------------------------- training
-    @contextlib.contextmanager
-    def no_sync(self) -> Iterator[None]:
-        if not self.sharded:
-            yield
-            return
-        self.model.set_requires_gradient_sync(False)
-        try:
-            yield
-        finally:
-            self.model.set_requires_gradient_sync(True)
+    from distrain.distributed.collectives import broadcast_object
 
-    def clip_grad_norm(self, parameters: Iterable[torch.nn.Parameter], max_norm: float) -> torch.Tensor:
-        """Clip by the global norm over every rank's shards (a DTensor norm made whole)."""
-        from torch.distributed.tensor import DTensor
-        from torch.nn.utils import clip_grads_with_norm_, get_total_norm
+    if not world.is_primary:
+        model.to_empty(device=torch.device(world.device))
+    set_model_state_dict(model, initial, options=StateDictOptions(full_state_dict=True, broadcast_from_rank0=True))
+    buffers = broadcast_object({name: buffer.cpu() for name, buffer in model.named_buffers()}
+                               if world.is_primary else None)
+    if not world.is_primary:
+        with torch.no_grad():
+            for name, buffer in model.named_buffers():
+                buffer.copy_(buffers[name])
+    torch.set_rng_state(broadcast_object(torch.get_rng_state() if world.is_primary else None))
+    if world.is_primary:
+        logger.info("fsdp: delayed initialisation: the other ranks built the model on the meta device "
+                    "and received only their shards of rank 0's initial weights")
 
-        parameters = list(parameters)
-        if self.layout.tp > 1:  # parameters on two meshes (split layers: dp x tp; the rest: dp)
-            from distrain.distributed.tensor_parallel import clip_grad_norm
 
-            return clip_grad_norm(parameters, max_norm)
-        grads = [p.grad for p in parameters if p.grad is not None]
-        total = get_total_norm(grads)
-        if isinstance(total, DTensor):
-            total = total.full_tensor()
-        clip_grads_with_norm_(parameters, max_norm, total)
-        return total
+def clip_sharded_grad_norm(parameters: Iterable[torch.nn.Parameter], max_norm: float) -> torch.Tensor:
+    """Clip by the global norm over every rank's shards (a DTensor norm made whole)."""
+    from torch.distributed.tensor import DTensor
+    from torch.nn.utils import clip_grads_with_norm_, get_total_norm
 
-    # ------------------------------------------------------------------------------ state dicts
-    def _options(self, **extra):
-        from torch.distributed.checkpoint.state_dict import StateDictOptions
-
-        return StateDictOptions(full_state_dict=True, cpu_offload=True, **extra)
-
-    def model_state_dict(self) -> dict[str, torch.Tensor]:
-        """The full model state on rank 0 (other ranks get an empty dict): a collective."""
-        if not self.sharded:
-            return super().model_state_dict()
-        from torch.distributed.checkpoint.state_dict import get_model_state_dict
-
-        return get_model_state_dict(self.model, options=self._options())
-
-    def load_model_state_dict(self, state: dict[str, torch.Tensor]) -> None:
-        """Every rank holds the full ``state``; each keeps its shards."""
-        if not self.sharded:
-            return super().load_model_state_dict(state)
-        from torch.distributed.checkpoint.state_dict import set_model_state_dict
-
-        set_model_state_dict(self.model, state, options=self._options(strict=False))
-
-    def optimizer_state_dict(self, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
-        if not self.sharded:
-            return super().optimizer_state_dict(optimizer)
-        from torch.distributed.checkpoint.state_dict import get_optimizer_state_dict
-
-        return get_optimizer_state_dict(self.model, optimizer, options=self._options())
-
-    def load_optimizer_state_dict(self, optimizer: torch.optim.Optimizer, state: dict[str, Any]) -> None:
-        if not self.sharded:
-            return super().load_optimizer_state_dict(optimizer, state)
-        from torch.distributed.checkpoint.state_dict import set_optimizer_state_dict
-
-        from distrain.distributed.optimizer_state import is_named, to_named
-
-        if not is_named(state):  # saved by a replicating strategy
-            state = to_named(state, optimizer, self.model)
-        set_optimizer_state_dict(self.model, optimizer, state, options=self._options())
+    parameters = list(parameters)
+    total = get_total_norm([p.grad for p in parameters if p.grad is not None])
+    if isinstance(total, DTensor):
+        total = total.full_tensor()
+    clip_grads_with_norm_(parameters, max_norm, total)
+    return total
 
 
 def _reduce_scatter_for(device: torch.device) -> Any:

@@ -1,7 +1,7 @@
 """Local SGD: each worker steps on its own slice; parameters are averaged every ``sync_every`` steps.
 
 Between averages no gradient is all-reduced: a worker's gradient is the mean over its own samples
-(the strategy leaves the model unwrapped). The average weights each worker by the samples (or loss
+(``apply_ddp`` leaves the model unwrapped). The average weights each worker by the samples (or loss
 weight) it trained on since the last one, so uneven shares (``device_weights``) count each sample
 once, unlike an equal-weight average. Averages happen when the global step count is a multiple of
 ``sync_every`` and at the end of every epoch (so validation and checkpoints at an epoch's end see one
