@@ -189,16 +189,18 @@ def walked(tmp_path_factory) -> tuple[list[tuple[str, str]], list[tuple[str, str
 def test_a_run_walks_the_documented_path_entering_each_file_once(walked):
     """The files a run enters from ``cli.main`` to the loop's first ``_forward`` are the documented steps, in
     their order, each named with the function it enters first; the re-entries are no more than measured when
-    the launch became linear (22 files, 10 re-entries; 36 and 13 at 1c06247, before it, on this rule)."""
+    the launch became linear and the parallelisms functions (21 files, 8 re-entries; 36 and 13 at 1c06247, before
+    both, on this rule)."""
     steps, reentries = walked
     documented = [(file, function.rpartition(".")[2]) for file, function in documented_path()]
     assert documented == steps, "the path a run takes, as docs/concepts/architecture.md says"
-    assert len(steps) <= 22, steps
-    assert len(reentries) <= 10, reentries
+    assert len(steps) <= 21, steps
+    assert len(reentries) <= 8, reentries
 
 
-@pytest.mark.xfail(strict=True, reason="issue 43's target; the strategy's setters and build_strategy (step 1) and "
-                                       "assemble's loader/strategy wiring still re-enter files")
+@pytest.mark.xfail(strict=True, reason="issue 43's target, not met: 21 files and 8 re-entries (the CLI's two calls "
+                                       "into train.py, the stages' two into launch.py, each worker building from the "
+                                       "plan the parent resolved in plan.py, assemble.py and distributed/config.py)")
 def test_the_path_is_at_most_20_files_and_5_reentries(walked):
     steps, reentries = walked
     assert len(steps) <= 20 and len(reentries) <= 5, (steps, reentries)

@@ -84,6 +84,7 @@ def assemble(
     experiment = resolved.build()
     seed = resolved.random_seed
     set_seed(resolved.seeds())
+    initializer, regularizer = resolved.model_key("initializer"), resolved.model_key("regularizer")
     if prepared is None:
         prepared = prepare_data(data_plan_of(experiment, resolved.config, resolved.distributed), world)
     distributed = resolved.distributed or DistributedConfig(cuda_devices=[-1])
@@ -94,18 +95,16 @@ def assemble(
         accumulation = {"num_gradient_accumulation_steps": steps}
     with parallelism.strategy.model_init_context(parallelism.dims):  # FSDP: the meta device, then only its shards
         model = experiment.model.construct(vocab=prepared.vocab)
-        initializer = resolved.model_key("initializer")
         if initializer is not None:
             initializer.apply(model)
     train_loader = make_loader(prepared.train, experiment.dataset_reader, prepared.vocab,
                                experiment.data_loader, world, seed)
-    if parallelism.balancer is not None:
-        parallelism.balancer.use_loader(train_loader)  # the measured shares split its global batches
     validation_loader = None
     if prepared.validation is not None:
         validation_loader = make_loader(prepared.validation, experiment.validation_dataset_reader, prepared.vocab,
                                         experiment.validation_data_loader, world, seed)
-    regularizer = resolved.model_key("regularizer")
+    if parallelism.balancer is not None:
+        parallelism.balancer.use_loader(train_loader)  # the measured shares split its global batches
     trainer = experiment.trainer.construct(
         model=model, train_loader=train_loader, validation_loader=validation_loader,
         serialization_dir=Path(serialization_dir), world=world, parallelism=parallelism,
