@@ -10,7 +10,7 @@ import time
 import torch
 
 from distrain.training import random_state
-from distrain.training.checkpointing import Checkpointer, load_training_state, load_weights
+from distrain.training.checkpointing import CheckpointFolders, load_training_state, load_weights
 
 
 def _state(step: int, model: torch.nn.Module) -> dict:
@@ -25,7 +25,7 @@ def _state(step: int, model: torch.nn.Module) -> dict:
     }
 
 
-def _write_checkpoints_forever(checkpointer: Checkpointer, model: torch.nn.Module, first_step: int) -> None:
+def _write_checkpoints_forever(checkpointer: CheckpointFolders, model: torch.nn.Module, first_step: int) -> None:
     step = first_step
     while True:
         with torch.no_grad():
@@ -35,7 +35,7 @@ def _write_checkpoints_forever(checkpointer: Checkpointer, model: torch.nn.Modul
 
 
 def test_kill_during_checkpoint_writing_always_leaves_a_loadable_latest(tmp_path):
-    checkpointer = Checkpointer(tmp_path / "checkpoints", keep=2)
+    checkpointer = CheckpointFolders(tmp_path / "checkpoints", keep=2)
     model = torch.nn.Linear(128, 128)  # small enough that no op runs on a thread pool (fork-safe)
     with torch.no_grad():
         model.weight.fill_(0)
@@ -46,7 +46,7 @@ def test_kill_during_checkpoint_writing_always_leaves_a_loadable_latest(tmp_path
         latest = checkpointer.latest()
         first_step = load_training_state(latest)["step"] + 1 if latest else 0
         child = os.fork()
-        if child == 0:  # the writer: a real process using the real Checkpointer, killed below
+        if child == 0:  # the writer: a real process using the real CheckpointFolders, killed below
             try:
                 torch.set_num_threads(1)  # the parent's thread pool does not survive fork
                 _write_checkpoints_forever(checkpointer, model, first_step)

@@ -33,7 +33,7 @@ def test_training_on_two_workers_resolves_the_config_once(text_data, tmp_path):
 
 def test_the_trainer_names_no_checkpoint_format():
     source = (PACKAGE / "training" / "trainer.py").read_text()
-    for word in ("torch.distributed.checkpoint", "dcp", "sharded", '"full"', "safetensors", "Checkpointer"):
+    for word in ("torch.distributed.checkpoint", "dcp", "sharded", '"full"', "safetensors", "CheckpointFolders"):
         assert word not in source, word
 
 

@@ -48,7 +48,7 @@ class PreparedData:
 
 
 @dataclass
-class Split:
+class DataSplit:
     """One split of the data: where it is read from, by which reader, and the loader it will feed."""
 
     name: str
@@ -66,8 +66,8 @@ class Split:
 class DataPlan:
     """What reading the data needs from an experiment: its splits, vocabulary settings and cache key."""
 
-    train: Split
-    validation: Split
+    train: DataSplit
+    validation: DataSplit
     vocabulary: VocabularyConfig
     #: processes that read and count each split (the loader's ``num_workers``)
     read_workers: int = 0
@@ -76,14 +76,14 @@ class DataPlan:
     #: data-parallel workers a streamed split is shared by (when no world is given)
     dp_size: int = 1
     #: ``test_data_path``, read with the validation reader and loader
-    test: Split | None = None
+    test: DataSplit | None = None
     #: the splits whose tokens make the vocabulary (``datasets_for_vocab_creation``; None: every split, as AllenNLP)
     vocabulary_splits: tuple[str, ...] | None = None
     #: the archive a ``from_archive`` model comes from: its vocabulary is the one the data extends
     model_archive: str | None = None
 
     @property
-    def splits(self) -> tuple[Split, ...]:
+    def splits(self) -> tuple[DataSplit, ...]:
         return (self.train, self.validation) + ((self.test,) if self.test is not None else ())
 
 
@@ -158,7 +158,7 @@ def _is_streamed(split: Any) -> bool:
     return isinstance(split, StreamingSource)
 
 
-def _streaming_source_or(loaded: Any, split: Split, entry: Any) -> Any:
+def _streaming_source_or(loaded: Any, split: DataSplit, entry: Any) -> Any:
     """A lazy split is cached as its vocabulary and count only; rebuild its source from the meta."""
     counts = json.loads((entry / "meta.json").read_text()).get("streaming_counts", {})
     if split.name in counts:

@@ -15,7 +15,7 @@ from distrain.config.constraints import NonNegativeInt
 from distrain.config.errors import ConfigError, Problem
 from distrain.config.schema import Build, Node, resolve_object
 from distrain.data.loader import DataLoaderConfig
-from distrain.data.prepare import DataPlan, Split as DataSplit
+from distrain.data.prepare import DataPlan, DataSplit
 from distrain.data.reader import DatasetReader
 from distrain.data.vocabulary import VocabularyConfig
 from distrain.distributed.config import DistributedConfig
@@ -30,7 +30,7 @@ from distrain.training.trainer import Trainer
 logger = logging.getLogger(__name__)
 
 
-Split = Literal["train", "validation", "test"]
+SplitName = Literal["train", "validation", "test"]
 
 
 class Experiment:
@@ -58,7 +58,7 @@ class Experiment:
         dataset_cache: bool = True,
         test_data_path: str | None = None,
         evaluate_on_test: bool = False,
-        datasets_for_vocab_creation: list[Split] | None = None,
+        datasets_for_vocab_creation: list[SplitName] | None = None,
         random_seed: NonNegativeInt | None = None,
         numpy_seed: NonNegativeInt | None = None,
         pytorch_seed: NonNegativeInt | None = None,

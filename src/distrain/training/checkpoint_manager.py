@@ -11,7 +11,7 @@ until the interpreter exits); everything else is decided here:
   write what it holds into ``sharded/`` with ``torch.distributed.checkpoint``
   (:mod:`distrain.training.sharded_checkpoint`), nothing gathered. Restoring reads whichever format
   the checkpoint has, into whatever layout this run has.
-- **the folders** (:class:`~distrain.training.checkpointing.Checkpointer`): written under a temporary name
+- **the folders** (:class:`~distrain.training.checkpointing.CheckpointFolders`): written under a temporary name
   and renamed, pruned to the ``keep`` newest plus the best.
 - **what a resumed run needs** (:mod:`distrain.training.recovery`): the data position, every named part,
   and each worker's own random streams and sums, with checks that the checkpoint fits this run.
@@ -35,7 +35,7 @@ from distrain.modules.adapter import base_digest
 from distrain.training import history
 from distrain.training.disk import writing
 from distrain.training.checkpointing import (
-    CheckpointError, Checkpointer, load_state_file, load_training_state, trained_state,
+    CheckpointError, CheckpointFolders, load_state_file, load_training_state, trained_state,
 )
 from distrain.training.recovery import EpochProgress, RankParts, fits_problem, order_fingerprint, vocabulary_fingerprint
 from distrain.training.sharded_checkpoint import is_sharded, load_sharded, save_sharded
@@ -70,7 +70,7 @@ class CheckpointManager:
         every_num_batches: int | None = None,
         every_num_seconds: float | None = None,
     ) -> None:
-        self.folders = Checkpointer(directory, keep)
+        self.folders = CheckpointFolders(directory, keep)
         self.world = world
         self.parallel = parallel
         self.model = model
@@ -133,7 +133,7 @@ class CheckpointManager:
     def _save_sharded(self, position: EpochProgress, state: dict[str, Any], is_best: bool) -> Path | None:
         temporary = self.folders.start(position.epoch, position.batches) if self.world.is_primary else None
         temporary = Path(broadcast_object(str(temporary) if temporary else None))
-        with writing(self.directory / Checkpointer.name(position.epoch, position.batches), names_what_failed=True):
+        with writing(self.directory / CheckpointFolders.name(position.epoch, position.batches), names_what_failed=True):
             save_sharded(self.model, self.optimizer, temporary)  # a full disk fails every rank's save alike
         barrier()  # every worker's shard is on disk before rank 0 renames the folder into place
         if not self.world.is_primary:

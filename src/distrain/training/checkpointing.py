@@ -125,7 +125,11 @@ def load_training_state(checkpoint: Path) -> dict[str, Any]:
     return state
 
 
-class Checkpointer:
+class CheckpointFolders:
+    """The checkpoint folders of a run: named by position, written under a temporary name and renamed whole,
+    the ``keep`` newest (and the best) kept. ``trainer.checkpointer`` in a config is the retention policy,
+    not this."""
+
     def __init__(self, directory: Path, keep: int = 2) -> None:
         self.directory = Path(directory)
         self.keep = keep

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from distrain.training.checkpointing import CHECKPOINTS_FOLDER, Checkpointer, CheckpointError
+from distrain.training.checkpointing import CHECKPOINTS_FOLDER, CheckpointFolders, CheckpointError
 
 #: config key paths (and everything under them) that a resumed run may change
 HARMLESS = (
@@ -103,7 +103,7 @@ def check_recoverable(serialization_dir: Path, config: dict[str, Any], workers: 
     saved_config = serialization_dir / "config.json"
     if not saved_config.is_file():
         raise CheckpointError(f"--recover: {serialization_dir} holds no previous run (no config.json)")
-    latest = Checkpointer(serialization_dir / CHECKPOINTS_FOLDER).latest()
+    latest = CheckpointFolders(serialization_dir / CHECKPOINTS_FOLDER).latest()
     if latest is None:
         return None
     meta = read_checkpoint_meta(latest)
