@@ -38,6 +38,8 @@ from soak_clients import (Target, Tally, burst, classify, complete, malformed, s
 KEY = "soak-" + os.urandom(8).hex()
 MAX_QUEUE = 16
 MAX_BYTES = 65536
+#: seconds a client keeps an idle connection: under the server's keep-alive (uvicorn's 5 s), see soak()
+KEEPALIVE_S = 2.0
 RSS_GROWTH_MB = 50
 P99_RATIO = 1.5
 
@@ -191,7 +193,9 @@ async def soak(servers: list[Server], seconds: float, window_s: float, clients: 
     targets = {server.name: Target(server.url, auth()) for server in servers}
     started = time.monotonic()
     stop = started + seconds
-    limits = httpx.Limits(max_connections=400, max_keepalive_connections=50)
+    # idle connections retire after 2 s, before the server's keep-alive (uvicorn's 5 s) closes them: reusing one
+    # at the instant the server closes it reads as a reset that no server could avoid
+    limits = httpx.Limits(max_connections=400, max_keepalive_connections=50, keepalive_expiry=KEEPALIVE_S)
     async with httpx.AsyncClient(timeout=60, limits=limits) as client:
         await asyncio.gather(
             watch(servers, tally, started, stop, window_s), hostile(client, targets, tally, stop, window_s),
@@ -206,7 +210,8 @@ async def sigterm_in_flight(servers: list[Server]) -> tuple[int, int, int]:
     """Requests in flight on both servers, then SIGTERM to each: (answered 200, sent, unanswered at the signal)."""
     tally = Tally()
     targets = {server.name: Target(server.url, auth()) for server in servers}
-    async with httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=100)) as client:
+    async with httpx.AsyncClient(timeout=120, limits=httpx.Limits(max_connections=100,
+                                                                  keepalive_expiry=KEEPALIVE_S)) as client:
         requests = [classify(client, targets["classifier"], tally, k, "drain") for k in range(16)]
         requests += [stream(client, targets["language_model"], tally, k, drop=False) for k in range(8)]
         tasks = [asyncio.create_task(request) for request in requests]
