@@ -87,9 +87,17 @@ def test_the_good_config_passes_both(validator, tmp_path):
 
 
 @pytest.mark.parametrize("what,key,value,path", BAD, ids=[case[0] for case in BAD])
-def test_a_bad_config_is_rejected_by_the_schema_and_by_check(validator, tmp_path, capsys, what, key, value, path):
+def test_a_bad_config_is_rejected_by_the_schema_and_by_check(validator, tmp_path, capsys, monkeypatch, what, key,
+                                                            value, path):
+    import os
+    import tempfile
+
     from distrain.cli import main
 
+    # main() sends the process's temporary files to a job folder of its own (runtime/scratch.py), removed at
+    # exit: in this pytest process that would leak into every later test (and the commands they start)
+    monkeypatch.setattr(tempfile, "tempdir", tempfile.tempdir)
+    monkeypatch.setenv("TMPDIR", os.environ.get("TMPDIR", tempfile.gettempdir()))
     config = changed(GOOD, key, value)
     assert list(validator.iter_errors(config)), f"the schema accepts {what}"
     file = write_config(tmp_path / "bad.json", config)
