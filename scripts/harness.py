@@ -225,11 +225,8 @@ def train_loader(config: dict, prepared, world=None, seed: int = 0):
     """The loader a worker of ``world`` (default: the only one) iterates over the prepared training split:
     a global-batch loader, or a streaming one for a ``lazy`` data loader (distrain's own choice)."""
     from distrain import World
-    from distrain.experiment.assemble import make_loader
-
     experiment = resolve(config).build()
-    return make_loader(prepared.train, experiment.dataset_reader, prepared.vocab, experiment.data_loader,
-                       world or World(), seed)
+    return prepared.loader("train", experiment.dataset_reader, experiment.data_loader, world or World(), seed)
 
 
 def build_model(config: dict, vocab):

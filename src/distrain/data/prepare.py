@@ -25,9 +25,9 @@ from distrain.data.cache import DatasetCache, cache_root, fingerprint
 from distrain.data.dataset import IndexedDataset
 from distrain.data.dataset_writer import IndexedDatasetWriter
 from distrain.data.fields import Field
-from distrain.data.loader import DataLoaderConfig
+from distrain.data.loader import DataLoader, DataLoaderConfig
 from distrain.data.reader import DataError, DatasetReader, ReaderShard
-from distrain.data.streaming import StreamingSource
+from distrain.data.streaming import StreamingLoader, StreamingSource
 from distrain.data.vocabulary import UnknownLabel, Vocabulary, VocabularyConfig
 from distrain.data.vocabulary_files import base_vocabulary, fixed_vocabulary, vocabulary_files
 from distrain.distributed.collectives import broadcast_object
@@ -45,6 +45,14 @@ class PreparedData:
     train: Any
     validation: Any | None
     test: Any | None = None
+
+    def loader(self, split: str, reader: DatasetReader, config: DataLoaderConfig, world: World, seed: int) -> Any:
+        """A worker's loader over one split (``"train"``, ``"validation"``, ``"test"``): a global-batch loader
+        over an indexed split, or a streaming loader over a lazy one."""
+        data = getattr(self, split)
+        if isinstance(data, StreamingSource):
+            return StreamingLoader(data, reader, self.vocab, config, world, seed)
+        return DataLoader(data, config, world, seed)
 
 
 @dataclass

@@ -15,9 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from distrain.data.loader import DataLoader
-from distrain.data.reader import DatasetReader
-from distrain.data.streaming import StreamingLoader, StreamingSource
 from distrain.distributed.config import DistributedConfig, build_parallelism
 from distrain.distributed.parallel_model import ParallelModel
 from distrain.distributed.strategy import ParallelStrategy
@@ -70,13 +67,6 @@ def set_seed(seed: int | Seeds) -> None:
     torch.manual_seed(seeds.torch)
 
 
-def make_loader(split: Any, reader: DatasetReader, vocab: Any, config: Any, world: World, seed: int):
-    """A global-batch loader over an indexed split, or a streaming loader over a lazy one."""
-    if isinstance(split, StreamingSource):
-        return StreamingLoader(split, reader, vocab, config, world, seed)
-    return DataLoader(split, config, world, seed)
-
-
 def assemble(
     world: World, resolved: ResolvedExperiment, serialization_dir: str | Path, prepared: PreparedData | None = None
 ) -> Assembly:
@@ -93,16 +83,13 @@ def assemble(
     if experiment.data_loader.global_batch_size is not None:  # each worker's batch follows from the world
         experiment.data_loader, steps = experiment.data_loader.for_world(world.dp_size, world.weights, world.size)
         accumulation = {"num_gradient_accumulation_steps": steps}
+    train_loader = prepared.loader("train", experiment.dataset_reader, experiment.data_loader, world, seed)
+    validation_loader = None if prepared.validation is None else prepared.loader(
+        "validation", experiment.validation_dataset_reader, experiment.validation_data_loader, world, seed)
     with parallelism.strategy.model_init_context(parallelism.dims):  # FSDP: the meta device, then only its shards
         model = experiment.model.construct(vocab=prepared.vocab)
         if initializer is not None:
             initializer.apply(model)
-    train_loader = make_loader(prepared.train, experiment.dataset_reader, prepared.vocab,
-                               experiment.data_loader, world, seed)
-    validation_loader = None
-    if prepared.validation is not None:
-        validation_loader = make_loader(prepared.validation, experiment.validation_dataset_reader, prepared.vocab,
-                                        experiment.validation_data_loader, world, seed)
     if parallelism.balancer is not None:
         parallelism.balancer.use_loader(train_loader)  # the measured shares split its global batches
     trainer = experiment.trainer.construct(
@@ -130,8 +117,8 @@ def test_metrics(assembly: Assembly, world: World, seed: int) -> dict[str, Any]:
     """AllenNLP's ``evaluate_on_test``: the trained (best) model on ``test_data_path``, as ``test_<metric>``;
     every worker takes part, each instance counted once."""
     experiment = assembly.experiment
-    loader = make_loader(assembly.prepared.test, experiment.validation_dataset_reader, assembly.prepared.vocab,
-                         experiment.validation_data_loader, world, seed)
+    loader = assembly.prepared.loader("test", experiment.validation_dataset_reader, experiment.validation_data_loader,
+                                      world, seed)
     return {f"test_{name}": value for name, value in assembly.trainer.evaluate(loader).items()}
 
 

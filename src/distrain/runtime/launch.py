@@ -21,13 +21,13 @@ from typing import Any, Callable, Iterator
 
 from distrain.config.errors import ConfigError
 from distrain.distributed.collectives import all_gather_object, broadcast_object
-from distrain.distributed.config import DistributedConfig, make_world
+from distrain.distributed.config import DistributedConfig
 from distrain.distributed.world import SINGLE, World
 from distrain.errors import BadInput, RunFailed
 from distrain.runtime import watchdog
 from distrain.runtime.environments import detect
 from distrain.runtime.spawn import forwarding_stop_signals, live_threads, spawn
-from distrain.runtime.worker_process import configure_worker_logging, init_worker, shutdown_worker
+from distrain.runtime.worker_process import configure_worker_logging, join_job, shutdown_worker
 from distrain.training import history
 from distrain.training.disk import OutputNotWritable, write_text_atomically
 from distrain.training.preemption import Preempted
@@ -279,11 +279,5 @@ def _join_launched(distributed: DistributedConfig | None, launched) -> World:
         import torch
 
         device_id = launched.local_rank if torch.cuda.is_available() else -1
-    world = make_world(launched.rank, launched.world_size, launched.local_rank, launched.local_world_size,
-                       device_id, distributed)
-    backend = (distributed.backend if distributed and distributed.backend else None) or (
-        "nccl" if device_id >= 0 else "gloo"
-    )
-    timeout = distributed.timeout if distributed else 1800.0
-    init_worker(world, backend, f"tcp://{launched.master_addr}:{launched.master_port}", timeout, serialization_dir=None)
-    return world
+    return join_job(launched.rank, launched.world_size, launched.local_rank, launched.local_world_size, device_id,
+                    distributed, f"tcp://{launched.master_addr}:{launched.master_port}")

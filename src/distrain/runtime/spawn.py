@@ -16,12 +16,11 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from distrain.distributed.config import DistributedConfig, make_world
+from distrain.distributed.config import DistributedConfig
 from distrain.errors import DistrainError, RunFailed, UsageError
 from distrain.plugins import import_plugins
-from distrain.runtime import watchdog
 from distrain.runtime.watchdog import hang_message
-from distrain.runtime.worker_process import HOSTED_STORE, free_port, init_worker, shutdown_worker
+from distrain.runtime.worker_process import HOSTED_STORE, free_port, join_job, shutdown_worker
 from distrain.runtime.worker_server import use_worker_server
 from distrain.training.preemption import STOP_SIGNALS
 
@@ -131,11 +130,8 @@ def _spawned_entry(local_rank: int, worker, args, distributed: DistributedConfig
     rank = distributed.node_rank * per_node + local_rank
     try:
         import_plugins(list(include_packages))  # registered components (strategies too) exist before anything is built
-        world = make_world(rank, distributed.world_size, local_rank, per_node, distributed.cuda_devices[local_rank],
-                           distributed)
-        init_worker(world, distributed.default_backend(), init_method, distributed.timeout, serialization_dir)
-        log = serialization_dir / f"out_worker{rank}.log" if serialization_dir is not None else None
-        watchdog.start(rank, distributed.timeout, log, hang_reports)
+        world = join_job(rank, per_node * distributed.num_nodes, local_rank, per_node,
+                         distributed.cuda_devices[local_rank], distributed, init_method, serialization_dir, hang_reports)
         worker(world, *args)
     except DistrainError as error:
         # reported in one line by the parent; the first worker to fail is the one reported

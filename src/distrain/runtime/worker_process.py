@@ -10,6 +10,7 @@ import socket
 from pathlib import Path
 from typing import Any, Callable
 
+from distrain.distributed.config import DistributedConfig, make_world
 from distrain.distributed.world import World
 from distrain.runtime import watchdog
 from distrain.runtime.watchdog import GRACE
@@ -33,6 +34,23 @@ def cpu_threads_per_worker(local_workers: int) -> int:
     except AttributeError:
         cores = os.cpu_count() or 1
     return max(1, cores // max(1, local_workers))
+
+
+def join_job(rank: int, size: int, local_rank: int, local_size: int, device_id: int,
+             distributed: DistributedConfig | None, init_method: str, serialization_dir: Path | None = None,
+             hang_reports: str | None = None) -> World:
+    """This process's :class:`World` (its data-parallel place from the ``distributed`` block's degrees), joined
+    to the job's process group (see :func:`init_worker`). A spawned worker (``hang_reports``: where its parent
+    collects hang reports) is watched for hangs from here on; a torchrun/srun rank once its output folder is
+    set up (:func:`~distrain.runtime.launch.set_up_output`)."""
+    world = make_world(rank, size, local_rank, local_size, device_id, distributed)
+    backend = (distributed.backend if distributed is not None else None) or ("nccl" if device_id >= 0 else "gloo")
+    timeout = distributed.timeout if distributed is not None else 1800.0
+    init_worker(world, backend, init_method, timeout, serialization_dir)
+    if hang_reports is not None:
+        log = serialization_dir / f"out_worker{rank}.log" if serialization_dir is not None else None
+        watchdog.start(rank, timeout, log, hang_reports)
+    return world
 
 
 def init_worker(world: World, backend: str, init_method: str, timeout: float, serialization_dir: Path | None) -> None:
