@@ -115,10 +115,14 @@ def fail_interrupted_trials(study) -> list[int]:
         except (RuntimeError, ValueError):  # another process finished it first
             continue
         failed.append(trial.number)
-    before = {t.number for t in running_trials(study)}
-    optuna.storages.fail_stale_trials(study)  # trials of other machines, by their missed heartbeats
-    after = {t.number for t in running_trials(study)}
-    return failed + sorted(before - after)
+    # trials of other machines, by their missed heartbeats. Only other processes' trials are looked at, and only
+    # those failed in between: one of this process's threads may finish its own trial meanwhile (its record,
+    # written by that thread, is not an interrupted one)
+    mine = owner_tag()
+    before = {t.number for t in running_trials(study) if t.user_attrs.get(OWNER_ATTR) != mine}
+    optuna.storages.fail_stale_trials(study)
+    stale = [t.number for t in study.get_trials(deepcopy=False, states=(TrialState.FAIL,)) if t.number in before]
+    return failed + sorted(stale)
 
 
 def _alive(pid: int) -> bool:
