@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_config
-from distributed_support import MARKER, assert_nothing_left, cli_environment, start, unequal_weights
-from distributed_support import max_weight_difference
-from transformer_fixtures import write_corpus, write_tiny_llama
+from support.cli import run_cli
+from support.configs import write_config
+from support.distributed import MARKER, assert_nothing_left, cli_environment, start, unequal_weights
+from support.distributed import max_weight_difference
+from support.transformer_fixtures import write_corpus, write_tiny_llama
 
 GLOBAL_BATCH = 8
 PLUGINS = ("--include-package", "step_losses", "--include-package", "recovery_plugins")

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, sentiment_records, write_config, write_jsonl
-from transformer_fixtures import write_tiny_bert
+from support.cli import run_cli
+from support.configs import write_config
+from support.data import sentiment_records, write_jsonl
+from support.transformer_fixtures import write_tiny_bert
 
 
 def write_pretrained_bert(folder: Path, seed: int = 0) -> Path:

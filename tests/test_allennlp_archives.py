@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import run_cli
+from support.cli import run_cli
 
 TESTS = Path(__file__).resolve().parent
 GOLDEN = TESTS / "allennlp_golden"
@@ -115,7 +115,7 @@ def test_distrain_evaluate_on_an_allennlp_archive_gives_allennlps_metrics(case, 
 def test_distrain_serve_answers_with_an_allennlp_archives_probabilities(tmp_path):
     import httpx
 
-    from serving_support import ServerProcess
+    from support.serving import ServerProcess
 
     case = "basic_classifier_seq2seq"
     golden = json.loads((GOLDEN / case / "outputs.json").read_text())

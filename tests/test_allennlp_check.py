@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from conftest import run_cli, text_config, write_config
+from support.cli import run_cli
+from support.configs import text_config, write_config
 
 HUGGINGFACE_TEXT = {"type": "huggingface", "fields": {"text": {"column": "text"},
                                                       "label": {"column": "label", "kind": "label"}}}

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from allennlp_support import CONFIGS, FILLER, NEGATIVE, POSITIVE, check_and_train_an_epoch, sentences
-from conftest import run_cli
-from distributed_support import final_metrics, max_weight_difference
+from support.allennlp import CONFIGS, FILLER, NEGATIVE, POSITIVE, check_and_train_an_epoch, sentences
+from support.cli import run_cli
+from support.distributed import final_metrics, max_weight_difference
 from distrain.config.loading import load_config
 
 def write_json(path: Path, config: dict) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from support.cli import run_cli
 
 TESTS = Path(__file__).resolve().parent
 REPOSITORY = TESTS / "allennlp_fixtures" / "allennlp"

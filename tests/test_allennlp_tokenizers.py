@@ -12,7 +12,9 @@ import sys
 
 import pytest
 
-from conftest import ROOT, cli_environment, run_cli, text_config, write_config
+from support.cli import cli_environment, run_cli
+from support.configs import text_config, write_config
+from support.paths import ROOT
 from distrain.config.errors import ConfigError
 from distrain.data.fields import TokenIdsField
 from distrain.data.tokenizer import Tokenizer

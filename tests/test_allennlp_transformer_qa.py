@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
-from squad_support import squad_questions, write_squad
+from support.cli import run_cli
+from support.squad import squad_questions, write_squad
 from distrain.config.loading import load_config
 
 CONFIGS = Path(__file__).resolve().parent / "allennlp_configs"

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, sentiment_records, write_config, write_jsonl
-from transformer_fixtures import write_corpus, write_tiny_bert, write_tiny_llama
+from support.cli import run_cli
+from support.configs import write_config
+from support.data import sentiment_records, write_jsonl
+from support.transformer_fixtures import write_corpus, write_tiny_bert, write_tiny_llama
 
 PROMPTS = ["the cat", "a dog ran to the", "she saw"]
 

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import run_cli, sentiment_records, text_config, write_config, write_jsonl
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.data import sentiment_records, write_jsonl
 
 from distrain import load_archive
 from distrain.experiment.archive import ArchiveError

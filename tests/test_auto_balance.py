@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_config
-from distributed_support import cli_environment, max_weight_difference, start
+from support.cli import run_cli
+from support.configs import write_config
+from support.distributed import cli_environment, max_weight_difference, start
 from distrain.distributed.balance import next_shares, proportional_shares
 from test_sync_modes import PLUGINS, base_config
 

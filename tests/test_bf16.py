@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import run_cli, write_config
-from distributed_support import archived_weights, final_metrics
+from support.cli import run_cli
+from support.configs import write_config
+from support.distributed import archived_weights, final_metrics
 from distrain.data.vocabulary import Vocabulary
 from distrain.models.causal_language_model import CausalLanguageModel
-from transformer_fixtures import write_corpus
+from support.transformer_fixtures import write_corpus
 
 LLAMA = {"model_type": "llama", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
          "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 64, "vocab_size": 97,

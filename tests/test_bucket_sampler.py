@@ -8,12 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from conftest import run_cli, text_config, write_config
+from support.cli import run_cli
+from support.configs import text_config, write_config
 from distrain.data.batch_samplers.bucket import BucketBatchSampler
 from distrain.data.dataset import IndexedDataset, RaggedColumn
 from distrain.data.loader import DataLoader, DataLoaderConfig
 from distrain.distributed.world import World
-from distributed_support import final_metrics, max_weight_difference
+from support.distributed import final_metrics, max_weight_difference
 
 LENGTHS = np.random.default_rng(7).integers(1, 40, size=50)
 

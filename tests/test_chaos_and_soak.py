@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from conftest import ROOT
+from support.paths import ROOT
 
 
 def script(name: str, *arguments: str, timeout: float) -> subprocess.CompletedProcess:

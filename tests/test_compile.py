@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, cli_environment, run_cli, write_jsonl
+from support.cli import cli_environment, run_cli
+from support.data import write_jsonl
+from support.paths import ROOT
 
 EXAMPLES = {
     # the digits example as shipped, shortened to 2 epochs

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_config
-from transformer_fixtures import write_corpus, write_tiny_bert
+from support.cli import run_cli
+from support.configs import write_config
+from support.transformer_fixtures import write_corpus, write_tiny_bert
 
 #: (config path, bad value, the line expected in stderr: "KEY.PATH: message"); the config goes through
 #: jsonnet, which writes 1.0 as 1

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import run_cli, text_config, write_config
+from support.cli import run_cli
+from support.configs import text_config, write_config
 
 
 def check(config_path: Path, *extra: str):

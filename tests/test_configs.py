@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_cli
+from support.cli import run_cli
+from support.paths import ROOT
 
 #: ``NAME_search.jsonnet`` is a search space for ``distrain tune`` over ``NAME.jsonnet``
 SEARCH_SPACES = sorted((ROOT / "configs").glob("*_search.jsonnet"))

@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PLUGINS, ROOT, run_cli, write_config, write_jsonl
+from support.cli import run_cli
+from support.configs import write_config
+from support.data import write_jsonl
+from support.paths import PLUGINS, ROOT
 
 from distrain import DataError, DatasetReader
 from distrain import ReaderShard

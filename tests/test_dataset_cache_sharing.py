@@ -14,8 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import PLUGINS, ROOT, run_cli, sentiment_records, text_config, write_config, write_jsonl
-from distributed_support import archived_weights
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.data import sentiment_records, write_jsonl
+from support.distributed import archived_weights
+from support.paths import PLUGINS, ROOT
 
 
 def test_streamed_build_writes_the_same_bytes_as_the_in_memory_build(tmp_path):

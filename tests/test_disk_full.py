@@ -11,7 +11,9 @@ import sys
 
 import torch
 
-from conftest import PLUGINS, ROOT, run_cli, text_config, write_config
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.paths import PLUGINS, ROOT
 from safetensors.torch import load_file
 
 FINAL = "checkpoints/epoch_0002_batch_00000000/model.safetensors"

@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_cli, write_config, write_jsonl
-from distributed_support import final_metrics, max_weight_difference
+from support.cli import run_cli
+from support.configs import write_config
+from support.data import write_jsonl
+from support.distributed import final_metrics, max_weight_difference
+from support.paths import ROOT
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest import text_config, write_config
-from distributed_support import assert_nothing_left, cli_environment, start
+from support.configs import text_config, write_config
+from support.distributed import assert_nothing_left, cli_environment, start
 
 TWO_CPU_WORKERS = {"cuda_devices": [-1, -1]}
 

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, sentiment_records, text_config, write_config, write_jsonl
-from distributed_support import (
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.data import sentiment_records, write_jsonl
+from support.distributed import (
     assert_nothing_left, cli_environment, final_metrics, max_weight_difference, retry_if_port_taken, start, wait_for,
 )
 

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, sentiment_records, text_config, write_config, write_jsonl
-from distributed_support import MARKER, assert_nothing_left, final_metrics, max_weight_difference
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.data import sentiment_records, write_jsonl
+from support.distributed import MARKER, assert_nothing_left, final_metrics, max_weight_difference
 
 TWO_CPU_WORKERS = {"cuda_devices": [-1, -1]}
 NO_HANG_SECONDS = 120

@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ROOT, run_cli
-from docs_support import tutorial_pages
+from support.cli import run_cli
+from support.docs import tutorial_pages
+from support.paths import ROOT
 
 CHROMIUM = Path("/usr/bin/chromium")
 BUILD = [sys.executable, "-m", "mkdocs", "build", "--strict"]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_support import ROOT, code_blocks, config_blocks, logical_lines, make_checkout
+from support.docs import ROOT, code_blocks, config_blocks, logical_lines, make_checkout
 
 BLOCKS = config_blocks()
 SNIPPET = re.compile(r'^--8<-- "([^"]+)"\s*$')

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from docs_support import DOCS, code_blocks, make_checkout, run_tutorial, tutorial_pages
+from support.docs import DOCS, code_blocks, make_checkout, run_tutorial, tutorial_pages
 
 TUTORIALS = tutorial_pages()
 

@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_cli, sentiment_records, write_config, write_jsonl
+from support.cli import run_cli
+from support.configs import write_config
+from support.data import sentiment_records, write_jsonl
+from support.paths import ROOT
 
 PLUGIN = ("--include-package", "observe_probe")
 

@@ -12,8 +12,10 @@ import uuid
 
 import pytest
 
-from conftest import run_cli, sentiment_records, text_config, write_config, write_jsonl
-from distributed_support import (cli_environment, final_metrics, free_port, kill_job, max_weight_difference, start,
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.data import sentiment_records, write_jsonl
+from support.distributed import (cli_environment, final_metrics, free_port, kill_job, max_weight_difference, start,
                                  wait_for)
 
 PLUGIN = ("--include-package", "recovery_plugins", "--include-package", "elastic_plugins")

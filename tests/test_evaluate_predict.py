@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from conftest import run_cli
+from support.cli import run_cli
 
 TWO_WORKERS = json.dumps({"distributed": {"cuda_devices": [-1, -1]}})
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from conftest import ROOT, run_cli
+from support.cli import run_cli
+from support.paths import ROOT
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, sentiment_records, write_jsonl
-from transformer_fixtures import write_tiny_bert, write_tiny_llama
+from support.cli import run_cli
+from support.data import sentiment_records, write_jsonl
+from support.transformer_fixtures import write_tiny_bert, write_tiny_llama
 
 LABELS = ["pos", "neg"]
 IDS = [[2, 7, 9, 11, 30, 41, 6, 3], [2, 12, 33, 8, 8, 40, 5, 3]]  # [CLS] ... [SEP] of the tiny vocabulary

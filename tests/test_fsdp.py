@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, sentiment_records, write_config, write_jsonl
-from distributed_support import final_metrics, max_weight_difference
-from transformer_fixtures import write_corpus, write_tiny_bert
+from support.cli import run_cli
+from support.configs import write_config
+from support.data import sentiment_records, write_jsonl
+from support.distributed import final_metrics, max_weight_difference
+from support.transformer_fixtures import write_corpus, write_tiny_bert
 
 #: small enough that the whole set of runs takes seconds: hidden 16, 2 layers
 TINY = {"hidden_size": 16, "intermediate_size": 32, "num_attention_heads": 2}
@@ -317,8 +319,8 @@ def test_kill_9_under_fsdp_then_recover_is_bitwise_equal(fsdp_runs, tmp_path):
 
     import torch
 
-    from conftest import cli_environment
-    from distributed_support import archived_weights
+    from support.cli import cli_environment
+    from support.distributed import archived_weights
 
     config = fsdp_runs["root"] / "mlm_fsdp_sharded.json"
     killed = tmp_path / "killed"
@@ -365,7 +367,7 @@ def test_sharded_ranks_fix_the_mmap_threshold_unless_the_user_set_it():
     import subprocess
     import sys
 
-    from conftest import cli_environment
+    from support.cli import cli_environment
 
     code = "from distrain.compat.host_memory import fix_mmap_threshold; print(fix_mmap_threshold())"
     environment = {k: v for k, v in cli_environment().items() if k != "MALLOC_MMAP_THRESHOLD_"}
@@ -383,7 +385,7 @@ def test_auto_picks_the_fused_kernel_for_dtensor_shards_and_steps_them_like_plai
     import subprocess
     import sys
 
-    from conftest import cli_environment
+    from support.cli import cli_environment
     from distrain.runtime.worker_process import free_port
 
     code = """

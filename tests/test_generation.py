@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import run_cli, write_jsonl
-from serving_support import LLAMA, TOKENIZER
+from support.cli import run_cli
+from support.data import write_jsonl
+from support.serving import LLAMA, TOKENIZER
 
 PROMPTS = ["the cat", "a dog ran to the", "sat", "the big red", "on a mat"]
 

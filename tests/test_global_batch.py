@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from conftest import ROOT, run_cli
-from distributed_support import final_metrics, max_weight_difference
+from support.cli import run_cli
+from support.distributed import final_metrics, max_weight_difference
+from support.paths import ROOT
 from distrain.data.sampler import GlobalBatchSampler
 from distrain.distributed.global_batch import GlobalBatchError, split_global_batch
 from distrain.training.checkpointing import CheckpointError

@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from conftest import cli_environment, run_cli, write_jsonl
+from support.cli import cli_environment, run_cli
+from support.data import write_jsonl
 
 LENGTH, WIDTH, BATCH, STEPS = 64, 128, 32, 20
 

@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from conftest import run_cli, text_config, write_config
+from support.cli import run_cli
+from support.configs import text_config, write_config
 from distrain.compat import import_gc
 
 

@@ -11,7 +11,7 @@ import ast
 from collections import defaultdict
 from pathlib import Path
 
-from conftest import ROOT
+from support.paths import ROOT
 
 PACKAGE = ROOT / "src" / "distrain"
 

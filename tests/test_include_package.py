@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, text_config, write_config
+from support.configs import text_config, write_config
+from support.paths import ROOT
 
 
 def environment() -> dict:

@@ -17,8 +17,10 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from conftest import run_cli, sentiment_records, text_config, write_config, write_jsonl
-from distributed_support import (
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.data import sentiment_records, write_jsonl
+from support.distributed import (
     MARKER, archived_weights, assert_nothing_left, cli_environment, kill_job, start, tagged_processes,
 )
 

@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, cli_environment, run_cli, sentiment_records, text_config, write_config, write_jsonl
+from support.cli import cli_environment, run_cli
+from support.configs import text_config, write_config
+from support.data import sentiment_records, write_jsonl
+from support.paths import ROOT
 
 PACKAGE = ROOT / "src" / "distrain"
 

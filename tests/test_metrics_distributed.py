@@ -12,8 +12,8 @@ from scipy import stats
 from seqeval.metrics.sequence_labeling import precision_recall_fscore_support as span_scores
 from sklearn import metrics as sk
 
-from metric_cases import CASES, CLASS_NAMES, build_metric, compute_all
-from rank_runner import run_on_ranks
+from support.metric_cases import CASES, CLASS_NAMES, build_metric, compute_all
+from support.rank_runner import run_on_ranks
 
 TOLERANCE = 1e-6
 WORLD_SIZES = (1, 2, 3)
@@ -139,7 +139,7 @@ def sequence_accuracy(data):
 
 def squad_official(data):
     """The official SQuAD v1.1 evaluation (tests/squad_support.py), as fractions."""
-    from squad_support import official_evaluate
+    from support.squad import official_evaluate
 
     gold = {str(i): answers for i, answers in enumerate(data["gold_answers"])}
     result = official_evaluate(gold, {str(i): text for i, text in enumerate(data["predictions"])})

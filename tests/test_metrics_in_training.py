@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from conftest import run_cli, sentiment_records, text_config, write_config, write_jsonl
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.data import sentiment_records, write_jsonl
 
 METRICS = {
     "accuracy": {"type": "categorical_accuracy"},

@@ -11,15 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_config
-from distributed_support import final_metrics, max_weight_difference
+from support.cli import run_cli
+from support.configs import write_config
+from support.distributed import final_metrics, max_weight_difference
 from test_fsdp import GLOBAL_BATCH, PLUGIN, classifier_config, mlm_config
 from test_run_reports import digits_records
 
 
 def mlp_config(root: Path) -> dict:
     """A feed-forward classifier on 60 tiny digits (the last global batch holds 4)."""
-    from conftest import write_jsonl
+    from support.data import write_jsonl
 
     return {
         "dataset_reader": {"type": "feature_classification_json"},

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from allennlp_support import CONFIGS, check_and_train_an_epoch
-from conftest import run_cli
+from support.allennlp import CONFIGS, check_and_train_an_epoch
+from support.cli import run_cli
 from distrain.config.loading import load_config
 from distrain.data.readers.snli import SnliReader
 from distrain.data.tokenizers.pretrained_transformer import PretrainedTransformerTokenizer

@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import PLUGINS, ROOT, run_cli, sentiment_records, text_config, write_config, write_jsonl
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.data import sentiment_records, write_jsonl
+from support.paths import PLUGINS, ROOT
 from safetensors.torch import load_file
 
 PLUGIN = ("--include-package", "recovery_plugins")

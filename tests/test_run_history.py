@@ -19,7 +19,9 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from conftest import ROOT, run_cli, text_config, write_config
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.paths import ROOT
 from test_recovery import start_training
 
 PLUGIN = ("--include-package", "recovery_plugins")
@@ -32,7 +34,7 @@ def events(run: Path) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def config(tmp_path_factory) -> Path:
-    from conftest import sentiment_records, write_jsonl
+    from support.data import sentiment_records, write_jsonl
 
     folder = tmp_path_factory.mktemp("history")
     data = {"train": write_jsonl(folder / "train.jsonl", sentiment_records(120, seed=1)),

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_config, write_jsonl
+from support.cli import run_cli
+from support.configs import write_config
+from support.data import write_jsonl
 from test_recovery import PLUGIN as RECOVERY_PLUGIN, start_training
 
 

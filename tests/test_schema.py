@@ -9,7 +9,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import ROOT, run_cli, write_config
+from support.cli import run_cli
+from support.configs import write_config
+from support.paths import ROOT
 
 
 @pytest.fixture(scope="module")

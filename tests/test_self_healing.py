@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import PLUGINS, run_cli, sentiment_records, text_config, write_config, write_jsonl
-from distributed_support import assert_nothing_left, cli_environment, free_port, start
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.data import sentiment_records, write_jsonl
+from support.distributed import assert_nothing_left, cli_environment, free_port, start
+from support.paths import PLUGINS
 from safetensors.torch import load_file
 
 PLUGIN = ("--include-package", "self_healing_plugins")

@@ -16,8 +16,9 @@ import time
 import httpx
 import pytest
 
-from conftest import run_cli, sentiment_records
-from serving_support import MARKER, ServerProcess, post_concurrently, predict_file, wait_for
+from support.cli import run_cli
+from support.data import sentiment_records
+from support.serving import MARKER, ServerProcess, post_concurrently, predict_file, wait_for
 
 
 def read_records(path, count: int) -> list[dict]:
@@ -180,7 +181,7 @@ def polite_clients(url: str, clients: int, requests_each: int) -> list:
     and all start together, so latencies are the server's, not the client's connection set-up."""
     import asyncio
 
-    from serving_support import Answer
+    from support.serving import Answer
 
     async def main():
         answers = []

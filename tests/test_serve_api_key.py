@@ -10,8 +10,8 @@ import json
 import httpx
 import pytest
 
-from conftest import run_cli
-from serving_support import ServerProcess
+from support.cli import run_cli
+from support.serving import ServerProcess
 
 KEY = "sk-test-3b1f0c9e"
 AUTHORIZED = {"Authorization": f"Bearer {KEY}"}

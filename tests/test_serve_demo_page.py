@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from serving_support import ServerProcess, predict_file
+from support.serving import ServerProcess, predict_file
 
 CHROMIUM = Path("/usr/bin/chromium")
 

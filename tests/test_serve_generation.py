@@ -25,9 +25,9 @@ import httpx
 import pytest
 import torch
 
-from conftest import run_cli
-from serving_support import TOKENIZER, ServerProcess, post_concurrently, predict_file, wait_for
-from transformer_fixtures import WORDS
+from support.cli import run_cli
+from support.serving import TOKENIZER, ServerProcess, post_concurrently, predict_file, wait_for
+from support.transformer_fixtures import WORDS
 
 PROMPTS = ["the cat", "a dog ran to the", "sat", "the big red", "on a mat"]
 MODEL = "model.tar.gz"  # the id /v1/models lists: the archive's file name

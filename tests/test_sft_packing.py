@@ -14,8 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import run_cli, write_config, write_jsonl
-from transformer_fixtures import WORDS, write_tiny_bert
+from support.cli import run_cli
+from support.configs import write_config
+from support.data import write_jsonl
+from support.transformer_fixtures import WORDS, write_tiny_bert
 
 IGNORE = -100
 LLAMA = {"model_type": "llama", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,

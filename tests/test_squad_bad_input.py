@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import run_cli, write_config
-from squad_support import squad_questions, write_squad, write_tiny_pretrained_bert
+from support.cli import run_cli
+from support.configs import write_config
+from support.squad import squad_questions, write_squad, write_tiny_pretrained_bert
 
 
 def config_with_a_bad_answer(tmp_path, workers: int = 1, skip: bool = False) -> dict:

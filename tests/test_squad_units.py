@@ -8,7 +8,7 @@ import random
 import pytest
 import torch
 
-from squad_support import official_evaluate
+from support.squad import official_evaluate
 from distrain.data.readers.transformer_squad import PairLayout, char_span_to_tokens, window_starts
 from distrain.metrics.squad_em_and_f1 import SquadEmAndF1, normalize_answer
 from distrain.models.transformer_qa import best_spans
@@ -84,7 +84,7 @@ def test_pair_layout_places_question_and_context_like_the_tokenizer(tiny_bert_to
 
 @pytest.fixture(scope="module")
 def tiny_bert_tokenizer(tmp_path_factory):
-    from transformer_fixtures import write_tiny_bert
+    from support.transformer_fixtures import write_tiny_bert
     from distrain.pretrained import load_tokenizer
 
     return load_tokenizer(str(write_tiny_bert(tmp_path_factory.mktemp("bert"))))
@@ -92,8 +92,8 @@ def tiny_bert_tokenizer(tmp_path_factory):
 
 def test_readers_of_a_job_share_the_questions_between_them(tmp_path, tiny_bert_tokenizer):
     """Reader i of n keeps questions i, i+n, ...: together the shares are every question once."""
-    from squad_support import squad_questions, write_squad
-    from transformer_fixtures import write_tiny_bert
+    from support.squad import squad_questions, write_squad
+    from support.transformer_fixtures import write_tiny_bert
     from distrain.data.reader import ReaderShard
     from distrain.data.readers.transformer_squad import TransformerSquadReader
 
@@ -108,8 +108,8 @@ def test_readers_of_a_job_share_the_questions_between_them(tmp_path, tiny_bert_t
 
 
 def test_skip_impossible_questions_leaves_answerless_windows_out_and_skips_unanswerable_questions(tmp_path):
-    from squad_support import squad_questions, write_squad
-    from transformer_fixtures import write_tiny_bert
+    from support.squad import squad_questions, write_squad
+    from support.transformer_fixtures import write_tiny_bert
     from distrain.data.fields import IGNORED_LABEL
     from distrain.data.readers.transformer_squad import TransformerSquadReader
 
@@ -128,7 +128,7 @@ def test_skip_impossible_questions_leaves_answerless_windows_out_and_skips_unans
 
 
 def test_a_served_record_is_a_question_and_its_context(tmp_path):
-    from transformer_fixtures import write_tiny_bert
+    from support.transformer_fixtures import write_tiny_bert
     from distrain.data.reader import RecordError
     from distrain.data.readers.transformer_squad import TransformerSquadReader
 
@@ -152,7 +152,7 @@ def test_an_empty_context_has_no_span_and_answers_the_empty_string():
 def test_a_malformed_squad_file_is_named_by_the_position_of_what_is_wrong(tmp_path):
     import json
 
-    from transformer_fixtures import write_tiny_bert
+    from support.transformer_fixtures import write_tiny_bert
     from distrain.data.reader import DataError
     from distrain.data.readers.transformer_squad import TransformerSquadReader
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import time
 
-from conftest import run_cli, sentiment_records, text_config, write_config, write_jsonl
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.data import sentiment_records, write_jsonl
 
 #: rank 0 cannot write its first epoch's metrics, and then its exit hangs
 STUCK_PLUGIN = '''

@@ -17,8 +17,10 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from conftest import run_cli, write_config, write_jsonl
-from distributed_support import archived_weights, cli_environment, max_weight_difference, start
+from support.cli import run_cli
+from support.configs import write_config
+from support.data import write_jsonl
+from support.distributed import archived_weights, cli_environment, max_weight_difference, start
 
 STEPS_PER_EPOCH = 16  # 256 records in global batches of 16: every batch splits 8/8 or 12/4 exactly
 EPOCHS = 2

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from seqeval.metrics import classification_report, f1_score
 
-from conftest import run_cli
-from distributed_support import final_metrics, max_weight_difference
-from tagging_data import write_conll, write_word_tags
+from support.cli import run_cli
+from support.distributed import final_metrics, max_weight_difference
+from support.tagging_data import write_conll, write_word_tags
 
 
 def tagger_config(scheme: str, workers: int = 1) -> dict:

@@ -9,7 +9,9 @@ import tarfile
 
 import pytest
 
-from conftest import ROOT, run_cli, text_config, write_config
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.paths import ROOT
 
 
 @pytest.fixture

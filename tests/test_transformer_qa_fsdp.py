@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import run_cli, write_config
-from distributed_support import final_metrics, max_weight_difference
-from squad_support import squad_questions, write_squad, write_tiny_pretrained_bert
+from support.cli import run_cli
+from support.configs import write_config
+from support.distributed import final_metrics, max_weight_difference
+from support.squad import squad_questions, write_squad, write_tiny_pretrained_bert
 
 GLOBAL_BATCH = 4
 
@@ -54,7 +55,7 @@ def test_transformer_qa_under_fsdp_on_two_workers_matches_one_process(runs):
         assert fsdp[key] == pytest.approx(one[key], abs=1e-5), key
     from safetensors.torch import load_file
 
-    from distributed_support import archived_weights
+    from support.distributed import archived_weights
 
     initial = load_file(runs["bert"] / "model.safetensors")
     trained = archived_weights(runs["one"])

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from conftest import run_cli, write_config, write_jsonl
-from transformer_fixtures import write_corpus, write_tiny_bert
+from support.cli import run_cli
+from support.configs import write_config
+from support.data import write_jsonl
+from support.transformer_fixtures import write_corpus, write_tiny_bert
 
 from distrain import MaskingScheme, mask_tokens
 from distrain.modules.masking import sample_seed
@@ -241,7 +243,7 @@ def test_package_paths_name_models_shipped_in_installed_packages():
 def test_transformer_classifier_fine_tunes_a_local_pretrained_folder(tmp_path):
     from transformers import AutoConfig, AutoModel
 
-    from conftest import sentiment_records
+    from support.data import sentiment_records
 
     folder = write_tiny_bert(tmp_path / "bert")
     torch.manual_seed(0)

@@ -12,7 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import PLUGINS, ROOT, run_cli, sentiment_records, text_config, write_config, write_jsonl
+from support.cli import run_cli
+from support.configs import text_config, write_config
+from support.data import sentiment_records, write_jsonl
+from support.paths import PLUGINS, ROOT
 
 LR = {"trainer.optimizer.lr": {"type": "float", "low": 0.003, "high": 0.05, "log": True}}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import text_config, write_config
+from support.configs import text_config, write_config
 
 from distrain.tuning.space import (
     MAX_CORNER_POINTS, Param, SearchSpaceError, corner_points, grid_space, parse_search_space, split_point,

@@ -79,7 +79,7 @@ def test_a_label_the_given_vocabulary_lacks_is_one_line_naming_the_file_and_inst
     import json
     from pathlib import Path
 
-    from conftest import run_cli
+    from support.cli import run_cli
 
     golden = Path(__file__).resolve().parent / "allennlp_golden" / "simple_tagger" / "model.tar.gz"
     data = tmp_path / "tags.tsv"

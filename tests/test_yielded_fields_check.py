@@ -6,7 +6,8 @@ folder behind. The wording is the declared-fields check's, so both paths read al
 from __future__ import annotations
 
 import pytest
-from conftest import run_cli, write_config
+from support.cli import run_cli
+from support.configs import write_config
 
 PLUGINS = ("--include-package", "my_text_classifier", "--include-package", "strict_forward")
 ROWS = ["good fun\tpos", "awful plot\tneg", "great film\tpos", "dull mess\tneg"] * 3

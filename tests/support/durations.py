@@ -1,7 +1,8 @@
-"""Each test file's time in a whole-suite run, slowest first, kept in ``tests/durations.json`` so pytest-xdist
-starts the longest files first (``conftest.py``). Regenerate it after a quiet whole-suite run:
+"""Each test file's time in a whole-suite run, slowest first, kept in ``tests/durations.json`` (keyed by the
+file's path, as in test ids: ``tests/distributed/test_fsdp.py``) so pytest-xdist starts the longest files first
+(``conftest.py``). Regenerate it after a quiet whole-suite run:
 
-    .venv/bin/python -m pytest --junitxml=/tmp/suite.xml && .venv/bin/python tests/durations.py /tmp/suite.xml
+    .venv/bin/python -m pytest --junitxml=/tmp/suite.xml && .venv/bin/python tests/support/durations.py /tmp/suite.xml
 """
 
 from __future__ import annotations
@@ -12,15 +13,16 @@ import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
-STORED = Path(__file__).resolve().parent / "durations.json"
+STORED = Path(__file__).resolve().parents[1] / "durations.json"
 
 
 def file_durations(junit_xml: Path) -> dict[str, float]:
     """Seconds per test file (setup, call and teardown of its tests), slowest first, from a JUnit report."""
     seconds: collections.Counter = collections.Counter()
     for case in ElementTree.parse(junit_xml).iter("testcase"):
-        module = next(part for part in case.get("classname").split(".") if part.startswith("test_"))  # not a class
-        seconds[module + ".py"] += float(case.get("time") or 0)
+        parts = case.get("classname").split(".")  # tests.FOLDER.test_x[.TestClass]
+        module = next(number for number, part in enumerate(parts) if part.startswith("test_"))  # not a class
+        seconds["/".join(parts[:module + 1]) + ".py"] += float(case.get("time") or 0)
     return {name: round(total, 1) for name, total in seconds.most_common()}
 
 

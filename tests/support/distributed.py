@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 from typing import Callable, TypeVar
 
-from conftest import PLUGINS, ROOT
+from support.paths import PLUGINS, ROOT
 
 MARKER = "DISTRAIN_TEST_RUN_MARKER"
 T = TypeVar("T")

@@ -27,7 +27,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # not support.paths: this file also runs as a script
 DOCS = ROOT / "docs"
 MARKER = re.compile(r"^\s*<!--\s*docs-test:\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^(\s*)```(\w*)\s*(.*)$")
@@ -186,7 +186,7 @@ def run_tutorial(page: Path, root: Path, timeout: float = 300) -> tuple[list[Ste
     return steps, not_run, checked
 
 
-if __name__ == "__main__":  # python tests/docs_support.py docs/tutorials/X.md FOLDER DATA: run it, print each step
+if __name__ == "__main__":  # python tests/support/docs.py docs/tutorials/X.md FOLDER DATA: run it, print each step
     import time
 
     page, folder, data = Path(sys.argv[1]).resolve(), Path(sys.argv[2]), Path(sys.argv[3])

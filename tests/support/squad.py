@@ -96,11 +96,11 @@ def official_evaluate(gold: dict[str, list[str]], predictions: dict[str, str]) -
 
 
 def write_tiny_pretrained_bert(folder: Path) -> Path:
-    """tests/transformer_fixtures.py's tiny BERT shrunk to hidden 16, with seeded random weights saved beside it."""
+    """support/transformer_fixtures.py's tiny BERT shrunk to hidden 16, with seeded random weights saved beside it."""
     import torch
     from transformers import AutoConfig, AutoModel
 
-    from transformer_fixtures import write_tiny_bert
+    from support.transformer_fixtures import write_tiny_bert
 
     write_tiny_bert(folder)
     config = json.loads((folder / "config.json").read_text())

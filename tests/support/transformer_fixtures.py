@@ -8,7 +8,7 @@ from pathlib import Path
 
 WORDS = ["the", "cat", "dog", "sat", "on", "a", "mat", "ran", "to", "house", "big", "small", "red",
          "blue", "and", "saw", "bird", "tree", "in", "park", "he", "she", "it", "was", "happy", "sad"]
-#: in the vocabulary too, so conftest's sentiment records are readable by the tiny tokenizer
+#: in the vocabulary too, so support.data's sentiment records are readable by the tiny tokenizer
 SENTIMENT = ["good", "great", "fine", "excellent", "love", "bad", "awful", "poor", "terrible", "hate", "movie"]
 
 

@@ -7,10 +7,12 @@ import json
 import random
 from pathlib import Path
 
-from conftest import run_cli, write_config
+from support.cli import run_cli
+from support.configs import write_config
+from support.paths import TESTS
 
 #: configs copied from AllenNLP's guide, allennlp-models and AllenNLP's fixtures (each names its source)
-CONFIGS = Path(__file__).resolve().parent / "allennlp_configs"
+CONFIGS = TESTS / "allennlp_configs"
 
 POSITIVE = "great fun moving superb charming".split()
 NEGATIVE = "dull boring awful mess tedious".split()
