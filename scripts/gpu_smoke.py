@@ -276,7 +276,7 @@ def mlm_config(folder: Path, layers: int, hidden: int, sentences: int = 400) -> 
 
 
 def transformer_classifier(data: Path) -> tuple[str, dict]:
-    from test_compile import EXAMPLES, fixed_length_texts
+    from training.test_compile import EXAMPLES, fixed_length_texts
 
     from support.data import write_jsonl
 

@@ -11,7 +11,7 @@ from pathlib import Path
 ENTITIES = {"PER": [["alice"], ["bob", "smith"], ["carol"], ["dan", "brown"]],
             "LOC": [["paris"], ["new", "york"], ["berlin"], ["rome"]],
             "ORG": [["acme"], ["red", "cross"], ["nasa"]]}
-#: more distinct words than characters, as real CoNLL data has (tests/test_allennlp_tagging_configs.py also
+#: more distinct words than characters, as real CoNLL data has (tests/allennlp/test_allennlp_tagging_configs.py also
 #: writes data with fewer, which sizes ner.jsonnet's character embedding by its own namespace all the same)
 FILLER = ("the met in said visited from and with a today yesterday later after before near at on to of for "
           "by over under about against between into through during without within along across behind beyond "

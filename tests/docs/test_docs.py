@@ -1,6 +1,6 @@
 """The documentation site: it builds offline with warnings as errors (a broken link fails it), its generated
 component reference lists what ``distrain list`` prints with the same arguments, every registered component
-has a docstring, and in Chromium (Debian's, through Playwright, as tests/test_serve_demo_page.py drives it)
+has a docstring, and in Chromium (Debian's, through Playwright, as tests/serving/test_serve_demo_page.py drives it)
 its search finds a component by name and its navigation reaches every tutorial."""
 
 from __future__ import annotations

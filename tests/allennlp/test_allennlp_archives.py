@@ -15,8 +15,8 @@ import pytest
 import torch
 
 from support.cli import run_cli
+from support.paths import TESTS
 
-TESTS = Path(__file__).resolve().parent
 GOLDEN = TESTS / "allennlp_golden"
 FIXTURES = TESTS / "allennlp_fixtures"
 CASES = json.loads((GOLDEN / "MADE_BY.json").read_text())["cases"]

@@ -2,7 +2,7 @@
 file changed) passes ``distrain check`` and trains on small CoNLL 2003 data on 2 CPU workers, also on data with
 fewer words than characters (its character embedding is sized by its own namespace; a size too small for it is
 one line with its key path); and word-level tagging over a transformer's word pieces
-(``pretrained_transformer_mismatched``, local MiniLM) predicts one tag per word. Data from tests/tagging_data.py
+(``pretrained_transformer_mismatched``, local MiniLM) predicts one tag per word. Data from tests/support/tagging_data.py
 and written in the tests, not a benchmark."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Taggers trained by the CLI on small CoNLL data (tests/tagging_data.py; not a benchmark): span F1 (overall
+"""Taggers trained by the CLI on small CoNLL data (tests/support/tagging_data.py; not a benchmark): span F1 (overall
 and per type) from ``distrain evaluate`` on 1 and 2 workers equals seqeval's entity-level F1 on the tags ``distrain predict``
 writes (BIO and BIOUL); ``crf_tagger`` on 2 workers ends within 1e-5 of one; bad CoNLL lines are one
 line naming file:line, exit 2, nothing trained or archived. One trained run per scheme serves every assertion."""

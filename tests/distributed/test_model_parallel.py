@@ -13,9 +13,9 @@ import pytest
 
 from support.cli import run_cli
 from support.configs import write_config
+from support.data import digits_records
 from support.distributed import final_metrics, max_weight_difference
 from test_fsdp import GLOBAL_BATCH, PLUGIN, classifier_config, mlm_config
-from test_run_reports import digits_records
 
 
 def mlp_config(root: Path) -> dict:

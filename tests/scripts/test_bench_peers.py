@@ -6,11 +6,11 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
+
 SCRIPT = ROOT / "scripts" / "bench_peers.py"
 
 

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from support.cli import run_cli
+from support.paths import TESTS
 from support.squad import squad_questions, write_squad
 from distrain.config.loading import load_config
 
-CONFIGS = Path(__file__).resolve().parent / "allennlp_configs"
+CONFIGS = TESTS / "allennlp_configs"
 ONE_EPOCH = ("-o", '{"trainer.num_epochs": 1}')
 
 

@@ -484,7 +484,7 @@ def test_the_engine_streams_each_request_its_own_tokens_and_keeps_its_limits():
     deadline and a cancel are refused, timed out and dropped; a prompt whose prefill raises fails
     alone, a decode step that raises fails the rows it held, and the engine serves on; close() waits
     for the streams in flight."""
-    from test_running_batch import END, PAD, requests, tiny
+    from generation.test_running_batch import END, PAD, requests, tiny
 
     from distrain.generation.decoding import GenerationSettings, Request, RunningBatch, generate
     from distrain.generation.admission import Limits

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
+
 SCRIPT = ROOT / "scripts" / "bench_llm.py"
 
 

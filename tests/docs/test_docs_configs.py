@@ -2,15 +2,15 @@
 
 Run in this process (``distrain check``'s own ``run``, from a folder laid out as a checkout with the prepared
 data), so the blocks cost milliseconds to seconds, not a process each. How each block is taken (see
-tests/docs_support.py and docs/about-docs.md):
+tests/support/docs.py and docs/about-docs.md):
 
 - a whole config: checked as it is;
 - ``fragment of PATH``: checked merged into the config at PATH (``(import PATH) + { fragment }``);
 - ``validate only``: its data does not ship, so it is validated against the schema (everything ``check``
   does before reading data); a fragment is merged first;
 - a file block (``title="..."``) of a tutorial: the tutorial's own ``distrain check`` (or train) of it runs in
-  tests/test_docs_tutorials.py, which is asserted here;
-- an included shipped config (``--8<-- "configs/..."``): tests/test_configs.py checks every file in configs/,
+  tests/docs/test_docs_tutorials.py, which is asserted here;
+- an included shipped config (``--8<-- "configs/..."``): tests/config/test_configs.py checks every file in configs/,
   which is asserted here;
 - ``not a config``: left out, with its reason in the page.
 """
@@ -72,10 +72,10 @@ def test_docs_config_block_passes_check(block, checkout, monkeypatch, capsys):
 
     what = kind(block)
     if what == "shipped config":
-        from test_configs import CONFIGS, SEARCH_SPACES
+        from config.test_configs import CONFIGS, SEARCH_SPACES
 
         target = ROOT / SNIPPET.match(block.text.strip()).group(1)
-        assert target in CONFIGS + SEARCH_SPACES, f"{target} is not checked by tests/test_configs.py"
+        assert target in CONFIGS + SEARCH_SPACES, f"{target} is not checked by tests/config/test_configs.py"
         return
     if what == "tutorial file":
         commands = [line for other in code_blocks(block.page) if other.language in ("bash", "console")

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from support.cli import run_cli
+from support.paths import TESTS
 
-TESTS = Path(__file__).resolve().parent
 REPOSITORY = TESTS / "allennlp_fixtures" / "allennlp"
 GOLDEN = TESTS / "allennlp_golden"
 

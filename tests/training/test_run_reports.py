@@ -12,18 +12,8 @@ import pytest
 
 from support.cli import run_cli
 from support.configs import write_config
-from support.data import write_jsonl
+from support.data import digits_records, write_jsonl
 from test_recovery import PLUGIN as RECOVERY_PLUGIN, start_training
-
-
-def digits_records(count: int, seed: int) -> list[dict]:
-    """Tiny scikit-learn digits, 8x8 pixels each."""
-    from sklearn.datasets import load_digits
-
-    digits = load_digits()
-    start = seed * count
-    return [{"features": [float(x) for x in digits.data[i]], "label": str(int(digits.target[i]))}
-            for i in range(start, start + count)]
 
 
 def digits_config(folder: Path, tracking_uri: str | None = None, epochs: int = 3, **trainer) -> Path:

@@ -1,7 +1,7 @@
 """Every tutorial's commands run as written, in order, from a folder laid out as a distrain checkout after the
 set-up commands (``configs/``, ``scripts/``, the prepared ``data/``, ``.venv/bin/distrain``): its file blocks
 are saved, its ``bash`` blocks must exit 0, and its ``console`` blocks must print the lines they show. Blocks a
-page marks ``not run`` or ``checked`` say why in the page (tests/docs_support.py has the conventions)."""
+page marks ``not run`` or ``checked`` say why in the page (tests/support/docs.py has the conventions)."""
 
 from __future__ import annotations
 

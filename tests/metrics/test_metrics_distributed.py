@@ -138,7 +138,7 @@ def sequence_accuracy(data):
 
 
 def squad_official(data):
-    """The official SQuAD v1.1 evaluation (tests/squad_support.py), as fractions."""
+    """The official SQuAD v1.1 evaluation (tests/support/squad.py), as fractions."""
     from support.squad import official_evaluate
 
     gold = {str(i): answers for i, answers in enumerate(data["gold_answers"])}

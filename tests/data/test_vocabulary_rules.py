@@ -7,6 +7,8 @@ from collections import Counter
 
 import pytest
 
+from support.paths import TESTS
+
 from distrain.data.vocabulary import OOV_TOKEN, PADDING_TOKEN, UnknownLabel, Vocabulary, VocabularyConfig
 
 COUNTS = {
@@ -81,7 +83,7 @@ def test_a_label_the_given_vocabulary_lacks_is_one_line_naming_the_file_and_inst
 
     from support.cli import run_cli
 
-    golden = Path(__file__).resolve().parent / "allennlp_golden" / "simple_tagger" / "model.tar.gz"
+    golden = TESTS / "allennlp_golden" / "simple_tagger" / "model.tar.gz"
     data = tmp_path / "tags.tsv"
     data.write_text("cats###N\tare###V\tanimals###N\n" "cats###N\tpurr###X\n")
     config = {"dataset_reader": {"type": "sequence_tagging"}, "train_data_path": str(data),

@@ -6,7 +6,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "src" / "distrain"
+from support.paths import ROOT
+
+PACKAGE = ROOT / "src" / "distrain"
 
 
 def calls_named(tree: ast.AST, name: str) -> list[int]:
