@@ -91,7 +91,8 @@ def model_config(train_path: Path, workers: int) -> dict:
 
 
 def _distrain_data_api():
-    """(resolve_experiment, None): distrain's resolution, the built-ins registered (tests/test_bench_peers.py)."""
+    """(resolve_experiment, None): distrain's resolution, the built-ins registered
+    (tests/scripts/test_bench_peers.py)."""
     return resolve, None
 
 

@@ -46,30 +46,32 @@ MUTATIONS = [
         "distributed/config.py",
         "return tuple(self.device_weights) if isinstance(self.device_weights, list) else None",
         "return None",
-        ("tests/test_distributed_equivalence.py::test_device_weights_set_each_workers_share_of_every_global_batch",),
+        ("tests/distributed/test_distributed_equivalence.py::"
+         "test_device_weights_set_each_workers_share_of_every_global_batch",),
     ),
     Mutation(
         "rng-restore-dropped", "a resumed worker keeps its fresh random state instead of the checkpoint's",
         "training/random_state.py",
         "def restore(state: dict[str, Any]) -> None:\n",
         "def restore(state: dict[str, Any]) -> None:\n    return\n",
-        ("tests/test_kill_anywhere.py",  # 2 workers with dropout: each worker's random stream matters
-         "tests/test_recovery.py::test_kill_9_at_random_step_then_recover_is_bitwise_equal_on_one_worker"),
+        ("tests/training/test_kill_anywhere.py",  # 2 workers with dropout: each worker's random stream matters
+         "tests/training/test_recovery.py::test_kill_9_at_random_step_then_recover_is_bitwise_equal_on_one_worker"),
     ),
     Mutation(
         "autocast-skipped", "trainer.use_amp runs in float32 (autocast never entered)",
         "training/amp.py",
         "        if not self.enabled:\n            return contextlib.nullcontext()",
         "        return contextlib.nullcontext()",
-        ("tests/test_transformers.py::test_bf16_mixed_precision_trains_on_two_cpu_workers",),
+        ("tests/models/test_transformers.py::test_bf16_mixed_precision_trains_on_two_cpu_workers",),
     ),
     Mutation(
         "metrics-per-worker", "metrics and the early-stopping metric are each worker's own, not reduced",
         "metrics/metric.py",
         "        if not syncing() or not is_distributed():\n            return stats",
         "        return stats",
-        ("tests/test_metrics_in_training.py::test_training_and_validation_metrics_on_two_workers_equal_one_worker",
-         "tests/test_distributed_no_hang.py::"
+        ("tests/metrics/test_metrics_in_training.py::"
+         "test_training_and_validation_metrics_on_two_workers_equal_one_worker",
+         "tests/distributed/test_distributed_no_hang.py::"
          "test_early_stopping_on_reduced_metrics_with_uneven_shares_and_an_empty_validation_worker"),
     ),
     Mutation(
@@ -80,7 +82,7 @@ MUTATIONS = [
         "        shutil.rmtree(final, ignore_errors=True)\n"
         "        final.mkdir()\n"
         "        return final",
-        ("tests/test_kill_anywhere.py", "tests/test_checkpoint_atomicity.py"),
+        ("tests/training/test_kill_anywhere.py", "tests/training/test_checkpoint_atomicity.py"),
         also=(("                if final.exists():\n                    self._discard(final)\n"
                "                os.replace(temporary, final)\n",
                "                pass  # already in place\n"),),
@@ -91,32 +93,33 @@ MUTATIONS = [
         "training/trainer.py",
         "scale = self.world.dp_size * batch.size / step_samples",
         "scale = batch.size / step_samples",
-        ("tests/test_distributed_launchers.py::test_torchrun_processes_train_together_and_match_one_process",),
+        ("tests/runtime/test_distributed_launchers.py::test_torchrun_processes_train_together_and_match_one_process",),
     ),
     Mutation(
         "slurm-nodelist-padding-lost", "SLURM node lists lose their zero padding (node[01-04] -> node1..node4)",
         "runtime/environments/slurm.py",
         "str(number).zfill(width)", "str(number)",
-        ("tests/test_slurm_environment.py::test_node_lists_expand_in_order_keeping_zero_padding",),
+        ("tests/runtime/test_slurm_environment.py::test_node_lists_expand_in_order_keeping_zero_padding",),
     ),
     Mutation(
         "slurm-port-fixed", "every SLURM job meets on the same port instead of one derived from its job id",
         "runtime/environments/slurm.py",
         "return 15000 + job_id % 20000", "return 29500",
-        ("tests/test_slurm_environment.py::test_the_port_is_derived_from_the_job_id",),
+        ("tests/runtime/test_slurm_environment.py::test_the_port_is_derived_from_the_job_id",),
     ),
     Mutation(
         "registry-default-ignored", "a block without \"type\" no longer builds the base's default implementation",
         "config/schema.py",
         "type_name = value.pop(\"type\", None) or base.default_implementation",
         "type_name = value.pop(\"type\", None)",
-        ("tests/test_registry.py::test_a_block_without_type_builds_the_default_implementation_declared_on_the_base",),
+        ("tests/package/test_registry.py::"
+         "test_a_block_without_type_builds_the_default_implementation_declared_on_the_base",),
     ),
     Mutation(
         "streaming-readers-read-everything", "every distributed-aware reader reads the whole file, not its share",
         "data/reader.py",
         "mine = position % shard.count == shard.index", "mine = True",
-        ("tests/test_data_at_scale.py::test_one_epoch_sees_every_record_exactly_once",),
+        ("tests/data/test_data_at_scale.py::test_one_epoch_sees_every_record_exactly_once",),
     ),
 ]
 

@@ -229,7 +229,7 @@ class Checks:
         if "error" in resumed:
             self.report("float16_kill_recover", False, resumed["error"])
             return
-        from distributed_support import archived_weights
+        from support.distributed import archived_weights
 
         first, second = archived_weights(Path(whole["out"])), archived_weights(Path(resumed["out"]))
         largest = max(float((first[name].float() - second[name].float()).abs().max()) for name in first)
@@ -259,7 +259,7 @@ class Checks:
 
 
 def mlm_config(folder: Path, layers: int, hidden: int, sentences: int = 400) -> dict:
-    from transformer_fixtures import write_corpus, write_tiny_bert
+    from support.transformer_fixtures import write_corpus, write_tiny_bert
 
     bert = write_tiny_bert(folder / "bert")
     corpus = write_corpus(folder / f"corpus{sentences}", files=4, sentences=sentences, seed=1)
@@ -276,9 +276,9 @@ def mlm_config(folder: Path, layers: int, hidden: int, sentences: int = 400) -> 
 
 
 def transformer_classifier(data: Path) -> tuple[str, dict]:
-    from test_compile import EXAMPLES, fixed_length_texts
+    from training.test_compile import EXAMPLES, fixed_length_texts
 
-    from conftest import write_jsonl
+    from support.data import write_jsonl
 
     write_jsonl(data / "fixed_length" / "train.jsonl", fixed_length_texts(20 * 16, seed=1))
     write_jsonl(data / "fixed_length" / "validation.jsonl", fixed_length_texts(96, seed=2))

@@ -1,63 +1,20 @@
-"""Shared helpers: run the CLI as a user would, and write tiny datasets and configs."""
+"""The tests' fixtures and pytest hooks, and nothing else: the helpers tests import are in the ``support``
+package (``from support.cli import run_cli``; ``tests/`` is on ``sys.path`` through pyproject.toml's ``pythonpath``)."""
 
 from __future__ import annotations
 
-import json
 import os
-import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-PLUGINS = Path(__file__).resolve().parent / "plugins"
-
-
-def cli_environment(env: dict | None = None) -> dict:
-    """The environment a CLI process gets in tests: test plugins importable, offline, a test cache."""
-    environment = dict(os.environ)
-    environment["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT / "src"), str(PLUGINS), environment.get("PYTHONPATH", "")]
-    )
-    environment.setdefault("HF_HUB_OFFLINE", "1")
-    environment.update(env or {})
-    return environment
-
-
-def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
-    """``python -m distrain ARGS`` in a fresh process; test plugins importable; output captured."""
-    environment = cli_environment(env)
-    return subprocess.run(
-        [sys.executable, "-m", "distrain", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=timeout, env=environment,
-    )
-
-
-def built_once(tmp_path_factory, name: str, build):
-    """``build(folder)`` once for the whole test run, even when pytest-xdist runs it in several processes:
-    the first process to ask builds under a lock in the run's shared temporary folder, the others wait and
-    read what it returned (pickled). A build that fails leaves nothing, so the next one asking tries again."""
-    import fcntl
-    import pickle
-
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the folder every worker's own temporary folder is in
-    folder, result = root / f"shared-{name}", root / f"shared-{name}.pickle"
-    with open(root / f"shared-{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if result.exists():
-            return pickle.loads(result.read_bytes())
-        if folder.exists():
-            import shutil
-
-            shutil.rmtree(folder)
-        folder.mkdir()
-        value = build(folder)
-        result.write_bytes(pickle.dumps(value))
-        return value
+from support.data import sentiment_records, write_jsonl
+from support.paths import ROOT
+from support.reference_runs import train_references
+from support.serving import TrainedArchive, train_cycle_lm, train_drug_archive, train_probe_archive
+from support.session_builds import built_once
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -92,36 +49,6 @@ def prepared_data(tmp_path_factory) -> Path:
     return built_once(tmp_path_factory, "prepared", prepare)
 
 
-def write_jsonl(path: Path, records: list[dict]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(record) + "\n" for record in records))
-    return path
-
-
-def write_config(path: Path, config: dict) -> Path:
-    path.write_text(json.dumps(config, indent=2))
-    return path
-
-
-WORDS = {
-    "pos": ["good", "great", "fine", "excellent", "happy", "love"],
-    "neg": ["bad", "awful", "poor", "terrible", "sad", "hate"],
-}
-
-
-def sentiment_records(count: int, seed: int = 0) -> list[dict]:
-    """A learnable toy text task: the label is the word family that dominates the text."""
-    rng = random.Random(seed)
-    records = []
-    for _ in range(count):
-        label = rng.choice(["pos", "neg"])
-        words = [rng.choice(WORDS[label]) for _ in range(rng.randint(2, 6))]
-        words += [rng.choice(["the", "a", "movie", "it", "was"]) for _ in range(rng.randint(0, 4))]
-        rng.shuffle(words)
-        records.append({"text": " ".join(words), "label": label})
-    return records
-
-
 @pytest.fixture
 def text_data(tmp_path: Path) -> dict[str, Path]:
     return {
@@ -130,30 +57,42 @@ def text_data(tmp_path: Path) -> dict[str, Path]:
     }
 
 
-def text_config(data: dict[str, Path], **trainer) -> dict:
-    return {
-        "dataset_reader": {"type": "text_classification_json"},
-        "train_data_path": str(data["train"]),
-        "validation_data_path": str(data["validation"]),
-        "model": {"type": "basic_classifier", "embedding_dim": 8, "encoder": {"type": "boe"}},
-        "data_loader": {"batch_size": 8},
-        "trainer": {"num_epochs": 2, "optimizer": {"type": "adam", "lr": 0.01}, "progress_bar": False, **trainer},
-    }
+# ------------------------------------------------------- session-wide archives of the `distrain serve` tests
+@pytest.fixture(scope="session")
+def drug_archive(tmp_path_factory) -> TrainedArchive:
+    """A bag-of-embeddings classifier on the real drug reviews (a few seconds of training)."""
+    return built_once(tmp_path_factory, "drug_serve", train_drug_archive)
 
 
+@pytest.fixture(scope="session")
+def probe_archive(tmp_path_factory) -> TrainedArchive:
+    """``probe_classifier`` (tests/plugins/serving_probes.py) on the toy sentiment task."""
+    return built_once(tmp_path_factory, "probe_serve", train_probe_archive)
+
+
+@pytest.fixture(scope="session")
+def cycle_lm_archive(tmp_path_factory) -> Path:
+    """A tiny Llama (context 64) trained on the cycle corpus (one process, ~10 s), so its continuations
+    depend on the prompt; it continues 12 tokens by default (``model.generation``)."""
+    return built_once(tmp_path_factory, "cycle_lm", train_cycle_lm)
+
+
+# ------------------------------------ one-process references shared by test_fsdp.py and test_model_parallel.py
+@pytest.fixture(scope="session")
+def one_process_references(tmp_path_factory) -> dict[str, Path]:
+    """``{"mlm_one": DIR, "classifier_one": DIR, "references_root": ROOT}``; the MLM reference checkpoints
+    after every batch, so the resume tests can also start from it (with ``ROOT/mlm_base.json``, its config
+    on this folder's copy of the data). Trained once for the whole test run, whichever process asks first."""
+    return built_once(tmp_path_factory, "references", train_references)
+
+
+# --------------------------------------------------------------------------------------------------- hooks
 def pytest_collection_modifyitems(items: list) -> None:
-    """Slowest files first, by their times in the last stored whole-suite run (``tests/durations.py``).
+    """Slowest files first, by their times in the last stored whole-suite run (``tests/support/durations.py``).
     pytest runs the suite on 2 processes (``-n 2 --dist loadfile`` in pyproject): each file goes whole to
     the next free process, so starting with the longest keeps both busy to the end instead of leaving one
     to finish a long file alone. Files not stored (new ones) follow in their usual order."""
-    from durations import slowest_first
+    from support.durations import slowest_first
 
     rank = {name: position for position, name in enumerate(slowest_first())}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file's own order is kept
-
-
-# session-wide archives for the `distrain serve` tests (trained once, shared by its test modules)
-from serving_support import cycle_lm_archive, drug_archive, probe_archive  # noqa: E402,F401
-
-# one-process references shared by test_fsdp.py and test_model_parallel.py
-from reference_runs import one_process_references  # noqa: E402,F401
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable: each file's own order is kept

@@ -1,4 +1,4 @@
-"""What AllenNLP 2.10.1's ``sanitize`` makes of the value in tests/test_allennlp_predictor.py, printed as the
+"""What AllenNLP 2.10.1's ``sanitize`` makes of the value in tests/allennlp/test_allennlp_predictor.py, printed as the
 literal that test holds. Run with the oracle's Python (built by ../shared/allennlp-oracle/setup.sh):
 
     /work/oracle/bin/python tests/allennlp_oracle/sanitize_outputs.py

@@ -1,4 +1,4 @@
-"""What AllenNLP 2.10.1's tokenizers give for tests/test_allennlp_tokenizers.py, printed as the Python literals
+"""What AllenNLP 2.10.1's tokenizers give for tests/allennlp/test_allennlp_tokenizers.py, printed as the Python literals
 that test holds. Run with the oracle's Python (built by ../shared/allennlp-oracle/setup.sh), not by pytest:
 
     /work/oracle/bin/python tests/allennlp_oracle/tokenizer_outputs.py

@@ -1,5 +1,5 @@
 """A callback that records whether this worker's garbage collector runs, and how many objects it was
-handed frozen (what the fork server or the parent imported), for ``tests/test_import_gc.py``."""
+handed frozen (what the fork server or the parent imported), for ``tests/compat/test_import_gc.py``."""
 
 from __future__ import annotations
 

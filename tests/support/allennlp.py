@@ -1,0 +1,44 @@
+"""What the tests of AllenNLP's configs share: where the copied configs are, movie-review sentences to train
+on, and check-then-train-an-epoch."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from support.cli import run_cli
+from support.configs import write_config
+from support.paths import TESTS
+
+#: configs copied from AllenNLP's guide, allennlp-models and AllenNLP's fixtures (each names its source)
+CONFIGS = TESTS / "allennlp_configs"
+
+POSITIVE = "great fun moving superb charming".split()
+NEGATIVE = "dull boring awful mess tedious".split()
+FILLER = "the movie was a film plot and".split()
+
+
+def sentences(count: int, seed: int) -> list[tuple[list[str], str]]:
+    """Labelled reviews: four filler words and two words of the label's kind, shuffled."""
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(count):
+        label = rng.choice(["pos", "neg"])
+        words = rng.choices(FILLER, k=4) + rng.choices(POSITIVE if label == "pos" else NEGATIVE, k=2)
+        rng.shuffle(words)
+        rows.append((words, label))
+    return rows
+
+
+def check_and_train_an_epoch(workdir: Path, config: dict, name: str, metric: str = "validation_accuracy") -> Path:
+    """``distrain check`` passes on the config as given, then ``train`` runs one epoch whose ``metric`` lies in
+    [0, 1]: its run folder."""
+    path = write_config(workdir / f"{name}.json", config)
+    checked = run_cli("check", str(path), cwd=workdir)
+    assert checked.returncode == 0, checked.stderr
+    trained = run_cli("train", str(path), "-s", f"runs/{name}", "-f", "-o", '{"trainer.num_epochs": 1}', cwd=workdir)
+    assert trained.returncode == 0, trained.stderr
+    metrics = json.loads((workdir / "runs" / name / "metrics.json").read_text())
+    assert metrics["epoch"] == 0 and 0 <= metrics[metric] <= 1
+    return workdir / "runs" / name
