@@ -39,14 +39,14 @@ class ElmoCharacterEncoder(torch.nn.Module):
         self.highways = Highway(n_filters, char_cnn["n_highway"], activation=torch.nn.functional.relu)
         self.projection = torch.nn.Linear(n_filters, output_dim)
         self.output_dim = output_dim
-        self.register_buffer("begin_sentence", torch.tensor(BEGIN_SENTENCE_IDS), persistent=False)
-        self.register_buffer("end_sentence", torch.tensor(END_SENTENCE_IDS), persistent=False)
         self.requires_grad_(requires_grad)
 
     def forward(self, character_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(batch, tokens, 50) ids → vectors (batch, tokens + 2, output_dim) and their mask, with the
         sentence boundaries added."""
-        ids, mask = add_sentence_boundaries(character_ids, self.begin_sentence, self.end_sentence)
+        # made here, not held as buffers: a model built on the meta device would leave buffers unset
+        begin, end = (character_ids.new_tensor(ids) for ids in (BEGIN_SENTENCE_IDS, END_SENTENCE_IDS))
+        ids, mask = add_sentence_boundaries(character_ids, begin, end)
         batch, tokens, _ = ids.shape
         embedded = torch.nn.functional.embedding(ids.reshape(-1, self.max_characters), self.char_embedding)
         embedded = embedded.transpose(1, 2)
