@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from distrain.data.token_indexers.elmo_characters import BEGIN_SENTENCE_IDS, END_SENTENCE_IDS
+from distrain.modules.elmo_characters import BEGIN_SENTENCE_IDS, END_SENTENCE_IDS
 from distrain.modules.highway import Highway
 
 #: character ids run from 1 to 261 (0 pads), so the table has 262 rows whatever the options say
