@@ -180,3 +180,10 @@ def test_a_broken_rule_inside_an_optional_component_is_reported_and_the_model_st
     assert [str(p) for p in problems] == [
         "model.text_field_embedder.token_embedders.chars.encoder.embedding_dim: is 5, but the embedding gives 4",
         "model.seq2vec_encoder.embedding_dim: is 7, but the text_field_embedder gives 32"]  # cnn: 8 filters x 4 sizes
+
+
+def test_an_hdf5_file_without_elmos_weights_is_named_with_what_it_lacks(tmp_path):
+    with h5py.File(tmp_path / "other.hdf5", "w") as other:
+        other.create_dataset("x", data=[1.0])
+    with pytest.raises(ValueError, match=r"other\.hdf5 is not ELMo weights for .*options\.json: .*char_embed"):
+        ElmoBiLm(OPTIONS, str(tmp_path / "other.hdf5"))

@@ -54,8 +54,11 @@ class ElmoBiLm(torch.nn.Module):
         self.output_dim = 2 * lstm["projection_dim"]
         if not self.character_encoder.char_embedding.is_meta:
             with open_weights(weight_file) as weights:
-                self.character_encoder.load_weights(weights)
-                self.lstm.load_weights(weights)
+                try:
+                    self.character_encoder.load_weights(weights)
+                    self.lstm.load_weights(weights)
+                except KeyError as error:  # h5py's word for a missing group or dataset
+                    raise ValueError(f"{weight_file} is not ELMo weights for {options_file}: {error}") from None
 
     def forward(self, character_ids: torch.Tensor) -> tuple[list[torch.Tensor], torch.Tensor]:
         """(batch, tokens, 50) ids → each layer's (batch, tokens + 2, output_dim) activations, and their mask
