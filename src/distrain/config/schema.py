@@ -230,7 +230,8 @@ def _resolve_union(annotation: Any, value: Any, path: str, problems: list[Proble
     for option in candidates:
         attempt: list[Problem] = []
         node = resolve(option, value, path, attempt)
-        if not attempt:
+        if all(isinstance(problem, _CrossProblem) for problem in attempt):
+            problems.extend(attempt)  # the value is this option; only a rule across its arguments is broken
             return node
         first_problems = first_problems if first_problems is not None else attempt
     problems.extend(first_problems or [])
