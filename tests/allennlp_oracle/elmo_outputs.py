@@ -1,4 +1,4 @@
-"""What AllenNLP 2.10.1's ELMo gives for tests/test_allennlp_elmo.py, written to tests/allennlp_golden/elmo/.
+"""What AllenNLP 2.10.1's ELMo gives for tests/allennlp/test_allennlp_elmo.py, written to tests/allennlp_golden/elmo/.
 Run with the oracle's Python (built by ../shared/allennlp-oracle/setup.sh), not by pytest:
 
     /work/oracle/bin/python tests/allennlp_oracle/elmo_outputs.py

@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 import torch
 
-from allennlp_support import check_and_train_an_epoch, sentences
-from conftest import run_cli, write_config
+from support.allennlp import check_and_train_an_epoch, sentences
+from support.cli import run_cli
+from support.configs import write_config
+from support.paths import TESTS
 from distrain.config.schema import resolve_object
 from distrain.data.token_indexers.elmo_characters import ELMoTokenCharactersIndexer
 from distrain.models.model import Model
@@ -23,7 +25,6 @@ from distrain.plugins import import_builtins
 h5py = pytest.importorskip("h5py")  # the elmo extra
 import_builtins()
 
-TESTS = Path(__file__).resolve().parent
 FIXTURES = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
 GOLDEN = TESTS / "allennlp_golden" / "elmo"
 OPTIONS, WEIGHTS = str(FIXTURES / "options.json"), str(FIXTURES / "lm_weights.hdf5")
