@@ -1,5 +1,5 @@
 """scripts/ kept working as distrain changes: every name a script imports from distrain (or from another script)
-exists, every script answers ``--help``, and every script that can smoke on a CPU in seconds runs ``--quick``
+exists, every script answers ``--help``, and every script that CI can run (a CPU, CI's packages) runs ``--quick``
 (launching, timing and assembling through ``scripts/harness.py``) and ends on a ``name=value`` line, as the
 benchmarks do. The scripts import distrain inside functions, so only the
 import scan sees a renamed name in a path ``--help`` does not take."""
