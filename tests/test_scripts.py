@@ -182,7 +182,7 @@ def test_setup_sh_is_valid_bash():
 
 def test_every_script_not_smoked_here_says_why_and_the_rest_are_smoked():
     assert set(NOT_HERE) <= {path.name for path in scripts()}
-    assert len(quick_scripts()) >= 8
+    assert len(NOT_HERE) <= 5 and len(quick_scripts()) >= 23  # a script left out says why here
 
 
 # ------------------------------------------------------------------------------------- (c) --quick
