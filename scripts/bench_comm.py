@@ -10,7 +10,8 @@ compression and, last, ``local_sgd_speedup_1gbit=<local_sgd / every_step>`` (tar
 
     sudo python scripts/bench_comm.py               # the reported configuration (needs root)
     python scripts/bench_comm.py --no-limit         # plain loopback, no namespace (no root needed)
-    python scripts/bench_comm.py --quick            # a smoke run: plain loopback, 64-wide model, 12 steps
+    python scripts/bench_comm.py --quick            # a smoke run: plain loopback, 64-wide model, 12 steps,
+                                                    # every_step and local_sgd only (no bf16 run)
 """
 
 from __future__ import annotations
@@ -27,7 +28,12 @@ from harness import clock_callback, environment, feature_records, rate, read_clo
 
 BATCH_PER_WORKER, WARMUP, STEPS = 16, 8, 24
 HIDDEN = [4096, 4096, 1344]
-QUICK = {"warmup": 4, "steps": 12, "hidden": [64]}
+QUICK = {"warmup": 4, "steps": 12, "hidden": [64], "variants": ("every_step", "local_sgd")}
+VARIANTS = {
+    "every_step": {},
+    "local_sgd": {"sync": {"type": "local_sgd", "sync_every": 8}},
+    "bf16": {"gradient_compression": {"type": "bf16"}},
+}
 
 
 def limit_loopback(rate: str) -> None:
@@ -65,10 +71,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-limit", action="store_true", help="plain loopback (no namespace, no root)")
     parser.add_argument("--rate", default="1gbit")
-    parser.add_argument("--quick", action="store_true", help="plain loopback, a 64-wide model, 12 steps: a smoke run")
+    parser.add_argument("--quick", action="store_true", help="plain loopback, a 64-wide model, 12 steps, no bf16 run: a smoke run")
     parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    sizes = QUICK if args.quick else {"warmup": WARMUP, "steps": STEPS, "hidden": HIDDEN}
+    sizes = QUICK if args.quick else {"warmup": WARMUP, "steps": STEPS, "hidden": HIDDEN, "variants": tuple(VARIANTS)}
     if not (args.no_limit or args.quick or args.inside):
         if os.geteuid() != 0:
             raise SystemExit("bench_comm.py needs root for unshare -n (or pass --no-limit)")
@@ -79,11 +85,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         folder = Path(directory)
         write_jsonl(folder / "train.jsonl", feature_records(sizes["steps"] * BATCH_PER_WORKER * 2))
-        speeds = {name: run(folder, name, block, sizes["warmup"], sizes["hidden"]) for name, block in (
-            ("every_step", {}),
-            ("local_sgd", {"sync": {"type": "local_sgd", "sync_every": 8}}),
-            ("bf16", {"gradient_compression": {"type": "bf16"}}),
-        )}
+        speeds = {name: run(folder, name, VARIANTS[name], sizes["warmup"], sizes["hidden"]) for name in sizes["variants"]}
     print(f"local_sgd_speedup_1gbit={speeds['local_sgd'] / speeds['every_step']:.2f}")
 
 

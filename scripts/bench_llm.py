@@ -75,7 +75,8 @@ workers of distrain (``torchrun -m distrain train``, which distrain supports) an
 loop with torchrun as well, so that all three are scheduled alike.
 
     python scripts/bench_llm.py            # the reported configuration (needs accelerate for the Trainer)
-    python scripts/bench_llm.py --quick    # a smoke run: small steps count, one round, no memory part
+    python scripts/bench_llm.py --quick    # a smoke run: LLAMA_TINY (2 x 32), distrain and the hand-written loop on
+                                           # 1 worker, 3 steps of 2 x 32 tokens, one round, no memory part
     python scripts/bench_llm.py --skip-memory --rounds 3 --steps 6 --warmup 2
     python scripts/bench_llm.py --precision bf16 --skip-memory   # bfloat16, each system in its own mode
 """
@@ -104,6 +105,9 @@ LLAMA_40M = {"model_type": "llama", "num_hidden_layers": 8, "hidden_size": 512, 
              "num_key_value_heads": 8, "intermediate_size": 1376, "tie_word_embeddings": True}
 LLAMA_300M = {"model_type": "llama", "num_hidden_layers": 19, "hidden_size": 1024, "num_attention_heads": 16,
               "num_key_value_heads": 16, "intermediate_size": 2816, "tie_word_embeddings": False}
+#: --quick's model: the same code paths in a fraction of a second a step
+LLAMA_TINY = {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 2,
+              "num_key_value_heads": 2, "intermediate_size": 64, "tie_word_embeddings": True}
 SYSTEMS = ("distrain", "handwritten", "hf_trainer")
 FP32_SUFFIX = "_fp32"  # distrain_fp32: distrain in float32, run beside the bfloat16 systems
 WORKER_COUNTS = (1, 2)
@@ -390,9 +394,10 @@ def memory_part(folder: Path, steps: int) -> list[str]:
 # ---------------------------------------------------------------------------------------- main
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="few steps, one round, no memory part: a smoke run")
-    parser.add_argument("--steps", type=int, default=None, help="optimizer steps per run (default 10; quick 4)")
-    parser.add_argument("--warmup", type=int, default=None, help="steps before the clock starts (default 3; quick 2)")
+    parser.add_argument("--quick", action="store_true", help="LLAMA_TINY, distrain and handwritten on 1 worker, 3 steps of 2 x 32 tokens, one round, "
+                        "a 256 x 256 peak, no memory part: a smoke run")
+    parser.add_argument("--steps", type=int, default=None, help="optimizer steps per run (default 10; quick 3)")
+    parser.add_argument("--warmup", type=int, default=None, help="steps before the clock starts (default 3; quick 1)")
     parser.add_argument("--rounds", type=int, default=None, help="alternating rounds (default 3; quick 1)")
     parser.add_argument("--global-batch", type=int, default=8, help="blocks per optimizer step (default 8)")
     parser.add_argument("--sequence-length", type=int, default=128, help="tokens per block (default 128)")
@@ -417,9 +422,20 @@ def main() -> None:
         WORKERS[args.worker](json.loads(Path(args.job).read_text()))
         return
 
-    steps = args.steps or (4 if args.quick else 10)
-    warmup = args.warmup if args.warmup is not None else (2 if args.quick else 3)
+    steps = args.steps or (3 if args.quick else 10)
+    warmup = args.warmup if args.warmup is not None else (1 if args.quick else 3)
     rounds = args.rounds or (1 if args.quick else 3)
+    architecture = LLAMA_40M
+    if args.quick:  # the options' defaults only: what is given on the command line stands
+        architecture = LLAMA_TINY
+        args.only = args.only or ["distrain", "handwritten"]  # hf_trainer needs the bench extra
+        args.workers = args.workers or [1]
+        if args.global_batch == parser.get_default("global_batch"):
+            args.global_batch = 2
+        if args.sequence_length == parser.get_default("sequence_length"):
+            args.sequence_length = 32
+        if args.peak_size == parser.get_default("peak_size"):
+            args.peak_size, args.peak_repeats = 256, 2
     if not 0 < warmup < steps:
         parser.error(f"--warmup must be between 1 and --steps - 1 ({steps - 1}), got {warmup}")
     if args.skip_memory and args.memory_only:
@@ -444,7 +460,7 @@ def main() -> None:
                 systems = [*systems, "distrain" + FP32_SUFFIX]
             lines = throughput_part(folder, systems, worker_counts, steps, warmup, rounds, args.global_batch,
                                     sequence, cores, args.torchrun_all, args.precision, args.loss_chunk_size,
-                                    (args.peak_size, args.peak_repeats))
+                                    (args.peak_size, args.peak_repeats), architecture)
         if not (args.skip_memory or args.quick):
             memory = memory_part(folder, args.memory_steps)
             print("\n".join(memory), flush=True)
@@ -454,12 +470,13 @@ def main() -> None:
 
 def throughput_part(folder: Path, systems, worker_counts, steps: int, warmup: int, rounds: int, global_batch: int,
                     sequence: int, cores: int, torchrun_all: bool = False, precision: str = "fp32",
-                    loss_chunk_size: int = 256, peak: tuple[int, int] = (2048, 6)) -> list[str]:
+                    loss_chunk_size: int = 256, peak: tuple[int, int] = (2048, 6),
+                    architecture: dict = LLAMA_40M) -> list[str]:
     """Runs the alternating rounds (printing each run); returns the summary lines, the ratio last."""
-    settings = model_settings(LLAMA_40M, sequence)
+    settings = model_settings(architecture, sequence)
     parameters = count_parameters(settings)
     base = {"steps": steps, "warmup": warmup, "global_batch": global_batch, "sequence": sequence,
-            "blocks": steps * global_batch, "architecture": LLAMA_40M, "settings": settings,
+            "blocks": steps * global_batch, "architecture": architecture, "settings": settings,
             "tensors": str(folder / "blocks.pt"), "torchrun_all": torchrun_all, "precision": precision,
             "loss_chunk_size": loss_chunk_size}
     blocks = tensorise(base, folder / "blocks.pt")

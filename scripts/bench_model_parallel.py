@@ -11,7 +11,8 @@ schedules wait for their sends and receives outside them), averaged over the sta
 an ideal pipeline (equal stages, free communication) is ``(P - 1) / (M + P - 1)``.
 
 Run: /work/bin/cpuslot --all .venv/bin/python scripts/bench_model_parallel.py [--repeats 3]
-     .venv/bin/python scripts/bench_model_parallel.py --quick    # a smoke run: a tiny model, 2 steps, once
+     .venv/bin/python scripts/bench_model_parallel.py --quick    # a smoke run: a tiny model, 2 steps, once,
+                                                                 # the pp2_1f1b layout only
 Last line: ``pipeline_bubble_vs_bound=<measured bubble / bound>`` for 1F1B (median over repeats).
 """
 
@@ -156,17 +157,19 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="hidden 32, 2 layers, 2 timed steps, once: a smoke run")
+    parser.add_argument("--quick", action="store_true", help="hidden 32, 2 layers, 2 timed steps, once, pp2_1f1b only: a smoke run")
     args = parser.parse_args()
     if args.quick:
         args.hidden, args.layers, args.length, args.batch, args.microbatches = 32, 2, 16, 8, 4
         args.steps, args.warmup, args.repeats = 2, 1, 1
+    # quick: the layout of the last line only (tests/distributed/test_model_parallel.py trains every layout)
+    layouts = ["pp2_1f1b"] if args.quick else list(LAYOUTS)
     bound = (2 - 1) / (args.microbatches + 2 - 1)
     with tempfile.TemporaryDirectory() as scratch:
         folder = write_model(Path(scratch) / "bert", args.hidden, args.layers)
-        runs: dict[str, list[dict]] = {name: [] for name in LAYOUTS}
+        runs: dict[str, list[dict]] = {name: [] for name in layouts}
         for _ in range(args.repeats):
-            for name in LAYOUTS:
+            for name in layouts:
                 runs[name].append(run_layout(name, args, folder, Path(scratch)))
     print(f"model: BERT-style classifier, hidden {args.hidden}, {args.layers} layers, sequences of {args.length}; "
           f"global batch {args.batch}, {args.microbatches} micro-batches; 2 processes x 1 thread; "

@@ -20,6 +20,10 @@ Without ``--archive`` it trains a short MiniLM run first (200 reviews, 1 epoch: 
 matter here, only its cost per request), kept in ``runs/bench_serve_minilm`` for the next time.
 
 Run: /work/bin/cpuslot --all .venv/bin/python scripts/bench_serve.py [--archive A] [--duration 20] [--quick]
+
+``--quick`` (a smoke run): without ``--archive``, not MiniLM but configs/drug_reviews_boe.jsonnet (a bag of
+embeddings, 1 epoch on 200 reviews) trained in a temporary folder, on data prepared there; the check on 16 reviews;
+the many-clients pair only (8 clients, 1 s, 1 round; no one-client pair), and the model alone on 32 reviews, 1 round.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import ROOT, environment, run_distrain
+from harness import ROOT, environment, example_data, run_distrain
 
 DEFAULT_RUN = ROOT / "runs" / "bench_serve_minilm"
 
@@ -46,24 +50,27 @@ def distrain(*args: str, **kwargs) -> subprocess.CompletedProcess:
     return run_distrain(args, environment(HF_HUB_OFFLINE="1"), capture=False, **kwargs)
 
 
-def data_dir() -> Path:
-    data = ROOT / "data" / "drug_reviews"
+def data_dir(root: Path = ROOT) -> Path:
+    data = root / "data" / "drug_reviews"
     if not (data / "validation.jsonl").exists():
         subprocess.run([sys.executable, str(ROOT / "scripts" / "prepare_data.py"), "--only", "drug_reviews"], check=True,
-                       cwd=ROOT)
+                       cwd=root)
     return data
 
 
-def train_short_archive(run: Path) -> Path:
-    data = data_dir()
+def train_short_archive(run: Path, data: Path | None = None, quick: bool = False) -> Path:
+    data = data or data_dir()
     overrides = {
         "train_data_path": str(data / "train.jsonl"), "validation_data_path": str(data / "validation.jsonl"),
         "dataset_reader.max_instances": 200, "trainer.num_epochs": 1, "trainer.progress_bar": False,
         "distributed": None, "data_loader.batch_size": 16,
     }
-    print(f"training a short MiniLM archive in {run} (no --archive given)", flush=True)
-    distrain("train", str(ROOT / "configs" / "drug_reviews_minilm.jsonnet"), "-s", str(run), "--force",
-             "-o", json.dumps(overrides), check=True)
+    # quick: a bag of embeddings (a MiniLM step, its checkpoint and its answers take seconds here)
+    config = "drug_reviews_boe.jsonnet" if quick else "drug_reviews_minilm.jsonnet"
+    if quick:
+        overrides.pop("data_loader.batch_size")
+    print(f"training a short {config} archive in {run} (no --archive given)", flush=True)
+    distrain("train", str(ROOT / "configs" / config), "-s", str(run), "--force", "-o", json.dumps(overrides), check=True)
     return run / "model.tar.gz"
 
 
@@ -157,14 +164,14 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def measure_pair(archive: Path, flags: dict[str, list[str]], texts: list[str], clients: int, seconds: float,
-                 folder: Path, rounds: int = 5) -> dict[str, dict]:
+                 folder: Path, rounds: int = 5, warmup: float = 3.0) -> dict[str, dict]:
     """Both servers up at once, measured in alternating rounds (``seconds`` each in all), so a change in
     the machine's load shows in both figures rather than in their ratio."""
     servers = {name: Server(archive, server_flags, folder) for name, server_flags in flags.items()}
     pooled: dict[str, tuple[list[float], list[int]]] = {name: ([], []) for name in servers}
     try:
         for name, server in servers.items():
-            asyncio.run(closed_loop(server.url, texts, clients, min(3.0, seconds)))  # warm-up
+            asyncio.run(closed_loop(server.url, texts, clients, min(warmup, seconds)))  # warm-up
         before = {name: server.batch_stats() for name, server in servers.items()}
         for _ in range(rounds):
             for name, server in servers.items():
@@ -251,37 +258,43 @@ def main() -> None:
     parser.add_argument("--archive", type=Path, default=None, help="a model.tar.gz (default: train a short MiniLM one)")
     parser.add_argument("--duration", type=float, default=20.0, help="seconds per measured run (default 20)")
     parser.add_argument("--clients", type=int, default=32, help="concurrent clients (default 32)")
-    parser.add_argument("--quick", action="store_true", help="5 s runs, for a smoke test")
+    parser.add_argument("--quick", action="store_true", help="a bag-of-embeddings archive, the many-clients pair only, 1 s: a smoke run")
     parser.add_argument("--batched-flags", default="", help='extra flags for the batched server, e.g. "--max-padding 0.1"')
     parser.add_argument("--skip-check", action="store_true", help="skip the comparison with distrain predict")
     parser.add_argument("--skip-model-only", action="store_true",
                         help="skip the in-process bound on what batching can give")
     args = parser.parse_args()
-    seconds = 5.0 if args.quick else args.duration
-
-    archive = args.archive
-    if archive is None:
-        archive = DEFAULT_RUN / "model.tar.gz"
-        if not archive.exists():
-            archive = train_short_archive(DEFAULT_RUN)
-    records = [json.loads(line) for line in (data_dir() / "validation.jsonl").read_text().splitlines()]
-    texts = [r["text"] for r in records]
-    print(f"archive={archive} torch_threads=default cores={os.cpu_count()}", flush=True)
+    seconds, rounds, checked, modelled = (1.0, 1, 16, 32) if args.quick else (args.duration, 5, 200, 512)
+    if args.quick:
+        args.clients = 8
 
     with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder:
         folder = Path(folder)
+        archive = args.archive
+        data = data_dir(example_data(folder / "examples", "drug_reviews")) if args.quick else data_dir()
+        if archive is None and args.quick:
+            archive = train_short_archive(folder / "minilm", data, quick=True)
+        elif archive is None:
+            archive = DEFAULT_RUN / "model.tar.gz"
+            if not archive.exists():
+                archive = train_short_archive(DEFAULT_RUN)
+        records = [json.loads(line) for line in (data / "validation.jsonl").read_text().splitlines()]
+        texts = [r["text"] for r in records]
+        print(f"archive={archive} torch_threads=default cores={os.cpu_count()}", flush=True)
         if not args.skip_check:
-            check_equal_to_predict(archive, [{"text": t} for t in texts[:200]], folder)
+            check_equal_to_predict(archive, [{"text": t} for t in texts[:checked]], folder)
         many = measure_pair(archive, {"batched": args.batched_flags.split(), "unbatched": ["--max-batch-size", "1"]}, texts, args.clients,
-                            seconds, folder)
-        alone = measure_pair(archive, {"batched_1_client": args.batched_flags.split(), "unbatched_1_client": ["--max-batch-size", "1"]}, texts,
-                             1, seconds, folder)
-    if not args.skip_model_only:
-        ceiling, sorted_per_s = model_only_ceiling(archive, texts[:256 if args.quick else 512])
-        print(f"model_only_sorted_batches_vs_one_by_one={ceiling:.2f}", flush=True)
-        # the server's batched throughput against the most the model allows: HTTP, queue and padding included
-        print(f"batched_server_vs_model_only_sorted={many['batched']['rps'] / sorted_per_s:.3f}", flush=True)
-    print(f"one_client_p50_difference_ms={alone['batched_1_client']['p50_ms'] - alone['unbatched_1_client']['p50_ms']:.2f}")
+                            seconds, folder, rounds, warmup=min(3.0, seconds))
+        alone = None if args.quick else measure_pair(
+            archive, {"batched_1_client": args.batched_flags.split(), "unbatched_1_client": ["--max-batch-size", "1"]}, texts,
+            1, seconds, folder)
+        if not args.skip_model_only:
+            ceiling, sorted_per_s = model_only_ceiling(archive, texts[:modelled], rounds=1 if args.quick else 3)
+            print(f"model_only_sorted_batches_vs_one_by_one={ceiling:.2f}", flush=True)
+            # the server's batched throughput against the most the model allows: HTTP, queue and padding included
+            print(f"batched_server_vs_model_only_sorted={many['batched']['rps'] / sorted_per_s:.3f}", flush=True)
+    if alone is not None:
+        print(f"one_client_p50_difference_ms={alone['batched_1_client']['p50_ms'] - alone['unbatched_1_client']['p50_ms']:.2f}")
     print(f"batched_vs_unbatched={many['batched']['rps'] / many['unbatched']['rps']:.2f}")
 
 
