@@ -1,0 +1,73 @@
+"""AllenNLP's modules under their registered names, against AllenNLP 2.10.1 itself: each case of the golden files
+(made by tests/allennlp_oracle/module_outputs.py) is built from its config by distrain's registry, given AllenNLP's
+parameters through the module's name map, and must give AllenNLP's output."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from support.paths import TESTS
+from distrain.config.errors import Problem
+from distrain.config.schema import resolve_object
+from distrain.modules.attention import Attention
+from distrain.modules.matrix_attention import MatrixAttention
+from distrain.plugins import import_builtins
+
+import_builtins()
+
+GOLDEN = TESTS / "allennlp_golden" / "modules"
+
+
+def golden(name: str) -> list[dict]:
+    return json.loads((GOLDEN / f"{name}.json").read_text())["cases"]
+
+
+def tensor(value: dict) -> torch.Tensor:
+    return torch.tensor(value["values"], dtype=getattr(torch, value["dtype"]))
+
+
+def built(base: type, config: dict, **runtime) -> torch.nn.Module:
+    problems: list[Problem] = []
+    node = resolve_object(base, config, "block", problems)
+    assert not problems, problems
+    return node.construct(**runtime)
+
+
+def allennlps_difference(base: type, case: dict, **runtime) -> float:
+    """Max |distrain's output - AllenNLP's| for a golden case, with AllenNLP's parameters loaded by name."""
+    module = built(base, case["config"], **runtime)
+    state = {module.allennlp_name(name): tensor(value) for name, value in case["parameters"].items()}
+    module.load_state_dict(state, strict=True)
+    module.eval()
+    with torch.no_grad():
+        output = module(**{name: tensor(value) for name, value in case["inputs"].items()}) \
+            if "arg0" not in case["inputs"] else module(*[tensor(value) for value in case["inputs"].values()])
+    expected = tensor(case["output"])
+    assert output.shape == expected.shape
+    return float((output - expected).abs().max())
+
+
+def case_id(case: dict) -> str:
+    return ",".join(f"{key}={value}" for key, value in case["config"].items())
+
+
+@pytest.mark.parametrize("case", golden("matrix_attentions"), ids=case_id)
+def test_matrix_attentions_give_allennlps_scores(case):
+    assert allennlps_difference(MatrixAttention, case) < 1e-6
+
+
+@pytest.mark.parametrize("case", golden("attentions"), ids=case_id)
+def test_attentions_give_allennlps_weights(case):
+    assert allennlps_difference(Attention, case) < 1e-6
+
+
+def test_a_bad_combination_is_a_config_problem_with_its_key_path():
+    problems: list[Problem] = []
+    resolve_object(MatrixAttention, {"type": "linear", "tensor_1_dim": 3, "tensor_2_dim": 3, "combination": "x,y,x%y"},
+                   "model.attention", problems)
+    assert [str(p) for p in problems] == [
+        'model.attention.combination: must be pieces like "x", "y", "x*y", "x-y" (operations * / + -) joined by commas'
+        ', got "x,y,x%y"']
