@@ -14,6 +14,7 @@ from distrain.config.errors import Problem
 from distrain.config.schema import resolve_object
 from distrain.modules.attention import Attention
 from distrain.modules.matrix_attention import MatrixAttention
+from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
 from distrain.plugins import import_builtins
 
 import_builtins()
@@ -71,3 +72,23 @@ def test_a_bad_combination_is_a_config_problem_with_its_key_path():
     assert [str(p) for p in problems] == [
         'model.attention.combination: must be pieces like "x", "y", "x*y", "x-y" (operations * / + -) joined by commas'
         ', got "x,y,x%y"']
+
+
+@pytest.mark.parametrize("case", golden("seq2seq_encoders"), ids=case_id)
+def test_stacked_bidirectional_and_alternating_lstms_give_allennlps_outputs(case):
+    assert allennlps_difference(Seq2SeqEncoder, case) < 1e-6
+
+
+@pytest.mark.parametrize("name", ["stacked_bidirectional_lstm", "alternating_lstm"])
+def test_the_augmented_lstms_drop_out_only_while_training_and_keep_padding_zero(name):
+    encoder = built(Seq2SeqEncoder, {"type": name, "input_size": 3, "hidden_size": 2, "num_layers": 2,
+                                     "recurrent_dropout_probability": 0.5})
+    inputs, mask = torch.randn(2, 4, 3), torch.tensor([[True] * 4, [True, True, False, False]])
+    encoder.train()
+    torch.manual_seed(0)
+    first = encoder(inputs, mask)
+    torch.manual_seed(1)
+    assert not torch.equal(first, encoder(inputs, mask))
+    assert first[1, 2:].abs().max() == 0
+    encoder.eval()
+    assert torch.equal(encoder(inputs, mask), encoder(inputs, mask))
