@@ -15,6 +15,7 @@ from distrain.config.schema import resolve_object
 from distrain.modules.attention import Attention
 from distrain.modules.matrix_attention import MatrixAttention
 from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
+from distrain.modules.span_extractor import SpanExtractor
 from distrain.plugins import import_builtins
 
 import_builtins()
@@ -92,3 +93,22 @@ def test_the_augmented_lstms_drop_out_only_while_training_and_keep_padding_zero(
     assert first[1, 2:].abs().max() == 0
     encoder.eval()
     assert torch.equal(encoder(inputs, mask), encoder(inputs, mask))
+
+
+@pytest.mark.parametrize("case", golden("span_extractors"), ids=case_id)
+def test_span_extractors_give_allennlps_span_vectors(case):
+    assert allennlps_difference(SpanExtractor, case) < 1e-6
+
+
+def test_span_extractors_say_their_output_width():
+    for case in golden("span_extractors"):
+        assert built(SpanExtractor, case["config"]).get_output_dim() == len(case["output"]["values"][0][0])
+
+
+def test_a_half_given_width_embedding_and_an_odd_bidirectional_width_are_config_problems():
+    problems: list[Problem] = []
+    resolve_object(SpanExtractor, {"type": "bidirectional_endpoint", "input_dim": 5, "num_width_embeddings": 4},
+                   "model.span_extractor", problems)
+    assert [str(p) for p in problems] == [
+        "model.span_extractor.num_width_embeddings: needs span_width_embedding_dim too (a span width embedding takes both)",
+        "model.span_extractor.input_dim: must be even (a forward and a backward half), got 5"]
