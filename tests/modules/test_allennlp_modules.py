@@ -16,6 +16,7 @@ from distrain.modules.attention import Attention
 from distrain.modules.matrix_attention import MatrixAttention
 from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
 from distrain.modules.span_extractor import SpanExtractor
+from distrain.modules.time_distributed import TimeDistributed
 from distrain.plugins import import_builtins
 
 import_builtins()
@@ -112,3 +113,21 @@ def test_a_half_given_width_embedding_and_an_odd_bidirectional_width_are_config_
     assert [str(p) for p in problems] == [
         "model.span_extractor.num_width_embeddings: needs span_width_embedding_dim too (a span width embedding takes both)",
         "model.span_extractor.input_dim: must be even (a forward and a backward half), got 5"]
+
+
+class SumAndFirst(torch.nn.Module):
+    def forward(self, inputs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return inputs[:, 0], inputs.sum(1)
+
+
+def test_time_distributed_gives_allennlps_output_and_unfolds_tuples():
+    (case,) = golden("time_distributed")
+    module = TimeDistributed(torch.nn.Linear(**case["config"]))
+    module.load_state_dict({module.allennlp_name(name): tensor(value) for name, value in case["parameters"].items()})
+    inputs = tensor(case["inputs"]["arg0"])
+    with torch.no_grad():
+        assert float((module(inputs) - tensor(case["output"])).abs().max()) < 1e-6
+    first, total = TimeDistributed(SumAndFirst())(inputs)
+    assert torch.equal(first, inputs[:, :, 0]) and torch.equal(total, inputs.sum(2))
+    with pytest.raises(RuntimeError, match="no time dimension"):
+        module(torch.zeros(2, 4))
