@@ -20,6 +20,7 @@ warnings.filterwarnings("ignore")
 import torch  # noqa: E402
 from allennlp.common import Params  # noqa: E402
 from allennlp.modules.attention import Attention  # noqa: E402
+from allennlp.modules.highway import Highway  # noqa: E402
 from allennlp.modules.matrix_attention import MatrixAttention  # noqa: E402
 from allennlp.modules.seq2seq_encoders import Seq2SeqEncoder  # noqa: E402
 from allennlp.modules.span_extractors import SpanExtractor  # noqa: E402
@@ -139,6 +140,20 @@ def time_distributed():
              "inputs": {"arg0": tensor_json(inputs)}, "output": tensor_json(output)}]
 
 
+def highway():
+    torch.manual_seed(7)
+    inputs = torch.randn(2, 3, 4)
+    cases = []
+    for num_layers in (1, 2):
+        module = Highway(4, num_layers)
+        with torch.no_grad():
+            output = module(inputs)
+        cases.append({"config": {"input_dim": 4, "num_layers": num_layers},
+                      "parameters": {name: tensor_json(p) for name, p in module.state_dict().items()},
+                      "inputs": {"arg0": tensor_json(inputs)}, "output": tensor_json(output)})
+    return cases
+
+
 def dense_sparse_adam():
     """A sparse embedding and a dense linear layer, 4 steps on fixed ids and targets."""
     torch.manual_seed(6)
@@ -181,7 +196,8 @@ def main() -> None:
     GOLDEN.mkdir(parents=True, exist_ok=True)
     files = {"matrix_attentions.json": matrix_attentions(), "attentions.json": attentions(),
              "span_extractors.json": span_extractors(), "seq2seq_encoders.json": seq2seq_encoders(),
-             "time_distributed.json": time_distributed(), "dense_sparse_adam.json": dense_sparse_adam(),
+             "time_distributed.json": time_distributed(),
+             "highway.json": highway(), "dense_sparse_adam.json": dense_sparse_adam(),
              "multi_step.json": multi_step()}
     for name, content in files.items():
         (GOLDEN / name).write_text(json.dumps({"made_by": "/work/oracle/bin/python tests/allennlp_oracle/module_outputs.py "

@@ -13,6 +13,7 @@ from support.paths import TESTS
 from distrain.config.errors import Problem
 from distrain.config.schema import resolve_object
 from distrain.modules.attention import Attention
+from distrain.modules.highway import Highway
 from distrain.modules.matrix_attention import MatrixAttention
 from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
 from distrain.modules.span_extractor import SpanExtractor
@@ -131,3 +132,11 @@ def test_time_distributed_gives_allennlps_output_and_unfolds_tuples():
     assert torch.equal(first, inputs[:, :, 0]) and torch.equal(total, inputs.sum(2))
     with pytest.raises(RuntimeError, match="no time dimension"):
         module(torch.zeros(2, 4))
+
+
+@pytest.mark.parametrize("case", golden("highway"), ids=case_id)
+def test_highway_gives_allennlps_output(case):
+    module = Highway(**case["config"])
+    module.load_state_dict({name.lstrip("_"): tensor(value) for name, value in case["parameters"].items()})
+    with torch.no_grad():
+        assert float((module(tensor(case["inputs"]["arg0"])) - tensor(case["output"])).abs().max()) < 1e-6
