@@ -1,4 +1,5 @@
-"""The optimizers AllenNLP configs name beyond adam/adamw/sgd, with AllenNLP's defaults.
+"""The optimizers AllenNLP configs name beyond adam/adamw/sgd, with AllenNLP's defaults (``dense_sparse_adam``
+with AllenNLP's own step).
 
 ``huggingface_adamw`` was transformers' ``AdamW``; with ``correct_bias`` (its default) it is torch's
 AdamW step for step, so torch's kernel runs it. ``correct_bias: false`` (no bias correction, an old
@@ -7,6 +8,7 @@ BERT recipe) has no torch kernel and is refused at validation rather than silent
 
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
 import torch
@@ -80,3 +82,62 @@ class AdagradOptimizer(Optimizer, torch.optim.Adagrad):
         groups = make_parameter_groups(model_parameters, parameter_groups)
         torch.optim.Adagrad.__init__(self, groups, lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                                      initial_accumulator_value=initial_accumulator_value, eps=eps)
+
+
+@Optimizer.register("dense_sparse_adam")
+class DenseSparseAdam(Optimizer):
+    """AllenNLP's ``dense_sparse_adam``: Adam that takes sparse gradients (an ``embedding`` with ``sparse:
+    true``) as well as dense ones, updating a sparse gradient's rows only, so a large vocabulary's
+    untouched rows and their running means are left alone. Its step is AllenNLP's (``eps`` added to the
+    uncorrected root, ``lr * sqrt(1 - beta2^t) / (1 - beta1^t)`` the step size), not torch's Adam's."""
+
+    def __init__(
+        self,
+        model_parameters: list[tuple[str, torch.nn.Parameter]],
+        parameter_groups: ParameterGroups | None = None,
+        lr: NonNegativeFloat = 1e-3,
+        betas: Betas = (0.9, 0.999),
+        eps: NonNegativeFloat = 1e-8,
+    ) -> None:
+        groups = make_parameter_groups(model_parameters, parameter_groups)
+        torch.optim.Optimizer.__init__(self, groups, dict(lr=lr, betas=tuple(betas), eps=eps))
+
+    @torch.no_grad()
+    def step(self, closure: Any = None) -> Any:
+        loss = closure() if closure is not None else None
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for parameter in group["params"]:
+                if parameter.grad is None:
+                    continue
+                state = self.state[parameter]
+                if not state:
+                    state.update(step=0, exp_avg=torch.zeros_like(parameter), exp_avg_sq=torch.zeros_like(parameter))
+                state["step"] += 1
+                step_size = group["lr"] * math.sqrt(1 - beta2 ** state["step"]) / (1 - beta1 ** state["step"])
+                if parameter.grad.is_sparse:
+                    _sparse_step(parameter, parameter.grad.coalesce(), state, beta1, beta2, group["eps"], step_size)
+                    continue
+                grad, exp_avg, exp_avg_sq = parameter.grad, state["exp_avg"], state["exp_avg_sq"]
+                exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
+                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                parameter.addcdiv_(exp_avg, exp_avg_sq.sqrt().add_(group["eps"]), value=-step_size)
+        return loss
+
+
+def _sparse_step(parameter: torch.Tensor, grad: torch.Tensor, state: dict, beta1: float, beta2: float, eps: float,
+                 step_size: float) -> None:
+    """Adam on the entries a (coalesced) sparse gradient holds; the others, and their moments, stay."""
+    indices, values = grad._indices(), grad._values()
+
+    def sparse(entries: torch.Tensor) -> torch.Tensor:
+        return torch.sparse_coo_tensor(indices, entries, grad.shape, check_invariants=False)
+
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    old_mean, old_square = exp_avg.sparse_mask(grad)._values(), exp_avg_sq.sparse_mask(grad)._values()
+    mean_update = (values - old_mean) * (1 - beta1)
+    square_update = (values.pow(2) - old_square) * (1 - beta2)
+    exp_avg.add_(sparse(mean_update))
+    exp_avg_sq.add_(sparse(square_update))
+    mean, square = mean_update + old_mean, square_update + old_square
+    parameter.add_(sparse(-step_size * mean / (square.sqrt() + eps)))

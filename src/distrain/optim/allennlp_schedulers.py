@@ -1,5 +1,5 @@
-"""AllenNLP's ``slanted_triangular``, ``polynomial_decay`` and ``linear_with_warmup``, with AllenNLP's
-formulas, so its configs keep their learning rates.
+"""AllenNLP's ``slanted_triangular``, ``polynomial_decay``, ``linear_with_warmup`` and ``multi_step``, with
+AllenNLP's formulas, so its configs keep their learning rates.
 
 AllenNLP sets the rate of optimizer step ``n`` (1-based) from ``n`` (``step_batch(n)`` just before the
 step); distrain's schedules give the rate of step ``s + 1`` after ``s`` steps, so both read ``n = s + 1``.
@@ -7,10 +7,12 @@ step); distrain's schedules give the rate of step ``s + 1`` after ``s`` steps, s
 
 from __future__ import annotations
 
+import bisect
 import logging
-from typing import Any, ClassVar, Mapping
+from typing import Annotated, Any, ClassVar, Mapping
 
 import torch
+from annotated_types import Ge
 
 from distrain.config.constraints import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt, Probability
 from distrain.config.errors import Problem
@@ -122,3 +124,35 @@ class LinearWithWarmup(PolynomialDecay):
     def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int,
                  warmup_steps: NonNegativeInt = 100, total_steps: PositiveInt | None = None) -> None:
         super().__init__(optimizer, num_training_steps, warmup_steps, total_steps, power=1.0, end_learning_rate=0.0)
+
+
+@LearningRateScheduler.register("multi_step")
+class MultiStep(LearningRateScheduler):
+    """AllenNLP's ``multi_step`` (torch's ``MultiStepLR``): the rate is multiplied by ``gamma`` at the end of
+    each epoch named in ``milestones`` (counting from 1; a milestone listed twice multiplies twice). It
+    steps per epoch, as AllenNLP's trainer steps it; ``last_epoch`` is the last epoch already done
+    (-1: none)."""
+
+    def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int, milestones: list[PositiveInt],
+                 gamma: PositiveFloat = 0.1, last_epoch: Annotated[int, Ge(-1)] = -1) -> None:
+        self.milestones, self.gamma = sorted(milestones), gamma
+        self.epochs = last_epoch + 1
+        super().__init__(optimizer, num_training_steps)
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        return []
+
+    def factor(self, step: int) -> float:
+        return self.gamma ** bisect.bisect_right(self.milestones, self.epochs)
+
+    def step_epoch(self, metric: float | None = None) -> None:
+        self.epochs += 1
+        self._apply()
+
+    def state_dict(self) -> dict:
+        return {**super().state_dict(), "epochs": self.epochs}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.epochs = state["epochs"]
+        super().load_state_dict(state)

@@ -1,0 +1,1 @@
+"""Matrix attentions with AllenNLP's names, one per file (the base is :mod:`distrain.modules.matrix_attention`)."""
