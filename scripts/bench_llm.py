@@ -428,7 +428,7 @@ def main() -> None:
     architecture = LLAMA_40M
     if args.quick:  # the options' defaults only: what is given on the command line stands
         architecture = LLAMA_TINY
-        args.only = args.only or ["distrain", "handwritten"]  # hf_trainer needs the bench extra
+        args.only = args.only or ["distrain", "handwritten"]  # hf_trainer (torchrun, accelerate): the full run
         args.workers = args.workers or [1]
         if args.global_batch == parser.get_default("global_batch"):
             args.global_batch = 2

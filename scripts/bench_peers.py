@@ -238,8 +238,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                      epilog="Needs the bench extra: pip install -e '.[bench]'.")
     parser.add_argument("--quick", action="store_true", help="few steps, one round: a smoke run")
-    parser.add_argument("--steps", type=int, default=None, help="optimizer steps per run (default 60; quick 10)")
-    parser.add_argument("--warmup", type=int, default=None, help="steps before the clock starts (default 8; quick 3)")
+    parser.add_argument("--steps", type=int, default=None, help="optimizer steps per run (default 60; quick 6)")
+    parser.add_argument("--warmup", type=int, default=None, help="steps before the clock starts (default 8; quick 2)")
     parser.add_argument("--rounds", type=int, default=None, help="alternating rounds (default 3; quick 1)")
     parser.add_argument("--only", choices=FRAMEWORKS, action="append", help="run only these frameworks (repeatable)")
     parser.add_argument("--workers", type=int, choices=WORKER_COUNTS, action="append",
@@ -252,13 +252,14 @@ def main() -> None:
         (lightning_worker if args.worker == "lightning" else accelerate_worker)(job)
         return
 
-    steps = args.steps or (10 if args.quick else 60)
-    warmup = args.warmup if args.warmup is not None else (3 if args.quick else 8)
+    steps = args.steps or (6 if args.quick else 60)
+    warmup = args.warmup if args.warmup is not None else (2 if args.quick else 8)
     rounds = args.rounds or (1 if args.quick else 3)
     if not 0 < warmup < steps:
         parser.error(f"--warmup must be between 1 and --steps - 1 ({steps - 1}), got {warmup}")
     frameworks = args.only or FRAMEWORKS
-    worker_counts = sorted(args.workers or WORKER_COUNTS, reverse=True)
+    # quick: the 2-worker runs alone, the ones the last line compares
+    worker_counts = sorted(args.workers or ((2,) if args.quick else WORKER_COUNTS), reverse=True)
     cores = available_cores()
     from bench_scaling import make_data
 

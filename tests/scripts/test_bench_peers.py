@@ -1,5 +1,6 @@
 """scripts/bench_peers.py: its pure helpers, and the parts it shares with distrain (the config and the
-model the peers train), without the peers themselves (the bench extra is not installed in CI)."""
+model the peers train), without the peers themselves (``--help`` answers without the bench extra;
+tests/scripts/test_scripts.py runs its ``--quick`` with the peers)."""
 
 from __future__ import annotations
 
@@ -80,7 +81,7 @@ import runpy, sys
 class NoPeers:
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in ("lightning", "accelerate", "pytorch_lightning"):
-            raise ImportError(f"{name} is blocked: CI does not install the bench extra")
+            raise ImportError(f"{name} is blocked: as without the bench extra")
 sys.meta_path.insert(0, NoPeers())
 sys.argv = [sys.argv[1], "--help"]
 runpy.run_path(sys.argv[0], run_name="__main__")

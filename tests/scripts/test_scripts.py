@@ -22,8 +22,8 @@ from support.paths import ROOT
 
 SCRIPTS = ROOT / "scripts"
 TESTS = ROOT / "tests"
-#: packages a script imports that CI does not install: the bench extra, locust, the AllenNLP oracle's
-OPTIONAL = {"lightning", "accelerate", "locust", "allennlp", "allennlp_models"}
+#: packages a script imports that CI does not install: locust, the AllenNLP oracle's
+OPTIONAL = {"locust", "allennlp", "allennlp_models"}
 #: imported by the scripts (or by locust, or by a job's workers), not run
 MODULES = {"harness.py", "chaos_checks.py", "chaos_faults.py", "chaos_job.py", "chaos_probe.py", "soak_clients.py",
            "locustfile.py"}
@@ -33,7 +33,6 @@ MODULES = {"harness.py", "chaos_checks.py", "chaos_faults.py", "chaos_job.py", "
 NOT_HERE = {
     "gpu_smoke.py": "needs a CUDA device (exits 2 without one)",
     "allennlp_golden.py": "runs under the AllenNLP oracle's Python only; no quick mode",
-    "bench_peers.py": "needs the bench extra (Lightning, accelerate), which CI does not install",
     "chaos.py": "tests/scripts/test_chaos_and_soak.py runs its smoke (three faults)",
     "soak_serve.py": "tests/scripts/test_chaos_and_soak.py runs its smoke",
 }
@@ -185,7 +184,7 @@ def test_setup_sh_is_valid_bash():
 
 def test_every_script_not_smoked_here_says_why_and_the_rest_are_smoked():
     assert set(NOT_HERE) <= {path.name for path in scripts()}
-    assert len(NOT_HERE) <= 5 and len(quick_scripts()) >= 23  # a script left out says why here
+    assert len(NOT_HERE) <= 4 and len(quick_scripts()) >= 24  # a script left out says why here
 
 
 # ------------------------------------------------------------------------------------- (c) --quick
