@@ -93,3 +93,16 @@ def test_bimpm_fixture_config_is_one_line_per_missing_name_before_data_is_read(w
     assert errors[0].startswith('dataset_reader.type: unknown DatasetReader type "quora_paraphrase"'), errors
     assert errors[1].startswith('model.type: unknown Model type "bimpm"'), errors
     assert "missing.tsv" not in checked.stderr and "Traceback" not in checked.stderr
+
+
+def test_esim_widths_that_do_not_chain_are_one_line_each_before_data_is_read(workdir, tmp_path):
+    config = load_config(workdir / FIXTURE.format(model="esim"))
+    config["model"]["projection_feedforward"]["input_dim"] = 199
+    config["model"]["output_logit"]["input_dim"] = 6
+    config["train_data_path"] = str(tmp_path / "missing.jsonl")
+    checked = run_cli("check", str(write_config(tmp_path / "esim.json", config)), cwd=workdir)
+    assert checked.returncode == 2
+    assert "model.projection_feedforward.input_dim: is 199, but the enhanced words (4 × the encoder's width) gives 200" \
+        in checked.stderr
+    assert "model.output_logit.input_dim: is 6, but output_feedforward gives 5" in checked.stderr
+    assert "missing.jsonl" not in checked.stderr and "Traceback" not in checked.stderr
