@@ -48,6 +48,10 @@ CASES = {
     "transformer_qa": ("allennlp-models", "test_fixtures/rc/transformer_qa/experiment.jsonnet",
                        ["span_start_logits", "span_end_logits", "best_span_scores", "best_span", "best_span_str"], 3,
                        {}),
+    "decomposable_attention": ("allennlp-models", "test_fixtures/pair_classification/decomposable_attention/experiment.json",
+                               ["label_logits", "label_probs", "h2p_attention", "p2h_attention"], 3, {}),
+    "esim": ("allennlp-models", "test_fixtures/pair_classification/esim/experiment.json",
+             ["label_logits", "label_probs"], 3, {}),
 }
 
 
@@ -79,6 +83,7 @@ def _as_json(value):
 
 
 def make_case(name: str, repository: str, config: str, keys: list[str], batch_size: int, overrides: dict) -> dict:
+    import allennlp_models.pair_classification  # noqa: F401 - registers snli, decomposable_attention, esim, bimpm
     import allennlp_models.rc  # noqa: F401 - registers transformer_squad and transformer_qa
     import allennlp_models.tagging  # noqa: F401 - registers crf_tagger
     from allennlp.commands.train import train_model_from_file

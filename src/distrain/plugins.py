@@ -36,6 +36,7 @@ BUILTIN_PACKAGES = (
     "distrain.modules.adapters",
     "distrain.metrics",
     "distrain.models",
+    "distrain.models.pair",
     "distrain.optim",
     "distrain.training",
     "distrain.training.callbacks",

@@ -5,6 +5,9 @@ initializer whose regex matches its name (``re.search``), unless a prevent regex
 assembly, before ``parallelize`` wraps the model, on every worker from the same seed, so all start equal;
 parameters on the meta device (ranks that receive rank 0's weights) are skipped. A regex that matches
 no parameter is an error naming it (AllenNLP only logged it, so a typo silently did nothing).
+
+A regex may also match a parameter's AllenNLP name where a module renames it (``allennlp_names``: a feedforward's
+``_linear_layers.0`` is distrain's ``layers.0``), so AllenNLP's configs pick the same parameters as in AllenNLP.
 """
 
 from __future__ import annotations
@@ -181,11 +184,13 @@ class InitializerApplicator:
         pairs = [(regex, initializer) for regex, initializer in self.regexes or []]
         prevent = [re.compile(regex) for regex in self.prevent_regexes or []]
         used, done = set(), []
+        aliases = allennlp_aliases(model)
         for name, parameter in model.named_parameters():
-            if any(pattern.search(name) for pattern in prevent):
+            names = (name, aliases[name]) if name in aliases else (name,)
+            if any(pattern.search(each) for pattern in prevent for each in names):
                 continue
             for index, (regex, initializer) in enumerate(pairs):
-                if re.search(regex, name):
+                if any(re.search(regex, each) for each in names):
                     used.add(index)
                     if not parameter.is_meta:
                         with torch.no_grad():
@@ -202,3 +207,20 @@ class InitializerApplicator:
     def __call__(self, module: torch.nn.Module) -> None:
         """AllenNLP's spelling (``initializer(self)`` in a model's constructor)."""
         self.apply(module)
+
+
+def allennlp_aliases(model: torch.nn.Module) -> dict[str, str]:
+    """Parameter name -> the name with each module's literal ``allennlp_names`` renames undone (only the
+    parameters some module renames)."""
+    aliases: dict[str, str] = {}
+    for prefix, module in model.named_modules():
+        for pattern, replacement in getattr(module, "allennlp_names", {}).items():
+            literal = pattern.replace("\\", "")
+            if "\\" in replacement or not re.fullmatch(pattern, literal):
+                continue  # a pattern with groups or classes has no single AllenNLP name to give back
+            inside = f"{prefix}.{replacement}." if prefix else f"{replacement}."
+            for name, _ in model.named_parameters():
+                if name.startswith(inside):  # outer modules come first and renamed only what precedes
+                    current, tail = aliases.get(name, name), name[len(inside) - len(replacement) - 1:]
+                    aliases[name] = current[: len(current) - len(tail)] + literal + "." + name[len(inside):]
+    return aliases

@@ -1,9 +1,11 @@
 """SNLI's JSON lines (AllenNLP's ``snli``): ``sentence1`` (premise), ``sentence2`` (hypothesis) and
-``gold_label``; records whose annotators did not agree (``"-"``) are skipped, as in AllenNLP.
+``gold_label``; records whose annotators did not agree (``"-"``) are skipped and a record without a label
+is read unlabelled, as in AllenNLP. The default tokenizer is AllenNLP's, ``spacy``.
 
 With a transformer's tokenizer the pair becomes one ``tokens`` field in that tokenizer's own pair encoding
 (``combine_input_fields``, the default there), which ``basic_classifier`` classifies as any text; otherwise
-``premise`` and ``hypothesis`` are fields of their own, for models that compare the two.
+``premise`` and ``hypothesis`` are fields of their own, for models that compare the two (``decomposable_attention``,
+``esim``), and the metadata holds their tokens as AllenNLP's does (``premise_tokens``, ``hypothesis_tokens``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from distrain.data.token_indexer import TokenIndexer
 from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
 from distrain.data.tokenizer import Tokenizer
 from distrain.data.tokenizers.pretrained_transformer import PretrainedTransformerTokenizer
-from distrain.data.tokenizers.whitespace import WordTokenizer
+from distrain.data.tokenizers.spacy import SpacyTokenizer
 
 NOT_AGREED = "-"
 
@@ -32,7 +34,7 @@ class SnliReader(DatasetReader):
     def __init__(self, tokenizer: Tokenizer | None = None, token_indexers: dict[str, TokenIndexer] | None = None,
                  combine_input_fields: bool | None = None, collapse_labels: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.tokenizer = tokenizer or WordTokenizer()
+        self.tokenizer = tokenizer or SpacyTokenizer()
         self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
         if combine_input_fields is None:
             combine_input_fields = isinstance(self.tokenizer, PretrainedTransformerTokenizer)
@@ -50,20 +52,23 @@ class SnliReader(DatasetReader):
         return {**text, "metadata": True, "label": False}
 
     def _read(self, path: Path) -> Iterator[dict]:
-        for _, record in self.json_lines(path, required=("sentence1", "sentence2", "gold_label")):
-            if record["gold_label"] == NOT_AGREED:
+        for _, record in self.json_lines(path, required=("sentence1", "sentence2")):
+            if record.get("gold_label") == NOT_AGREED:
                 continue
-            yield self.text_to_instance(record["sentence1"], record["sentence2"], record["gold_label"])
+            yield self.text_to_instance(record["sentence1"], record["sentence2"], record.get("gold_label"))
 
     def text_to_instance(self, premise: str, hypothesis: str, label: str | None = None) -> dict:
-        metadata = {"premise": premise, "hypothesis": hypothesis}
+        metadata: dict = {"premise": premise, "hypothesis": hypothesis}
         if self.combine_input_fields:
             instance: dict = {"tokens": TextField(self.tokenizer.pair_tokens(premise, hypothesis), self.token_indexers)}
         else:
-            instance = {"premise": TextField(self.tokenizer.tokenize(premise), self.token_indexers),
-                        "hypothesis": TextField(self.tokenizer.tokenize(hypothesis), self.token_indexers)}
+            premise_tokens, hypothesis_tokens = self.tokenizer.tokenize(premise), self.tokenizer.tokenize(hypothesis)
+            instance = {"premise": TextField(premise_tokens, self.token_indexers),
+                        "hypothesis": TextField(hypothesis_tokens, self.token_indexers)}
+            metadata["premise_tokens"] = [str(token) for token in premise_tokens]
+            metadata["hypothesis_tokens"] = [str(token) for token in hypothesis_tokens]
         instance["metadata"] = MetadataField(metadata)
-        if label is not None:
+        if label:  # AllenNLP's test: an empty label is no label
             if self.collapse_labels:
                 label = "entailment" if label == "entailment" else "non-entailment"
             instance["label"] = LabelField(label)

@@ -1,0 +1,108 @@
+"""allennlp-models' pair classifiers (``decomposable_attention``, ``esim``): their fixture configs (allennlp-models
+v2.10.1 ``test_fixtures/pair_classification``, copied with snli.jsonl and the GloVe sample) end within 1e-5 on one
+and two CPU workers (the same global batch), and their ``training_config`` files (tests/allennlp_configs: only the
+data paths and the GloVe file changed) pass ``distrain check`` and train an epoch on SNLI-format lines. AllenNLP's
+own archives of the fixtures are compared in test_allennlp_archives.py."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from support.allennlp import CONFIGS, check_and_train_an_epoch
+from support.cli import run_cli
+from support.configs import write_config
+from support.distributed import final_metrics, max_weight_difference
+from support.paths import TESTS
+from distrain.config.loading import load_config
+
+REPOSITORY = TESTS / "allennlp_fixtures" / "allennlp-models"
+FIXTURE = "test_fixtures/pair_classification/{model}/experiment.json"
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    """allennlp-models' fixture folder, plus the fixture's SNLI lines three times over at the training configs'
+    paths (nine pairs: two global batches of 8 and 1) and the GloVe sample beside the configs."""
+    root = tmp_path_factory.mktemp("pairs") / "allennlp-models"
+    shutil.copytree(REPOSITORY, root)
+    lines = (REPOSITORY / "test_fixtures" / "pair_classification" / "snli.jsonl").read_text().splitlines()
+    (root / "snli").mkdir()
+    for split in ("train", "dev"):
+        (root / "snli" / f"snli_1.0_{split}.jsonl").write_text("\n".join(lines * 3) + "\n")
+    shutil.copy(root / "test_fixtures" / "glove.6B.300d.sample.txt.gz", root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def worker_runs(workdir) -> dict[tuple[str, int], Path]:
+    """Each model's fixture config trained for 2 epochs on the nine pairs by 1 worker (batches of 8) and by 2
+    (4 each: AllenNLP's batch size is a worker's), once for every test of this module. ESIM's dropout is 0 here:
+    each process draws its own masks, so with dropout the runs differ by design, not by a flaw of the sync."""
+    runs = {}
+    for model in ("decomposable_attention", "esim"):
+        for workers in (1, 2):
+            config = load_config(workdir / FIXTURE.format(model=model))
+            config["train_data_path"] = config["validation_data_path"] = "snli/snli_1.0_train.jsonl"
+            config["data_loader"]["batch_sampler"]["batch_size"] = 8 // workers
+            config["trainer"]["num_epochs"] = 2
+            if "dropout" in config["model"]:
+                config["model"]["dropout"] = 0.0
+            if workers > 1:
+                config["distributed"] = {"cuda_devices": [-1] * workers}
+            path = write_config(workdir / f"{model}_{workers}.json", config)
+            runs[model, workers] = workdir / "runs" / f"{model}_{workers}"
+            trained = run_cli("train", str(path), "-s", str(runs[model, workers]), "-f", cwd=workdir)
+            assert trained.returncode == 0, trained.stderr[-3000:]
+    return runs
+
+
+@pytest.mark.parametrize("model", ["decomposable_attention", "esim"])
+def test_pair_classifier_ends_alike_on_one_and_two_cpu_workers(model, worker_runs):
+    assert max_weight_difference(worker_runs[model, 1], worker_runs[model, 2]) <= 1e-5
+    one, two = final_metrics(worker_runs[model, 1]), final_metrics(worker_runs[model, 2])
+    for key in ("training_loss", "validation_loss", "validation_accuracy"):
+        assert two[key] == pytest.approx(one[key], abs=1e-5), key
+
+
+def test_esim_training_config_passes_check_and_trains_an_epoch(workdir):
+    shutil.copy(CONFIGS / "esim.jsonnet", workdir)
+    run = check_and_train_an_epoch(workdir, load_config(workdir / "esim.jsonnet"), "esim_config")
+    assert (run / "model.tar.gz").is_file()
+
+
+@pytest.mark.xfail(strict=True, reason="its tokenizer block has no type: AllenNLP's default is spacy, distrain's "
+                                       "whitespace, which takes no end_tokens")
+def test_decomposable_attention_training_config_passes_check_and_trains_an_epoch(workdir):
+    shutil.copy(CONFIGS / "decomposable_attention.jsonnet", workdir)
+    check_and_train_an_epoch(workdir, load_config(workdir / "decomposable_attention.jsonnet"), "da_config")
+
+
+def test_bimpm_fixture_config_is_one_line_per_missing_name_before_data_is_read(workdir, tmp_path):
+    """bimpm and its quora_paraphrase reader are not ported yet: each is named with its key path, and the data
+    (a path that does not exist here) is never opened."""
+    config = json.loads((workdir / FIXTURE.format(model="bimpm")).read_text())
+    config["train_data_path"] = config["validation_data_path"] = str(tmp_path / "missing.tsv")
+    checked = run_cli("check", str(write_config(tmp_path / "bimpm.json", config)), cwd=workdir)
+    assert checked.returncode == 2
+    errors = [line.strip() for line in checked.stderr.splitlines() if "unknown" in line]
+    assert len(errors) == 2, checked.stderr
+    assert errors[0].startswith('dataset_reader.type: unknown DatasetReader type "quora_paraphrase"'), errors
+    assert errors[1].startswith('model.type: unknown Model type "bimpm"'), errors
+    assert "missing.tsv" not in checked.stderr and "Traceback" not in checked.stderr
+
+
+def test_esim_widths_that_do_not_chain_are_one_line_each_before_data_is_read(workdir, tmp_path):
+    config = load_config(workdir / FIXTURE.format(model="esim"))
+    config["model"]["projection_feedforward"]["input_dim"] = 199
+    config["model"]["output_logit"]["input_dim"] = 6
+    config["train_data_path"] = str(tmp_path / "missing.jsonl")
+    checked = run_cli("check", str(write_config(tmp_path / "esim.json", config)), cwd=workdir)
+    assert checked.returncode == 2
+    assert "model.projection_feedforward.input_dim: is 199, but the enhanced words (4 × the encoder's width) gives 200" \
+        in checked.stderr
+    assert "model.output_logit.input_dim: is 6, but output_feedforward gives 5" in checked.stderr
+    assert "missing.jsonl" not in checked.stderr and "Traceback" not in checked.stderr
