@@ -48,6 +48,8 @@ CASES = {
     "transformer_qa": ("allennlp-models", "test_fixtures/rc/transformer_qa/experiment.jsonnet",
                        ["span_start_logits", "span_end_logits", "best_span_scores", "best_span", "best_span_str"], 3,
                        {}),
+    "bcn": ("allennlp-models", "test_fixtures/classification/biattentive_classification_network/experiment.json",
+            ["logits", "class_probabilities"], 80, {}),
 }
 
 
@@ -79,6 +81,7 @@ def _as_json(value):
 
 
 def make_case(name: str, repository: str, config: str, keys: list[str], batch_size: int, overrides: dict) -> dict:
+    import allennlp_models.classification  # noqa: F401 - registers bcn
     import allennlp_models.rc  # noqa: F401 - registers transformer_squad and transformer_qa
     import allennlp_models.tagging  # noqa: F401 - registers crf_tagger
     from allennlp.commands.train import train_model_from_file
