@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 
+from support.allennlp import CONFIGS
 from support.paths import TESTS
 
 GOLDEN = TESTS / "allennlp_golden" / "bcn"
@@ -31,3 +32,55 @@ def test_allennlp_bcn_archive_gives_allennlps_logits_and_probabilities(monkeypat
             mine = job.model(**job.dataset.batch(np.arange(index, index + 1)))
             np.testing.assert_allclose(mine["logits"][0].numpy(), theirs["logits"], atol=1e-5)
             np.testing.assert_allclose(mine["class_probabilities"][0].numpy(), theirs["class_probabilities"], atol=1e-5)
+
+
+ELMO = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    """SST trees with all five labels and a 300-wide GloVe file of their words, at local paths."""
+    import gzip
+
+    from support.allennlp import FILLER, NEGATIVE, POSITIVE, sentences
+
+    root = tmp_path_factory.mktemp("bcn")
+    for name, seed in (("train", 4), ("dev", 5), ("test", 6)):
+        lines = []
+        for index, (words, label) in enumerate(sentences(15, seed)):
+            top = str(index % 5)
+            lines.append(f"({top} (2 {words[0]}) ({top} " + " ".join(f"(2 {w})" for w in words[1:]) + "))\n")
+        (root / f"{name}.txt").write_text("".join(lines))
+    with gzip.open(root / "glove.txt.gz", "wt") as vectors:
+        for index, word in enumerate(POSITIVE + NEGATIVE + FILLER):
+            vectors.write(word + "".join(f" {((index * 7 + d) % 11) / 10 - 0.5:.1f}" for d in range(300)) + "\n")
+    return root
+
+
+def _local(config: dict) -> dict:
+    """The config's data and GloVe paths at the local files (ELMo at the fixture biLM)."""
+    for split in ("train", "validation", "test"):
+        config[f"{split}_data_path"] = f"{'dev' if split == 'validation' else split}.txt"
+    config["model"]["text_field_embedder"]["token_embedders"]["tokens"]["pretrained_file"] = "glove.txt.gz"
+    if "elmo" in config["model"]:
+        config["model"]["elmo"] |= {"options_file": str(ELMO / "options.json"), "weight_file": str(ELMO / "lm_weights.hdf5")}
+    return config
+
+
+def test_bcn_config_with_local_glove_passes_check_and_trains_an_epoch(workdir):
+    from distrain.config.loading import load_config
+    from support.allennlp import check_and_train_an_epoch
+
+    config = _local(load_config(CONFIGS / "biattentive_classification_network.jsonnet"))
+    check_and_train_an_epoch(workdir, config, "bcn")
+
+
+def test_bcn_elmo_config_with_the_fixture_elmo_passes_check_and_trains_an_epoch(workdir):
+    """The fixture biLM is 32 wide where the config's is 1024: the feed-forward's stated input is that width."""
+    pytest.importorskip("h5py")
+    from distrain.config.loading import load_config
+    from support.allennlp import check_and_train_an_epoch
+
+    config = _local(load_config(CONFIGS / "biattentive_classification_network_elmo.jsonnet"))
+    config["model"]["pre_encode_feedforward"]["input_dim"] = 300 + 32
+    check_and_train_an_epoch(workdir, config, "bcn_elmo")

@@ -19,7 +19,7 @@ from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 from distrain.models.classification import ClassifierOutputs
 from distrain.models.model import Model
-from distrain.modules.elmo import Elmo
+from distrain.modules.elmo import Elmo, read_options
 from distrain.modules.feedforward import FeedForward
 from distrain.modules.masked_softmax import masked_softmax, weighted_sum
 from distrain.modules.maxout import Maxout
@@ -85,17 +85,22 @@ class BiattentiveClassificationNetwork(ClassifierOutputs, Model):
         if elmo is not None and elmo.argument("num_output_representations") != sum(map(bool, flags)):
             problems.append(Problem("elmo.num_output_representations", f"must be {sum(map(bool, flags))}: one "
                                     "representation per use_*_elmo flag set"))
-        if problems or width is None or any(flags):  # ELMo's width is known once its options are read
+        elmo_width = _elmo_width(elmo) if elmo is not None else 0
+        if problems or width is None or elmo_width is None:
             return problems
+        source = "the text_field_embedder" + (" and ELMo" if flags[0] else "")
         problems, width = chain_problems([("pre_encode_feedforward", arguments["pre_encode_feedforward"]),
-                                          ("encoder", arguments["encoder"])], width, "the text_field_embedder")
+                                          ("encoder", arguments["encoder"])],
+                                         width + (elmo_width if flags[0] else 0), source)
         if problems or width is None:
             return problems
         problems = input_problems(arguments["integrator"], width * 3, "integrator", "3 × the encoder's output")
         width = output_dim(arguments["integrator"], width * 3)
         if problems or width is None:
             return problems
-        return input_problems(arguments["output_layer"], width * 4, "output_layer", "4 × the integrator's output")
+        width += elmo_width if flags[1] else 0
+        source = "4 × the integrator's output" + (" and ELMo" if flags[1] else "")
+        return input_problems(arguments["output_layer"], width * 4, "output_layer", source)
 
     def forward(self, tokens: TextFieldTensors, label: torch.Tensor | None = None, **_: Any) -> dict[str, torch.Tensor]:
         mask = get_text_field_mask(tokens)
@@ -120,6 +125,14 @@ class BiattentiveClassificationNetwork(ClassifierOutputs, Model):
     def _self_attentive_pool(self, integrated: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         weights = masked_softmax(self.self_attentive_pooling_projection(integrated).squeeze(2), mask)
         return weighted_sum(integrated, weights)
+
+
+def _elmo_width(elmo: Lazy) -> int | None:
+    """ELMo's output width from its options file (None while the file cannot be read: its own check says why)."""
+    try:
+        return 2 * read_options(elmo.argument("options_file"))["lstm"]["projection_dim"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _max_min_mean(integrated: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, ...]:
