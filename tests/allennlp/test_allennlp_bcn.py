@@ -84,3 +84,34 @@ def test_bcn_elmo_config_with_the_fixture_elmo_passes_check_and_trains_an_epoch(
     config = _local(load_config(CONFIGS / "biattentive_classification_network_elmo.jsonnet"))
     config["model"]["pre_encode_feedforward"]["input_dim"] = 300 + 32
     check_and_train_an_epoch(workdir, config, "bcn_elmo")
+
+
+def test_bcn_fixture_ends_alike_on_one_and_two_workers(tmp_path):
+    """The fixture's model on its SST trees: 8 per batch on one worker is the global batch of 4 on each of two;
+    weights and metrics within 1e-5 after 2 epochs (gradient clipping included). SGD, not an adaptive optimizer:
+    the self-attentive pooling's bias has a true gradient of 0 (a softmax ignores a shift), and Adam or Adadelta
+    would turn its float noise (1e-9, unlike on one and two workers) into steps of the full learning rate."""
+    from distrain.config.loading import load_config
+    from support.cli import run_cli
+    from support.configs import write_config
+    from support.distributed import final_metrics, max_weight_difference
+
+    runs = {}
+    for workers in (1, 2):
+        config = load_config(MODELS / "test_fixtures/classification/biattentive_classification_network/experiment.json")
+        for split in ("train", "validation"):
+            config[f"{split}_data_path"] = str(MODELS / "test_fixtures/classification/sst.txt")
+        config["data_loader"]["batch_sampler"]["batch_size"] = 8 // workers
+        config["trainer"] |= {"num_epochs": 2, "optimizer": {"type": "sgd", "lr": 0.5}}
+        if workers > 1:
+            config["distributed"] = {"cuda_devices": [-1] * workers}
+        runs[workers] = tmp_path / f"bcn_{workers}"
+        trained = run_cli("train", str(write_config(tmp_path / f"bcn_{workers}.json", config)), "-s", str(runs[workers]),
+                          "-f", cwd=tmp_path)
+        assert trained.returncode == 0, trained.stderr
+    difference = max_weight_difference(runs[1], runs[2])
+    print("bcn max weight difference, 1 vs 2 workers:", difference)
+    assert difference <= 1e-5
+    one, two = final_metrics(runs[1]), final_metrics(runs[2])
+    for key in ("training_loss", "validation_loss", "validation_accuracy", "validation_accuracy3"):
+        assert two[key] == pytest.approx(one[key], abs=1e-5), key
