@@ -52,6 +52,8 @@ CASES = {
                                ["label_logits", "label_probs", "h2p_attention", "p2h_attention"], 3, {}),
     "esim": ("allennlp-models", "test_fixtures/pair_classification/esim/experiment.json",
              ["label_logits", "label_probs"], 3, {}),
+    "bcn": ("allennlp-models", "test_fixtures/classification/biattentive_classification_network/experiment.json",
+            ["logits", "class_probabilities"], 80, {}),
 }
 
 
@@ -84,6 +86,7 @@ def _as_json(value):
 
 def make_case(name: str, repository: str, config: str, keys: list[str], batch_size: int, overrides: dict) -> dict:
     import allennlp_models.pair_classification  # noqa: F401 - registers snli, decomposable_attention, esim, bimpm
+    import allennlp_models.classification  # noqa: F401 - registers bcn
     import allennlp_models.rc  # noqa: F401 - registers transformer_squad and transformer_qa
     import allennlp_models.tagging  # noqa: F401 - registers crf_tagger
     from allennlp.commands.train import train_model_from_file

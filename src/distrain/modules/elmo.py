@@ -18,6 +18,7 @@ import torch
 from distrain.modules.elmo_character_encoder import ElmoCharacterEncoder
 from distrain.modules.elmo_lstm import ElmoLstm
 from distrain.modules.scalar_mix import ScalarMix
+from distrain.registry import Registrable
 
 
 def read_options(path: str | Path) -> dict[str, Any]:
@@ -69,9 +70,12 @@ class ElmoBiLm(torch.nn.Module):
         return [first, *layers.unbind(0)], mask
 
 
-class Elmo(torch.nn.Module):
+class Elmo(torch.nn.Module, Registrable):
     """``num_output_representations`` mixes of the biLM's layers, each followed by ``dropout``.
-    ``scalar_mix_parameters`` fixes the mixes' (unnormalised) weights instead of learning them."""
+    ``scalar_mix_parameters`` fixes the mixes' (unnormalised) weights instead of learning them.
+    Registrable (as ``elmo``, the default) so a model can take one as a config block (AllenNLP's BCN)."""
+
+    default_implementation = "elmo"
 
     def __init__(self, options_file: str | Path, weight_file: str | Path, num_output_representations: int,
                  requires_grad: bool = False, do_layer_norm: bool = False, dropout: float = 0.5,
@@ -102,6 +106,9 @@ class Elmo(torch.nn.Module):
         if not self.scalar_mixes:
             kept = mask if self.keep_sentence_boundaries else remove_sentence_boundaries(layers[0], mask)[1]
         return {"elmo_representations": representations, "mask": kept.reshape(*leading, kept.shape[-1])}
+
+
+Elmo.register("elmo")(Elmo)
 
 
 def remove_sentence_boundaries(tensor: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
