@@ -74,8 +74,6 @@ def test_esim_training_config_passes_check_and_trains_an_epoch(workdir):
     assert (run / "model.tar.gz").is_file()
 
 
-@pytest.mark.xfail(strict=True, reason="its tokenizer block has no type: AllenNLP's default is spacy, distrain's "
-                                       "whitespace, which takes no end_tokens")
 def test_decomposable_attention_training_config_passes_check_and_trains_an_epoch(workdir):
     shutil.copy(CONFIGS / "decomposable_attention.jsonnet", workdir)
     check_and_train_an_epoch(workdir, load_config(workdir / "decomposable_attention.jsonnet"), "da_config")

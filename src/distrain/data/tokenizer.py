@@ -30,7 +30,8 @@ class Token:
 
 
 class Tokenizer(Registrable):
-    default_implementation = "whitespace"
+    #: a ``tokenizer`` block that names no type is AllenNLP's default, spaCy's (so AllenNLP's configs read alike)
+    default_implementation = "spacy"
 
     def tokenize(self, text: str) -> list[str]:
         raise NotImplementedError

@@ -40,6 +40,8 @@ class Embedding(TokenEmbedder):
     """
 
     runtime_args = ("vocab",)
+    #: AllenNLP's name for the projection (archives, initializer regexes)
+    allennlp_names = {"_projection": "projection"}
 
     def __init__(
         self, embedding_dim: PositiveInt, num_embeddings: PositiveInt | None = None,
