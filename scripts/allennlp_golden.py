@@ -48,6 +48,8 @@ CASES = {
     "transformer_qa": ("allennlp-models", "test_fixtures/rc/transformer_qa/experiment.jsonnet",
                        ["span_start_logits", "span_end_logits", "best_span_scores", "best_span", "best_span_str"], 3,
                        {}),
+    "bidaf": ("allennlp-models", "test_fixtures/rc/bidaf/experiment.json",
+              ["span_start_logits", "span_end_logits", "best_span", "best_span_str"], 5, {}),
 }
 
 

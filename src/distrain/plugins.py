@@ -36,6 +36,7 @@ BUILTIN_PACKAGES = (
     "distrain.modules.adapters",
     "distrain.metrics",
     "distrain.models",
+    "distrain.models.rc",
     "distrain.optim",
     "distrain.training",
     "distrain.training.callbacks",
