@@ -104,6 +104,9 @@ class SquadReader(DatasetReader):
                          additional_metadata: dict[str, Any] | None = None) -> dict | None:
         """The instance, or None when ``skip_impossible_questions`` drops a question whose answers were all cut."""
         tokens = list(passage_tokens if passage_tokens is not None else self.tokenizer.tokenize(passage_text))
+        if any(getattr(token, "idx", None) is None for token in tokens):
+            raise DataError(f"the squad reader needs a tokenizer that keeps character offsets (spacy does; "
+                            f"{type(self.tokenizer).__name__} does not): answers are found by them")
         if self.no_answer_token is not None:
             if self.passage_length_limit is not None:
                 tokens = tokens[: self.passage_length_limit - 1]
