@@ -118,11 +118,29 @@ def test_squad2_reader_answers_impossible_questions_with_the_no_answer_token(tmp
 
 
 # ------------------------------------------------------------------------------------------- configs and workers
+def _short_squad(path: Path) -> Path:
+    """The fixture SQuAD paragraphs cut short (characters 0-300 and 400-700 of each), with the fixture questions
+    answered in each piece: the full-size configs train in seconds."""
+    pieces = []
+    for paragraph in json.loads(SQUAD.read_text())["data"][0]["paragraphs"]:
+        for begin, end in ((0, 300), (400, 700)):
+            questions = []
+            for question in paragraph["qas"]:
+                answers = [{**answer, "answer_start": answer["answer_start"] - begin} for answer in question["answers"]
+                           if begin <= answer["answer_start"] and answer["answer_start"] + len(answer["text"]) <= end]
+                if answers:
+                    questions.append({**question, "answers": answers})
+            if questions:
+                pieces.append({"context": paragraph["context"][begin:end], "qas": questions})
+    return _write_squad(path, pieces)
+
+
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
-    """The fixture SQuAD file and the 100-wide GloVe sample at local paths."""
+    """The fixture SQuAD file (whole, and cut short) and the 100-wide GloVe sample at local paths."""
     root = tmp_path_factory.mktemp("bidaf")
     shutil.copy(SQUAD, root / "squad.json")
+    _short_squad(root / "short_squad.json")
     shutil.copy(GLOVE, root / "glove.txt.gz")
     return root
 
@@ -131,7 +149,7 @@ def _local(name: str) -> dict:
     from distrain.config.loading import load_config
 
     config = load_config(CONFIGS / f"{name}.jsonnet")
-    config["train_data_path"] = config["validation_data_path"] = "squad.json"
+    config["train_data_path"] = config["validation_data_path"] = "short_squad.json"
     embedders = config["model"]["text_field_embedder"]["token_embedders"]
     embedders["tokens"]["pretrained_file"] = "glove.txt.gz"
     if "elmo" in embedders:
