@@ -78,6 +78,8 @@ def test_squad_reader_gives_token_spans_offsets_and_the_most_common_annotation(t
     metadata = first["metadata"].value
     assert metadata["token_offsets"][1] == (4, 7) and metadata["answer_texts"] == ["cat"] and metadata["id"] == "q1"
     assert (second["span_start"].array.tolist(), second["span_end"].array.tolist()) == ([5], [6])  # 2 of 3 say so
+    served = _reader().record_to_instance({"question": "who sat ?", "passage": "the cat sat"})  # distrain serve
+    assert "span_start" not in served and [str(token) for token in served["passage"].tokens] == ["the", "cat", "sat"]
 
 
 def test_squad_reader_cuts_passages_and_questions_and_skips_what_lost_its_answer(tmp_path):
