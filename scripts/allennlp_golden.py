@@ -54,6 +54,8 @@ CASES = {
              ["label_logits", "label_probs"], 3, {}),
     "bcn": ("allennlp-models", "test_fixtures/classification/biattentive_classification_network/experiment.json",
             ["logits", "class_probabilities"], 80, {}),
+    "bidaf": ("allennlp-models", "test_fixtures/rc/bidaf/experiment.json",
+              ["span_start_logits", "span_end_logits", "best_span", "best_span_str"], 5, {}),
 }
 
 

@@ -37,6 +37,7 @@ BUILTIN_PACKAGES = (
     "distrain.metrics",
     "distrain.models",
     "distrain.models.pair",
+    "distrain.models.rc",
     "distrain.optim",
     "distrain.training",
     "distrain.training.callbacks",

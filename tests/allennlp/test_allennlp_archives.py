@@ -152,7 +152,7 @@ def _repacked(case: str, folder: Path, change) -> Path:
 def test_an_allennlp_archive_of_a_model_distrain_lacks_is_one_line_naming_it(tmp_path):
     def rename_model(folder: Path) -> None:
         config = json.loads((folder / "config.json").read_text())
-        config["model"]["type"] = "bidaf"
+        config["model"]["type"] = "a_model_distrain_lacks"
         (folder / "config.json").write_text(json.dumps(config))
 
     archive = _repacked("simple_tagger", tmp_path, rename_model)
@@ -160,7 +160,7 @@ def test_an_allennlp_archive_of_a_model_distrain_lacks_is_one_line_naming_it(tmp
     evaluated = run_cli("evaluate", str(archive), str(data), "--output-file", str(tmp_path / "m.json"))
     assert evaluated.returncode == 2
     assert evaluated.stderr.strip().splitlines()[-1].startswith("error: ")
-    assert 'model.type: unknown Model type "bidaf"' in evaluated.stderr and "Traceback" not in evaluated.stderr
+    assert 'model.type: unknown Model type "a_model_distrain_lacks"' in evaluated.stderr and "Traceback" not in evaluated.stderr
 
 
 def test_allennlp_weights_that_are_not_plain_tensors_are_refused_without_running_them(tmp_path):

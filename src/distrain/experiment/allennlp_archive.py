@@ -127,6 +127,8 @@ def _walk(module: torch.nn.Module, segments: list[str]) -> list[str]:
             path = [head]
         elif head.startswith("_") and _has(module, head[1:]):
             path = [head[1:]]
+        elif head == "_module" and rest and _resolves(module, rest):
+            return _walk(module, rest)  # AllenNLP's wrapper (TimeDistributed) around this very module
         elif head == "_module":  # AllenNLP's wrapper around what this module holds directly
             holders = [child for child, sub in module.named_children() if any(True for _ in sub.parameters())]
             path = holders if len(holders) == 1 else []
@@ -150,6 +152,13 @@ def _renamed(module: torch.nn.Module, segments: list[str]) -> tuple[list[str], l
             rest = remaining[match.end():].lstrip(".")
             return (expanded.split(".") if expanded else []), (rest.split(".") if rest else [])
     return None
+
+
+def _resolves(module: torch.nn.Module, segments: list[str]) -> bool:
+    """Whether ``segments`` start with a name ``module`` has (its own rename, the name, or the name less "_")."""
+    head = segments[0]
+    return (_renamed(module, segments) is not None or _has(module, head)
+            or (head.startswith("_") and _has(module, head[1:])))
 
 
 def _has(module: torch.nn.Module, name: str) -> bool:

@@ -64,6 +64,9 @@ def _written_namespace(indexer: Node) -> str | None:
         return None
     if "namespace" not in inspect.signature(indexer.cls).parameters:
         return None
+    tokenizer = indexer.arguments.get("character_tokenizer")
+    if isinstance(tokenizer, Build) and tokenizer.argument("byte_encoding"):
+        return None  # byte ids bypass the vocabulary (BiDAF's characters): the stated num_embeddings holds them
     namespace = indexer.argument("namespace")
     return namespace if isinstance(namespace, str) else None
 

@@ -17,6 +17,9 @@ class CharacterTokenizer(Tokenizer):
     """``start_tokens`` and ``end_tokens`` are strings, or, with ``byte_encoding``, integer ids; both kinds are
     added at offset 0, as AllenNLP did."""
 
+    #: where a config block must be this class (the characters indexer's ``character_tokenizer``), no ``type``
+    default_implementation = "character"
+
     def __init__(self, byte_encoding: str | None = None, lowercase_characters: bool = False,
                  start_tokens: list[str | int] | None = None, end_tokens: list[str | int] | None = None) -> None:
         self.byte_encoding = byte_encoding

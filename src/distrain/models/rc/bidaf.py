@@ -1,0 +1,172 @@
+"""Bidirectional Attention Flow (Seo et al., 2017; AllenNLP's ``bidaf``): answer a question with a span of the
+passage, read from the ``squad`` reader's instances.
+
+Embed both texts and pass them through highway layers, encode each with the phrase layer, compare every passage
+word with every question word (``matrix_attention``), merge passage-to-question and question-to-passage attention
+into the passage, model that, and score span starts; the span end encoder reads the start distribution before
+the ends are scored. The answer is the best span with start <= end (:func:`~distrain.modules.best_span.get_best_span`).
+
+The loss is the mean over questions of the start and end cross-entropies (AllenNLP's), so a global batch split
+among workers gives the one-process gradient. Metrics are AllenNLP's names: ``start_acc``, ``end_acc``,
+``span_acc`` and SQuAD's ``em`` and ``f1`` (summed per question, so they sync exactly).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import torch
+
+from distrain.config.constraints import NonNegativeInt, Probability
+from distrain.config.errors import Problem
+from distrain.config.lazy import Lazy
+from distrain.data.vocabulary import Vocabulary
+from distrain.metrics.boolean_accuracy import BooleanAccuracy
+from distrain.metrics.categorical_accuracy import CategoricalAccuracy
+from distrain.metrics.squad_em_and_f1 import SquadEmAndF1
+from distrain.models.model import Model
+from distrain.modules.best_span import get_best_span
+from distrain.modules.highway import Highway
+from distrain.modules.masked_softmax import masked_softmax, weighted_sum
+from distrain.modules.matrix_attention import MatrixAttention
+from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
+from distrain.modules.sizes import input_problems, output_dim
+from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTensors, get_text_field_mask
+
+
+@Model.register("bidaf")
+class BidirectionalAttentionFlow(Model):
+    """The encoders' input widths follow from the embedder and the phrase layer (stated ones are checked before
+    data is read): phrase layer = embedder, modeling layer = 4 × phrase, span end encoder = 4 × phrase + 3 ×
+    modeling. ``mask_lstms: false`` runs the encoders over padding too (AllenNLP's speed option)."""
+
+    def __init__(self, vocab: Vocabulary, text_field_embedder: TextFieldEmbedder, num_highway_layers: NonNegativeInt,
+                 phrase_layer: Lazy[Seq2SeqEncoder], matrix_attention: MatrixAttention,
+                 modeling_layer: Lazy[Seq2SeqEncoder], span_end_encoder: Lazy[Seq2SeqEncoder],
+                 dropout: Probability = 0.2, mask_lstms: bool = True) -> None:
+        super().__init__(vocab, {"start_acc": CategoricalAccuracy(), "end_acc": CategoricalAccuracy(),
+                                 "span_acc": BooleanAccuracy(), "squad": SquadEmAndF1()})
+        self.text_field_embedder = text_field_embedder
+        width = text_field_embedder.get_output_dim()
+        self.highway_layer = Highway(width, num_highway_layers)
+        self.phrase_layer = phrase_layer.construct(input_dim=width)
+        encoding = self.phrase_layer.get_output_dim()
+        self.matrix_attention = matrix_attention
+        self.modeling_layer = modeling_layer.construct(input_dim=4 * encoding)
+        modeling = self.modeling_layer.get_output_dim()
+        self.span_end_encoder = span_end_encoder.construct(input_dim=4 * encoding + 3 * modeling)
+        self.span_start_predictor = torch.nn.Linear(4 * encoding + modeling, 1)
+        self.span_end_predictor = torch.nn.Linear(4 * encoding + self.span_end_encoder.get_output_dim(), 1)
+        self.dropout = torch.nn.Dropout(dropout) if dropout > 0 else torch.nn.Identity()
+        self.mask_lstms = mask_lstms
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        """Each encoder's stated input width against what the one before gives (AllenNLP's dimension checks)."""
+        width = output_dim(arguments.get("text_field_embedder"))
+        phrase = arguments.get("phrase_layer")
+        problems = input_problems(phrase, width, "phrase_layer", "the text_field_embedder")
+        encoding = output_dim(phrase, width)
+        if encoding is None:
+            return problems
+        attention = arguments.get("matrix_attention")
+        for key in ("tensor_1_dim", "tensor_2_dim"):
+            stated = _stated(attention, key)
+            if stated is not None and stated != encoding:
+                problems.append(Problem(f"matrix_attention.{key}", f"is {stated}, but the phrase_layer gives "
+                                                                   f"{encoding}"))
+        modeling_recipe = arguments.get("modeling_layer")
+        problems += input_problems(modeling_recipe, 4 * encoding, "modeling_layer", "4 × the phrase_layer")
+        modeling = output_dim(modeling_recipe, 4 * encoding)
+        if modeling is not None:
+            problems += input_problems(arguments.get("span_end_encoder"), 4 * encoding + 3 * modeling,
+                                       "span_end_encoder", "4 × the phrase_layer + 3 × the modeling_layer")
+        return problems
+
+    def forward(self, question: TextFieldTensors, passage: TextFieldTensors, span_start: torch.Tensor | None = None,
+                span_end: torch.Tensor | None = None, metadata: list[dict] | None = None,
+                **_: Any) -> dict[str, Any]:
+        question_mask, passage_mask = get_text_field_mask(question), get_text_field_mask(passage)
+        encoded_question = self._encode(question, question_mask)
+        encoded_passage = self._encode(passage, passage_mask)
+        merged = self._attend(encoded_passage, encoded_question, passage_mask, question_mask)
+        modeled = self.dropout(self.modeling_layer(merged, self._lstm_mask(passage_mask)))
+        start_logits = self.span_start_predictor(self.dropout(torch.cat([merged, modeled], -1))).squeeze(-1)
+        start_probs = masked_softmax(start_logits, passage_mask)
+        # the end encoder sees where the start is likely: the start-weighted modeled passage, at every position
+        start_summary = weighted_sum(modeled, start_probs).unsqueeze(1).expand_as(modeled)
+        end_input = torch.cat([merged, modeled, start_summary, modeled * start_summary], -1)
+        end_encoded = self.dropout(self.span_end_encoder(end_input, self._lstm_mask(passage_mask)))
+        end_logits = self.span_end_predictor(self.dropout(torch.cat([merged, end_encoded], -1))).squeeze(-1)
+        end_probs = masked_softmax(end_logits, passage_mask)
+        lowest = torch.finfo(start_logits.dtype).min  # AllenNLP's mask value: padding never wins a max
+        start_logits = start_logits.masked_fill(~passage_mask, lowest)
+        end_logits = end_logits.masked_fill(~passage_mask, lowest)
+        best_span = get_best_span(start_logits, end_logits)
+        output: dict[str, Any] = {"span_start_logits": start_logits, "span_start_probs": start_probs,
+                                  "span_end_logits": end_logits, "span_end_probs": end_probs, "best_span": best_span}
+        if span_start is not None and span_end is not None:
+            starts, ends = span_start.reshape(-1), span_end.reshape(-1)
+            log_softmax = torch.nn.functional.log_softmax
+            output["loss"] = (torch.nn.functional.nll_loss(log_softmax(start_logits, -1), starts)
+                              + torch.nn.functional.nll_loss(log_softmax(end_logits, -1), ends))
+            self.metrics["start_acc"](start_logits.detach(), starts)
+            self.metrics["end_acc"](end_logits.detach(), ends)
+            self.metrics["span_acc"](best_span, torch.stack([starts, ends], -1))
+        if metadata is not None:
+            output.update(answer_strings(best_span, metadata))
+            scored = [(text, item["answer_texts"]) for text, item in zip(output["best_span_str"], metadata)
+                      if item.get("answer_texts")]
+            if scored:
+                self.metrics["squad"](*zip(*scored))
+        return output
+
+    def _encode(self, text: TextFieldTensors, mask: torch.Tensor) -> torch.Tensor:
+        embedded = self.highway_layer(self.text_field_embedder(text))
+        return self.dropout(self.phrase_layer(embedded, self._lstm_mask(mask)))
+
+    def _lstm_mask(self, mask: torch.Tensor) -> torch.Tensor:
+        return mask if self.mask_lstms else torch.ones_like(mask)
+
+    def _attend(self, passage: torch.Tensor, question: torch.Tensor, passage_mask: torch.Tensor,
+                question_mask: torch.Tensor) -> torch.Tensor:
+        """Each passage word with the question words it attends to, and the passage words most like any question
+        word (one summary for the whole passage): ``(batch, passage, 4 × encoding)``."""
+        similarity = self.matrix_attention(passage, question)
+        passage_question = weighted_sum(question, masked_softmax(similarity, question_mask))
+        lowest = torch.finfo(similarity.dtype).min
+        best_match = similarity.masked_fill(~question_mask.unsqueeze(1), lowest).max(-1).values
+        question_passage = weighted_sum(passage, masked_softmax(best_match, passage_mask))
+        question_passage = question_passage.unsqueeze(1).expand_as(passage)
+        return torch.cat([passage, passage_question, passage * passage_question, passage * question_passage], -1)
+
+    def get_metrics(self, reset: bool = False) -> dict[str, float]:
+        values = {name: self.metrics[name].get_metric(reset) for name in ("start_acc", "end_acc", "span_acc")}
+        values.update(self.metrics["squad"].get_metric(reset))  # "em" and "f1", AllenNLP's names
+        return values
+
+    def make_output_human_readable(self, output: dict[str, Any]) -> dict[str, Any]:
+        keys = ("id", "best_span", "best_span_str", "span_start_probs", "span_end_probs")
+        return {key: output[key] for key in keys if key in output}
+
+
+def answer_strings(best_span: torch.Tensor, metadata: list[dict]) -> dict[str, list]:
+    """Each predicted token span as the passage's text between its first and last token's characters."""
+    strings = []
+    for (start, end), item in zip(best_span.tolist(), metadata):
+        offsets = item["token_offsets"]
+        strings.append(item["original_passage"][offsets[start][0]: offsets[end][1]])
+    return {"best_span_str": strings, "id": [item.get("id") for item in metadata],
+            "question_tokens": [item["question_tokens"] for item in metadata],
+            "passage_tokens": [item["passage_tokens"] for item in metadata]}
+
+
+def _stated(recipe: Any, key: str) -> int | None:
+    """A width ``recipe`` (a configured component) states, if it states one."""
+    argument = getattr(recipe, "argument", None)
+    if argument is None:
+        return None
+    try:
+        return argument(key)
+    except (KeyError, AttributeError):
+        return None
