@@ -56,6 +56,14 @@ CASES = {
             ["logits", "class_probabilities"], 80, {}),
     "bidaf": ("allennlp-models", "test_fixtures/rc/bidaf/experiment.json",
               ["span_start_logits", "span_end_logits", "best_span", "best_span_str"], 5, {}),
+    # bert-base-uncased cannot be downloaded: the fixture's tiny BERT (allennlp-models' own) stands for it; a
+    # larger learning rate and a short warmup move its choices' logits apart (at 1e-5 they differ by 1e-6)
+    "transformer_mc": ("allennlp-models", "test_fixtures/mc/transformer_mc/experiment.jsonnet",
+                       ["logits", "best_alternative"], 10,  # one batch: AllenNLP's loss, the batches' mean, is then
+                       # the instances' mean, distrain's
+                       {"dataset_reader.transformer_model_name": "test_fixtures/bert-xsmall-dummy",
+                        "model.transformer_model": "test_fixtures/bert-xsmall-dummy",
+                        "trainer.optimizer.lr": 0.01, "trainer.learning_rate_scheduler.warmup_steps": 2}),
 }
 
 
@@ -91,6 +99,8 @@ def make_case(name: str, repository: str, config: str, keys: list[str], batch_si
     import allennlp_models.classification  # noqa: F401 - registers bcn
     import allennlp_models.rc  # noqa: F401 - registers transformer_squad and transformer_qa
     import allennlp_models.tagging  # noqa: F401 - registers crf_tagger
+    import allennlp_models.mc.dataset_readers  # noqa: F401 - registers piqa, swag and commonsenseqa
+    import allennlp_models.mc.models  # noqa: F401 - registers transformer_mc
     from allennlp.commands.train import train_model_from_file
     from allennlp.data.data_loaders import MultiProcessDataLoader
     from allennlp.models.archival import load_archive

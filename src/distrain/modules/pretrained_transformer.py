@@ -10,9 +10,12 @@ import torch
 class PretrainedTransformerEncoder(torch.nn.Module):
     """Token ids and mask in, one vector per token out (``output_dim`` wide).
 
-    ``model_name`` loads pretrained weights; ``config`` (a config object) builds a random init."""
+    ``model_name`` loads pretrained weights; ``config`` (a config object) builds a random init. The
+    transformer's own pooler is dropped, or with ``keep_pooler`` moved to :attr:`pooler` for a model that
+    uses it (None where the architecture has none)."""
 
-    def __init__(self, model_name: str | None = None, config: Any = None, gradient_checkpointing: bool = False) -> None:
+    def __init__(self, model_name: str | None = None, config: Any = None, gradient_checkpointing: bool = False,
+                 keep_pooler: bool = False) -> None:
         super().__init__()
         if (model_name is None) == (config is None):
             raise ValueError("give exactly one of model_name and config")
@@ -24,7 +27,10 @@ class PretrainedTransformerEncoder(torch.nn.Module):
             from distrain.pretrained import model_from_config
 
             self.transformer = model_from_config(config)
-        if getattr(self.transformer, "pooler", None) is not None:
+        pooler = getattr(self.transformer, "pooler", None)
+        #: kept outside this module: a model that uses it holds it (see ``keep_pooler``)
+        self.__dict__["pooler"] = pooler if keep_pooler else None
+        if pooler is not None:
             # BERT's pooler feeds only next-sentence prediction; unused, it would stall DDP (which
             # waits for a gradient for every parameter) and waste memory.
             self.transformer.pooler = None
