@@ -8,6 +8,8 @@ import pytest
 
 from distrain.config.loading import load_config
 from support.allennlp import CONFIGS, check_and_train_an_epoch
+from support.cli import run_cli
+from support.configs import write_config
 from support.paths import TESTS
 from support.tagging_data import write_vectors
 
@@ -53,3 +55,14 @@ def test_fine_grained_ner_config_with_the_fixture_elmo_passes_check_and_trains_a
     embedders["tokens"]["pretrained_file"] = "glove.6B.50d.txt.gz"
     config["model"]["encoder"]["input_size"] = 32 + 128 + 50
     check_and_train_an_epoch(workdir, config, "fine_grained_ner", metric="best_validation_f1-measure-overall")
+
+
+def test_missing_names_in_a_reader_config_are_one_line_each_with_their_key_paths_before_data_is_read(workdir):
+    config = load_config(CONFIGS / "superglue_rte_roberta.jsonnet")  # its data paths name no local file
+    config["dataset_reader"]["no_such_argument"] = 1
+    config["model"]["seq2vec_encoder"]["type"] = "no_such_pooler"
+    result = run_cli("check", str(write_config(workdir / "missing.json", config)), cwd=workdir)
+    assert result.returncode == 2
+    problems = [line.strip() for line in result.stderr.splitlines()[1:]]
+    assert len(problems) == 2 and problems[0].startswith("dataset_reader.no_such_argument: unknown key")
+    assert problems[1].startswith('model.seq2vec_encoder.type: unknown Seq2VecEncoder type "no_such_pooler"')
