@@ -41,9 +41,12 @@ def test_superglue_rte_roberta_config_on_local_minilm_passes_check_and_trains_an
     check_and_train_an_epoch(workdir, config, "superglue_rte")
 
 
-def test_fgner_transformer_config_on_local_minilm_passes_check_and_trains_an_epoch(workdir):
+def test_fgner_transformer_config_on_local_minilm_passes_check_and_trains_an_epoch_on_two_cpu_workers(workdir):
+    """Each worker's ontonotes_ner reads its share of the fixture's sentences (no slower than one worker here)."""
     config = load_config(CONFIGS / "fgner_transformer.jsonnet", ext_vars=CONLL_PATHS)
-    check_and_train_an_epoch(workdir, config, "fgner_transformer", metric="best_validation_f1-measure-overall")
+    config["distributed"] = {"cuda_devices": [-1, -1]}
+    run = check_and_train_an_epoch(workdir, config, "fgner_transformer", metric="best_validation_f1-measure-overall")
+    assert (run / "out_worker1.log").exists()
 
 
 def test_fine_grained_ner_config_with_the_fixture_elmo_passes_check_and_trains_an_epoch(workdir):
