@@ -85,7 +85,7 @@ def special_token_template(model_name: str, pair: bool) -> list[tuple[list[tuple
     each with the type id of the sequence that follows it: found as AllenNLP found them, by encoding the
     one-piece texts ``a`` and ``b`` (transformers 5 no longer exposes its templates as methods)."""
     tokenizer = load_tokenizer(model_name)
-    dummies = [tokenizer("a", add_special_tokens=False)["input_ids"], tokenizer("b", add_special_tokens=False)["input_ids"]]
+    dummies = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in ("a", "b")]
     if any(len(ids) != 1 for ids in dummies) or dummies[0] == dummies[1]:
         raise ValueError(f"{model_name}: cannot find its special tokens ('a' and 'b' are not one piece each)")
     encoded = tokenizer(*(["a", "b"] if pair else ["a"]), add_special_tokens=True)
