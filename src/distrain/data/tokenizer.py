@@ -36,6 +36,16 @@ class Tokenizer(Registrable):
     def tokenize(self, text: str) -> list[str]:
         raise NotImplementedError
 
+    def tokens(self, text: str) -> list[Any]:
+        """``text``'s tokens as a :class:`TextField` takes them (AllenNLP's ``tokenize``): what ``tokenize``
+        gives, unless the tokenizer knows ids of its own (pretrained tokenizers give :class:`Token` records)."""
+        return self.tokenize(text)
+
+    def with_special_tokens(self, first: list[Any], second: list[Any] | None = None) -> list[Any]:
+        """AllenNLP's ``add_special_tokens``: one or two token lists as one input; plain concatenation for
+        tokenizers without special tokens."""
+        return list(first) + list(second or [])
+
     def batch_tokenize(self, texts: list[str]) -> list[list[Any]]:
         """AllenNLP's name for tokenizing several texts; a tokenizer that can do them faster together overrides it."""
         return [self.tokenize(text) for text in texts]

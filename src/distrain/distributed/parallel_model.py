@@ -69,7 +69,10 @@ class ParallelModel:
             from distrain.distributed.strategies.fsdp import clip_sharded_grad_norm
 
             return clip_sharded_grad_norm(parameters, max_norm)
-        return torch.nn.utils.clip_grad_norm_(list(parameters), max_norm)
+        parameters = [parameter for parameter in parameters if parameter.grad is not None]
+        if any(parameter.grad.is_sparse for parameter in parameters):
+            return clip_sparse_grad_norm(parameters, max_norm)
+        return torch.nn.utils.clip_grad_norm_(parameters, max_norm)
 
     def model_state_dict(self) -> dict[str, torch.Tensor]:
         """The full model state on rank 0 (a collective under sharding or splitting: call it on every rank)."""
@@ -128,3 +131,18 @@ class _SyncRankState:
 
     def load_state_dict(self, state: dict[str, Any] | None) -> None:
         self.sync.load_rank_state_dict(self.optimizer, state)
+
+
+def clip_sparse_grad_norm(parameters: list[torch.nn.Parameter], max_norm: float) -> torch.Tensor:
+    """torch's ``clip_grad_norm_`` cannot take the norm of sparse gradients (``sparse: true`` embeddings,
+    AllenNLP's ``dense_sparse_adam``): as AllenNLP did, a sparse gradient counts by its coalesced values."""
+    norms = [(parameter.grad.coalesce()._values() if parameter.grad.is_sparse else parameter.grad).detach().norm(2)
+             for parameter in parameters]
+    total = torch.stack(norms).norm(2) if norms else torch.tensor(0.0)
+    scale = (max_norm / (total + 1e-6)).clamp(max=1.0)
+    for parameter in parameters:
+        if parameter.grad.is_sparse:
+            parameter.grad = parameter.grad.coalesce() * scale
+        else:
+            parameter.grad.detach().mul_(scale)
+    return total

@@ -5,6 +5,8 @@ Its ids index the pretrained embedding matrix directly, so its fields bypass the
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from distrain.config.constraints import PositiveInt
 from distrain.data.fields import Field, TokenIdsField
 from distrain.data.tokenizer import Token, Tokenizer
@@ -51,3 +53,49 @@ class PretrainedTransformerTokenizer(Tokenizer):
         types = list(encoded.get("token_type_ids") or [0] * len(ids))
         texts = self.tokenizer.convert_ids_to_tokens(ids)
         return [Token(text, text_id=i, type_id=t) for text, i, t in zip(texts, ids, types)]
+
+    def tokens(self, text: str) -> list[Token]:
+        """``text``'s word pieces, each with its id and type id (special tokens as ``add_special_tokens``
+        says), truncated to ``max_length``."""
+        encoded = self.tokenizer(text, add_special_tokens=self.add_special_tokens,
+                                 truncation=self.max_length is not None, max_length=self.max_length)
+        return self._records(list(encoded["input_ids"]), list(encoded.get("token_type_ids") or []))
+
+    def with_special_tokens(self, first: list[Token], second: list[Token] | None = None) -> list[Token]:
+        """AllenNLP's ``add_special_tokens``: the tokenizer's own template around already tokenized pieces
+        (``[CLS] a [SEP] b [SEP]``), the type ids as the template sets them (overriding the pieces'); nothing
+        is truncated."""
+        template = special_token_template(self.model_name, second is not None)
+        pieces = [list(first)] + ([] if second is None else [list(second)])
+        tokens: list[Token] = []
+        for (specials, type_id), part in zip(template, pieces + [[]]):
+            tokens += [Token(text, text_id=i, type_id=t) for text, i, t in specials]
+            tokens += [Token(piece.text, text_id=piece.text_id, type_id=type_id) for piece in part]
+        return tokens
+
+    def _records(self, ids: list[int], types: list[int]) -> list[Token]:
+        types = types or [0] * len(ids)
+        texts = self.tokenizer.convert_ids_to_tokens(ids)
+        return [Token(text, text_id=i, type_id=t) for text, i, t in zip(texts, ids, types)]
+
+
+@lru_cache(maxsize=None)
+def special_token_template(model_name: str, pair: bool) -> list[tuple[list[tuple[str, int, int]], int]]:
+    """The special tokens (text, id, type id) the tokenizer puts before each sequence and after the last,
+    each with the type id of the sequence that follows it: found as AllenNLP found them, by encoding the
+    one-piece texts ``a`` and ``b`` (transformers 5 no longer exposes its templates as methods)."""
+    tokenizer = load_tokenizer(model_name)
+    dummies = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in ("a", "b")]
+    if any(len(ids) != 1 for ids in dummies) or dummies[0] == dummies[1]:
+        raise ValueError(f"{model_name}: cannot find its special tokens ('a' and 'b' are not one piece each)")
+    encoded = tokenizer(*(["a", "b"] if pair else ["a"]), add_special_tokens=True)
+    ids = list(encoded["input_ids"])
+    types = list(encoded.get("token_type_ids") or [0] * len(ids))
+    texts = tokenizer.convert_ids_to_tokens(ids)
+    template, start = [], 0
+    for dummy in dummies[: 2 if pair else 1]:
+        position = ids.index(dummy[0], start)
+        template.append(([(texts[i], ids[i], types[i]) for i in range(start, position)], types[position]))
+        start = position + 1
+    template.append(([(texts[i], ids[i], types[i]) for i in range(start, len(ids))], types[-1] if ids else 0))
+    return template

@@ -1,0 +1,87 @@
+"""The part of the CoNLL-2012 (OntoNotes 5.0) format that named-entity readers need: the word (column 4)
+and the named-entity column (11), read from the ``*gold_conll`` files under a folder.
+
+Each line is one token with at least 12 whitespace-separated columns (document id, part, word number, word,
+POS, parse bit, lemma, frameset, sense, speaker, named entities, predicate arguments..., coreference); a
+blank line or a ``#begin/#end document`` line ends a sentence. Named entities are bracketed: ``(GPE*``
+opens a span, ``*)`` closes it, ``(GPE)`` is a one-word span, ``*`` is outside or inside; they are returned
+as BIO tags, as AllenNLP's ``Ontonotes`` helper returns them. A line that breaks this is one
+:class:`~distrain.errors.DataError` naming file:line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from distrain.data.reader import DataError
+
+#: AllenNLP's reader indexes columns 0-10 and the last (coreference), so 12 is the fewest that parse
+MIN_COLUMNS = 12
+WORD, PART, NAMED_ENTITIES = 3, 1, 10
+_ANNOTATION = re.compile(r"^(?:\((?P<label>[^()*\s]+))?\*?(?P<close>\))?$")
+
+
+@dataclass
+class ConllSentence:
+    """One sentence: where it starts (file:line), its words and its named entities as BIO tags."""
+
+    path: Path
+    line: int
+    words: list[str]
+    named_entities: list[str]
+
+
+def gold_conll_files(path: Path) -> list[Path]:
+    """``path`` itself if it is a file, else the ``*gold_conll`` files under it, in sorted order (AllenNLP
+    walks the folder in the file system's order)."""
+    if path.is_file():
+        return [path]
+    return sorted(Path(root, name) for root, _, names in os.walk(path) for name in names
+                  if name.endswith("gold_conll"))
+
+
+def sentences(path: Path) -> Iterator[ConllSentence]:
+    """The sentences of one CoNLL-2012 file."""
+    rows: list[tuple[int, list[str]]] = []
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            line = line.strip()
+            if line and not line.startswith("#"):
+                rows.append((number, line.split()))
+            elif rows:
+                yield _sentence(path, rows)
+                rows = []
+    if rows:
+        yield _sentence(path, rows)
+
+
+def _sentence(path: Path, rows: list[tuple[int, list[str]]]) -> ConllSentence:
+    words, tags, open_label = [], [], None
+    for number, columns in rows:
+        if len(columns) < MIN_COLUMNS:
+            raise DataError(f"{path}:{number}: expected at least {MIN_COLUMNS} columns (CoNLL-2012), "
+                            f"got {len(columns)}")
+        if not columns[PART].isdigit():
+            raise DataError(f"{path}:{number}: part number (column 2) must be an integer, got {columns[PART]!r}")
+        annotation = columns[NAMED_ENTITIES]
+        match = _ANNOTATION.match(annotation)
+        if match is None or annotation == "":
+            raise DataError(f"{path}:{number}: named-entity column 11 {annotation!r} is not *, (TYPE*, *) or (TYPE)")
+        label = match["label"]
+        if label is not None and open_label is not None:
+            raise DataError(f"{path}:{number}: named entity {label!r} opens inside the open {open_label!r}")
+        if label is None and match["close"] and open_label is None:
+            raise DataError(f"{path}:{number}: named entity closes with none open")
+        if label is not None:
+            tags.append(f"B-{label}")
+            open_label = label
+        else:
+            tags.append(f"I-{open_label}" if open_label is not None else "O")
+        if match["close"]:
+            open_label = None
+        words.append(columns[WORD])
+    return ConllSentence(path, rows[0][0], words, tags)
