@@ -88,7 +88,7 @@ def test_bimpm_fixture_config_is_one_line_per_missing_name_before_data_is_read(w
     assert checked.returncode == 2
     errors = [line.strip() for line in checked.stderr.splitlines() if "unknown" in line]
     assert len(errors) == 1, checked.stderr
-    assert errors[0].startswith('model.type: unknown Model type "bimpm"'), errors
+    assert errors[0].removeprefix("error: ").startswith('model.type: unknown Model type "bimpm"'), errors
     assert "missing.tsv" not in checked.stderr and "Traceback" not in checked.stderr
 
 
