@@ -155,6 +155,7 @@ def test_an_mc_config_naming_what_distrain_lacks_is_one_line_each_before_data_is
     from support.cli import run_cli
     from support.configs import write_config
 
+    shutil.copytree(MODELS / "test_fixtures" / "bert-xsmall-dummy", tmp_path / "bert-xsmall-dummy")  # its model
     config = load_config(CONFIGS / "piqa.jsonnet")
     config["dataset_reader"]["type"] = "fake"
     config["model"]["override_weights_file"] = "weights.th"
