@@ -12,7 +12,6 @@ points at the last token so evaluation still sees the question (its answer texts
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -22,6 +21,7 @@ import numpy as np
 from distrain.config.constraints import PositiveInt
 from distrain.data.fields import MetadataField, TensorField, TextField
 from distrain.data.reader import DataError, DatasetReader
+from distrain.data.squad_json import squad_articles, squad_questions
 from distrain.data.token_indexer import TokenIndexer
 from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
 from distrain.data.tokenizer import Token, Tokenizer
@@ -61,11 +61,7 @@ class SquadReader(DatasetReader):
         return {"question": True, "passage": True, "metadata": True, "span_start": False, "span_end": False}
 
     def _read(self, path: Path) -> Iterator[dict]:
-        try:
-            with open(path, encoding="utf-8") as file:
-                articles = json.load(file)["data"]
-        except (json.JSONDecodeError, KeyError, TypeError) as error:
-            raise DataError(f"{path}: not SQuAD JSON ({error})") from None
+        articles = squad_articles(path)
         self.num_parsed += 1
         tokenized: dict[int, list] = {}
         for paragraph, question in self.shard_iterable(_questions(articles, path)):
@@ -173,27 +169,15 @@ class Squad2Reader(SquadReader):
 
 
 def _questions(articles: Any, path: Path) -> Iterator[tuple[dict, dict]]:
-    """Every (paragraph, question); a malformed article, paragraph or question is named by its position."""
-    if not isinstance(articles, list):
-        raise DataError(f'{path}: "data" must be a list of articles')
-    for a, article in enumerate(articles):
-        paragraphs = article.get("paragraphs") if isinstance(article, dict) else None
-        if not isinstance(paragraphs, list):
-            raise DataError(f'{path}: data[{a}] needs "paragraphs", a list')
-        for p, paragraph in enumerate(paragraphs):
-            where = f"data[{a}].paragraphs[{p}]"
-            if not isinstance(paragraph, dict) or not isinstance(paragraph.get("context"), str):
-                raise DataError(f'{path}: {where} needs "context", a string')
-            if not isinstance(paragraph.get("qas"), list):
-                raise DataError(f'{path}: {where} needs "qas", a list of questions')
-            for q, question in enumerate(paragraph["qas"]):
-                if not isinstance(question, dict) or not isinstance(question.get("question"), str):
-                    raise DataError(f'{path}: {where}.qas[{q}] needs "question", a string')
-                for answer in question.get("answers") or []:
-                    if not isinstance(answer.get("text"), str) or not isinstance(answer.get("answer_start"), int):
-                        raise DataError(f'{path}: {where}.qas[{q}]: an answer needs "text" (a string) and '
-                                        '"answer_start" (an integer)')
-                yield paragraph, question
+    """Every (paragraph, question); a malformed question or answer is named by its position."""
+    for where, paragraph, question in squad_questions(articles, path):
+        if not isinstance(question, dict) or not isinstance(question.get("question"), str):
+            raise DataError(f'{path}: {where} needs "question", a string')
+        for answer in question.get("answers") or []:
+            if not isinstance(answer.get("text"), str) or not isinstance(answer.get("answer_start"), int):
+                raise DataError(f'{path}: {where}: an answer needs "text" (a string) and '
+                                '"answer_start" (an integer)')
+        yield paragraph, question
 
 
 def char_span_to_token_span(offsets: list[tuple[int, int]], span: tuple[int, int]) -> tuple[int, int]:

@@ -14,7 +14,6 @@ question id, or, with ``skip_invalid``, the question is skipped and counted.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -23,6 +22,7 @@ import numpy as np
 from distrain.config.constraints import NonNegativeInt, PositiveInt
 from distrain.data.fields import IGNORED_LABEL, ArrayField, MetadataField
 from distrain.data.reader import DataError, DatasetReader
+from distrain.data.squad_json import squad_articles, squad_questions
 from distrain.pretrained import PretrainedName
 
 FIELDS = ("question_with_context", "type_ids", "attention_mask", "context_mask", "span_start", "span_end",
@@ -69,11 +69,7 @@ class TransformerSquadReader(DatasetReader):
 
     # ------------------------------------------------------------------------------ reading
     def _read(self, path: Path) -> Iterator[dict]:
-        try:
-            with open(path, encoding="utf-8") as file:
-                articles = json.load(file)["data"]
-        except (json.JSONDecodeError, KeyError, TypeError) as error:
-            raise DataError(f"{path}: not SQuAD JSON ({error})") from None
+        articles = squad_articles(path)
         self.num_parsed += 1
         for question, context in self.shard_iterable(_questions(articles, path)):
             qid = question.get("id", "?")
@@ -149,21 +145,11 @@ class TransformerSquadReader(DatasetReader):
 
 
 def _questions(articles: Any, path: Path) -> Iterator[tuple[dict, str]]:
-    """Every question with its context; a malformed article or paragraph is named by its position."""
-    if not isinstance(articles, list):
-        raise DataError(f'{path}: "data" must be a list of articles')
-    for a, article in enumerate(articles):
-        paragraphs = article.get("paragraphs") if isinstance(article, dict) else None
-        if not isinstance(paragraphs, list):
-            raise DataError(f'{path}: data[{a}] needs "paragraphs", a list')
-        for p, paragraph in enumerate(paragraphs):
-            where = f"data[{a}].paragraphs[{p}]"
-            if not isinstance(paragraph, dict) or not isinstance(paragraph.get("context"), str):
-                raise DataError(f'{path}: {where} needs "context", a string')
-            if not isinstance(paragraph.get("qas"), list) or not all(isinstance(q, dict) for q in paragraph["qas"]):
-                raise DataError(f'{path}: {where} needs "qas", a list of questions')
-            for question in paragraph["qas"]:
-                yield question, paragraph["context"]
+    """Every question with its context (a question that is not an object: the paragraph is named)."""
+    for where, paragraph, question in squad_questions(articles, path):
+        if not isinstance(question, dict):
+            raise DataError(f'{path}: {where.rpartition(".qas")[0]} needs "qas", a list of questions')
+        yield question, paragraph["context"]
 
 
 def answer_problem(question: dict, context: str) -> str | None:
