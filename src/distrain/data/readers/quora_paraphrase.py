@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 from distrain.data.fields import LabelField, TextField
 from distrain.data.reader import DatasetReader
+from distrain.data.readers.snli import pair_text_fields
 from distrain.data.token_indexer import TokenIndexer
 from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
 from distrain.data.tokenizer import Tokenizer
@@ -43,11 +44,7 @@ class QuoraParaphraseDatasetReader(DatasetReader):
 
     @classmethod
     def declared_fields(cls, arguments):
-        combine = arguments.get("combine_input_fields")
-        if combine is None:
-            combine = isinstance(arguments.get("tokenizer"), PretrainedTransformerTokenizer)
-        text = {"tokens": True} if combine else {"premise": True, "hypothesis": True}
-        return {**text, "label": False}
+        return {**pair_text_fields(arguments), "label": False}
 
     def _read(self, path: Path) -> Iterator[dict]:
         with open(path, encoding="utf-8", newline="") as lines:

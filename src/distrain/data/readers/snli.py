@@ -24,6 +24,15 @@ from distrain.data.tokenizers.spacy import SpacyTokenizer
 NOT_AGREED = "-"
 
 
+def pair_text_fields(arguments: dict) -> dict[str, bool]:
+    """A pair reader's text fields, from its arguments: one ``tokens`` field in a pretrained tokenizer's pair
+    encoding (``combine_input_fields``, its default with such a tokenizer), else ``premise`` and ``hypothesis``."""
+    combine = arguments.get("combine_input_fields")
+    if combine is None:
+        combine = isinstance(arguments.get("tokenizer"), PretrainedTransformerTokenizer)
+    return {"tokens": True} if combine else {"premise": True, "hypothesis": True}
+
+
 @DatasetReader.register("snli")
 class SnliReader(DatasetReader):
     """Reads only its share of the lines (distributed-aware); a line missing a key is named by file:line.
@@ -45,11 +54,7 @@ class SnliReader(DatasetReader):
 
     @classmethod
     def declared_fields(cls, arguments):
-        combine = arguments.get("combine_input_fields")
-        if combine is None:
-            combine = isinstance(arguments.get("tokenizer"), PretrainedTransformerTokenizer)
-        text = {"tokens": True} if combine else {"premise": True, "hypothesis": True}
-        return {**text, "metadata": True, "label": False}
+        return {**pair_text_fields(arguments), "metadata": True, "label": False}
 
     def _read(self, path: Path) -> Iterator[dict]:
         for _, record in self.json_lines(path, required=("sentence1", "sentence2")):
