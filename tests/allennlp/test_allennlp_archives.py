@@ -14,17 +14,12 @@ import numpy as np
 import pytest
 import torch
 
+from support.allennlp import GOLDEN, archive_config, golden_job
 from support.cli import run_cli
 from support.paths import TESTS
 
-GOLDEN = TESTS / "allennlp_golden"
 FIXTURES = TESTS / "allennlp_fixtures"
 CASES = json.loads((GOLDEN / "MADE_BY.json").read_text())["cases"]
-
-
-def _archive_config(case: str) -> dict:
-    with tarfile.open(GOLDEN / case / "model.tar.gz") as archive:
-        return json.loads(archive.extractfile("config.json").read())
 
 
 @pytest.fixture
@@ -39,11 +34,7 @@ def in_repository(monkeypatch):
 
 def _outputs(case: str) -> tuple[list[dict], list[dict]]:
     """distrain's outputs of the AllenNLP archive on each validation instance, and AllenNLP's."""
-    from distrain.experiment.archive_jobs import load_job
-
-    job = load_job(str(GOLDEN / case / "model.tar.gz"), _archive_config(case)["validation_data_path"], {})
-    golden = json.loads((GOLDEN / case / "outputs.json").read_text())
-    assert len(job.dataset) == len(golden)
+    job, golden = golden_job(case)
     produced = []
     with torch.inference_mode():
         for index in range(len(golden)):
@@ -105,7 +96,7 @@ def test_allennlp_transformer_qa_archive_gives_allennlps_span_scores(in_reposito
 def test_distrain_evaluate_on_an_allennlp_archive_gives_allennlps_metrics(case, tmp_path):
     folder = tmp_path / CASES[case]["repository"]
     shutil.copytree(FIXTURES / CASES[case]["repository"], folder)
-    data = _archive_config(case)["validation_data_path"]
+    data = archive_config(case)["validation_data_path"]
     evaluated = run_cli("evaluate", str(GOLDEN / case / "model.tar.gz"), data, "--output-file", "metrics.json",
                         "--batch-size", str(CASES[case]["evaluate_batch_size"]), cwd=folder)
     assert evaluated.returncode == 0, evaluated.stderr
@@ -128,7 +119,7 @@ def test_distrain_serve_answers_with_an_allennlp_archives_probabilities(tmp_path
 
     case = "basic_classifier_seq2seq"
     golden = json.loads((GOLDEN / case / "outputs.json").read_text())
-    data = FIXTURES / CASES[case]["repository"] / _archive_config(case)["validation_data_path"]
+    data = FIXTURES / CASES[case]["repository"] / archive_config(case)["validation_data_path"]
     records = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]
     with ServerProcess(GOLDEN / case / "model.tar.gz", tmp_path / "server") as server:
         for record, theirs in zip(records, golden):

