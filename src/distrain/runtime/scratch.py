@@ -10,11 +10,11 @@ distrain command that starts on the machine.
 
 from __future__ import annotations
 
-import atexit
 import os
 import re
 import shutil
 import tempfile
+from multiprocessing.util import Finalize
 from pathlib import Path
 
 PREFIX = "distrain-job-"
@@ -40,8 +40,9 @@ def use_job_scratch() -> Path | None:
     owner = os.getpid()
     tempfile.tempdir = str(folder)
     os.environ["TMPDIR"] = str(folder)
-    # a forked child leaves through os._exit and never runs this; the pid check is for any other that might
-    atexit.register(lambda: os.getpid() == owner and shutil.rmtree(folder, ignore_errors=True))
+    # Removed after multiprocessing's own exit finalizers (the fork server's folder inside this one goes first),
+    # whichever of the two was imported first; in this process only (a forked child never removes it).
+    Finalize(None, lambda: os.getpid() == owner and shutil.rmtree(folder, ignore_errors=True), exitpriority=-200)
     return folder
 
 
