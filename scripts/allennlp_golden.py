@@ -53,7 +53,8 @@ CASES = {
     "esim": ("allennlp-models", "test_fixtures/pair_classification/esim/experiment.json",
              ["label_logits", "label_probs"], 3, {}),
     # the fixture's 200- and 100-wide LSTMs make a 10 MB archive: narrower ones (the matchers' widths follow)
-    "bimpm": ("allennlp-models", "test_fixtures/pair_classification/bimpm/experiment.json", ["logits", "label_probs"], 3,
+    "bimpm": ("allennlp-models", "test_fixtures/pair_classification/bimpm/experiment.json",
+              ["logits", "label_probs"], 3,
               {"model.text_field_embedder.token_embedders.token_characters.encoder.hidden_size": 10,
                "model.matcher_word.hidden_dim": 320, "model.encoder1.input_size": 320,
                "model.encoder1.hidden_size": 16, "model.matcher_forward1.hidden_dim": 16,

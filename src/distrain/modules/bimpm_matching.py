@@ -111,7 +111,8 @@ class BiMpmMatching(torch.nn.Module, Registrable):
         if self.with_maxpool_match:
             pairwise = _match_pairwise(context_1, context_2, self.maxpool_match_weights)
             pairwise_t = pairwise.permute(0, 2, 1, 3)
-            matching_1 += [_masked_max(pairwise, over_2.unsqueeze(-1), 2), _masked_mean(pairwise, over_2.unsqueeze(-1), 2)]
+            matching_1 += [_masked_max(pairwise, over_2.unsqueeze(-1), 2),
+                           _masked_mean(pairwise, over_2.unsqueeze(-1), 2)]
             matching_2 += [_masked_max(pairwise_t, over_1.unsqueeze(-1), 2),
                            _masked_mean(pairwise_t, over_1.unsqueeze(-1), 2)]
 

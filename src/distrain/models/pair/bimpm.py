@@ -34,7 +34,7 @@ MATCHERS = (("matcher_word", 0), ("matcher_forward1", 1), ("matcher_backward1", 
 
 @Model.register("bimpm")
 class BiMpm(PairClassifierOutputs, Model):
-    """embed → encode twice → match (embedding, both halves of each encoding) → aggregate each text → classify."""
+    """embed → encode twice → match (the embedding, both halves of each encoding) → aggregate → classify."""
 
     def __init__(self, vocab: Vocabulary, text_field_embedder: TextFieldEmbedder, matcher_word: BiMpmMatching,
                  encoder1: Lazy[Seq2SeqEncoder], matcher_forward1: BiMpmMatching, matcher_backward1: BiMpmMatching,
