@@ -129,16 +129,19 @@ def test_bimpm_training_config_passes_check_and_trains_an_epoch(workdir):
 
 def test_bimpm_widths_that_do_not_match_are_one_line_each_before_data_is_read(workdir, tmp_path):
     """A matcher reads half an encoder's output and the aggregator all five matchers' vectors: each width that
-    differs is named with its key path, and the data (a path that does not exist here) is never opened."""
+    differs (and a full match without its direction) is named with its key path, and the data (a path that does
+    not exist here) is never opened."""
     config = load_config(workdir / FIXTURE.format(model="bimpm"))
     config["model"]["matcher_backward2"]["hidden_dim"] = 400
     config["model"]["aggregator"]["input_size"] = 263
+    del config["model"]["matcher_forward1"]["is_forward"]  # the full match needs to know which end is last
     config["train_data_path"] = config["validation_data_path"] = str(tmp_path / "missing.tsv")
     checked = run_cli("check", str(write_config(tmp_path / "bimpm.json", config)), cwd=workdir)
     assert checked.returncode == 2
     assert "model.matcher_backward2.hidden_dim: is 400, but half of encoder2's output gives 200" in checked.stderr
     assert "model.aggregator.input_size: is 263, but the matching vectors (the five matchers' widths summed) gives " \
            "264" in checked.stderr
+    assert "model.matcher_forward1: is_forward is needed for the full match" in checked.stderr
     assert "missing.tsv" not in checked.stderr and "Traceback" not in checked.stderr
 
 
