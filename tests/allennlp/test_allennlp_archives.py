@@ -66,12 +66,12 @@ def test_allennlp_tagger_archive_gives_allennlps_tag_logits(case, in_repository)
             assert [labels[index] for index in mine["tag_ids"][0].tolist()] == theirs["tags"]
 
 
-@pytest.mark.parametrize("case", ["decomposable_attention", "esim"])
+@pytest.mark.parametrize("case", ["decomposable_attention", "esim", "bimpm"])
 def test_allennlp_pair_classifier_archive_gives_allennlps_label_logits_and_attentions(case, in_repository):
     in_repository(case)
     produced, golden = _outputs(case)
     for mine, theirs in zip(produced, golden):
-        for key in CASES[case]["outputs"]:  # label_logits, label_probs (and the attentions of decomposable_attention)
+        for key in CASES[case]["outputs"]:  # label_logits (bimpm: logits), label_probs (and DA's attentions)
             np.testing.assert_allclose(mine[key][0].numpy(), theirs[key], atol=1e-5, err_msg=key)
 
 

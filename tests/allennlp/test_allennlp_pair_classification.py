@@ -1,8 +1,9 @@
-"""allennlp-models' pair classifiers (``decomposable_attention``, ``esim``): their fixture configs (allennlp-models
-v2.10.1 ``test_fixtures/pair_classification``, copied with snli.jsonl and the GloVe sample) end within 1e-5 on one
-and two CPU workers (the same global batch), and their ``training_config`` files (tests/allennlp_configs: only the
-data paths and the GloVe file changed) pass ``distrain check`` and train an epoch on SNLI-format lines. AllenNLP's
-own archives of the fixtures are compared in test_allennlp_archives.py."""
+"""allennlp-models' pair classifiers (``decomposable_attention``, ``esim``, ``bimpm``): their fixture configs
+(allennlp-models v2.10.1 ``test_fixtures/pair_classification``, copied with snli.jsonl, quora_paraphrase.tsv and the
+GloVe sample) end within 1e-5 on one and two CPU workers (the same global batch), and their ``training_config`` files
+(tests/allennlp_configs: only the data paths and the GloVe file changed) pass ``distrain check`` and train an epoch
+on SNLI-format (Quora-format for bimpm) lines. AllenNLP's own archives of the fixtures are compared in
+test_allennlp_archives.py."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from support.allennlp import CONFIGS, check_and_train_an_epoch
+from support.allennlp import CONFIGS, GOLDEN, check_and_train_an_epoch
 from support.cli import run_cli
 from support.configs import write_config
 from support.distributed import final_metrics, max_weight_difference
@@ -23,18 +24,26 @@ REPOSITORY = TESTS / "allennlp_fixtures" / "allennlp-models"
 #: AllenNLP's fixture biLM: 32 wide, where the configs' (AllenNLP's default ELMo) is 1024
 ELMO = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
 FIXTURE = "test_fixtures/pair_classification/{model}/experiment.json"
+#: each model's data (at its training config's path) and the narrower widths its golden case was trained with
+DATA = {"decomposable_attention": "snli/snli_1.0_train.jsonl", "esim": "snli/snli_1.0_train.jsonl",
+        "bimpm": "quora/train.tsv"}
+NARROWER = {"bimpm": json.loads((GOLDEN / "MADE_BY.json").read_text())["cases"]["bimpm"]["overrides"]}
 
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
-    """allennlp-models' fixture folder, plus the fixture's SNLI lines three times over at the training configs'
-    paths (nine pairs: two global batches of 8 and 1) and the GloVe sample beside the configs."""
+    """allennlp-models' fixture folder, plus the fixture's SNLI and Quora lines three times over at the training
+    configs' paths (nine pairs: two global batches of 8 and 1) and the GloVe sample beside the configs."""
     root = tmp_path_factory.mktemp("pairs") / "allennlp-models"
     shutil.copytree(REPOSITORY, root)
     lines = (REPOSITORY / "test_fixtures" / "pair_classification" / "snli.jsonl").read_text().splitlines()
     (root / "snli").mkdir()
     for split in ("train", "dev"):
         (root / "snli" / f"snli_1.0_{split}.jsonl").write_text("\n".join(lines * 3) + "\n")
+    rows = (REPOSITORY / "test_fixtures" / "pair_classification" / "quora_paraphrase.tsv").read_text().splitlines()
+    (root / "quora").mkdir()
+    for split in ("train", "dev"):
+        (root / "quora" / f"{split}.tsv").write_text("\n".join(rows * 3) + "\n")
     shutil.copy(root / "test_fixtures" / "glove.6B.300d.sample.txt.gz", root)
     return root
 
@@ -43,12 +52,19 @@ def workdir(tmp_path_factory) -> Path:
 def worker_runs(workdir) -> dict[tuple[str, int], Path]:
     """Each model's fixture config trained for 2 epochs on the nine pairs by 1 worker (batches of 8) and by 2
     (4 each: AllenNLP's batch size is a worker's), once for every test of this module. ESIM's dropout is 0 here:
-    each process draws its own masks, so with dropout the runs differ by design, not by a flaw of the sync."""
+    each process draws its own masks, so with dropout the runs differ by design, not by a flaw of the sync.
+    bimpm (whose fixture's dropout is 0) runs at its golden case's narrower widths."""
     runs = {}
-    for model in ("decomposable_attention", "esim"):
+    for model in DATA:
         for workers in (1, 2):
             config = load_config(workdir / FIXTURE.format(model=model))
-            config["train_data_path"] = config["validation_data_path"] = "snli/snli_1.0_train.jsonl"
+            config["train_data_path"] = config["validation_data_path"] = DATA[model]
+            for dotted, value in NARROWER.get(model, {}).items():
+                *parents, key = dotted.split(".")
+                block = config
+                for parent in parents:
+                    block = block[parent]
+                block[key] = value
             config["data_loader"]["batch_sampler"]["batch_size"] = 8 // workers
             config["trainer"]["num_epochs"] = 2
             if "dropout" in config["model"]:
@@ -62,7 +78,7 @@ def worker_runs(workdir) -> dict[tuple[str, int], Path]:
     return runs
 
 
-@pytest.mark.parametrize("model", ["decomposable_attention", "esim"])
+@pytest.mark.parametrize("model", list(DATA))
 def test_pair_classifier_ends_alike_on_one_and_two_cpu_workers(model, worker_runs):
     assert max_weight_difference(worker_runs[model, 1], worker_runs[model, 2]) <= 1e-5
     one, two = final_metrics(worker_runs[model, 1]), final_metrics(worker_runs[model, 2])
@@ -106,16 +122,26 @@ def test_esim_elmo_config_with_the_fixture_elmo_passes_check_and_trains_an_epoch
     check_and_train_an_epoch(workdir, config, "esim_elmo_config")
 
 
-def test_bimpm_fixture_config_is_one_line_per_missing_name_before_data_is_read(workdir, tmp_path):
-    """bimpm is not ported yet (its quora_paraphrase reader is): it is named with its key path, one line, and the
-    data (a path that does not exist here) is never opened."""
-    config = json.loads((workdir / FIXTURE.format(model="bimpm")).read_text())
+def test_bimpm_training_config_passes_check_and_trains_an_epoch(workdir):
+    shutil.copy(CONFIGS / "bimpm.jsonnet", workdir)
+    check_and_train_an_epoch(workdir, load_config(workdir / "bimpm.jsonnet"), "bimpm_config")
+
+
+def test_bimpm_widths_that_do_not_match_are_one_line_each_before_data_is_read(workdir, tmp_path):
+    """A matcher reads half an encoder's output and the aggregator all five matchers' vectors: each width that
+    differs (and a full match without its direction) is named with its key path, and the data (a path that does
+    not exist here) is never opened."""
+    config = load_config(workdir / FIXTURE.format(model="bimpm"))
+    config["model"]["matcher_backward2"]["hidden_dim"] = 400
+    config["model"]["aggregator"]["input_size"] = 263
+    del config["model"]["matcher_forward1"]["is_forward"]  # the full match needs to know which end is last
     config["train_data_path"] = config["validation_data_path"] = str(tmp_path / "missing.tsv")
     checked = run_cli("check", str(write_config(tmp_path / "bimpm.json", config)), cwd=workdir)
     assert checked.returncode == 2
-    errors = [line.strip() for line in checked.stderr.splitlines() if "unknown" in line]
-    assert len(errors) == 1, checked.stderr
-    assert errors[0].removeprefix("error: ").startswith('model.type: unknown Model type "bimpm"'), errors
+    assert "model.matcher_backward2.hidden_dim: is 400, but half of encoder2's output gives 200" in checked.stderr
+    assert "model.aggregator.input_size: is 263, but the matching vectors (the five matchers' widths summed) gives " \
+           "264" in checked.stderr
+    assert "model.matcher_forward1: is_forward is needed for the full match" in checked.stderr
     assert "missing.tsv" not in checked.stderr and "Traceback" not in checked.stderr
 
 

@@ -99,6 +99,7 @@ def translate_state(model: torch.nn.Module, saved: dict[str, torch.Tensor], wher
             model_name = type(model).__name__
             raise error(f"{where}: AllenNLP weight {name} has no place in distrain's {model_name} "
                         f"(read as {target}); this model's AllenNLP weights cannot be loaded")
+        tensor = _adapted(model, target, tensor, expected[target])
         if tuple(tensor.shape) != tuple(expected[target].shape):
             raise error(f"{where}: AllenNLP weight {name} has shape {tuple(tensor.shape)}, distrain's {target} "
                         f"{tuple(expected[target].shape)}")
@@ -108,6 +109,14 @@ def translate_state(model: torch.nn.Module, saved: dict[str, torch.Tensor], wher
         more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
         raise error(f"{where}: the AllenNLP archive holds no weight for distrain's {missing[0]}{more}")
     return state
+
+
+def _adapted(model: torch.nn.Module, target: str, tensor: torch.Tensor, mine: torch.Tensor) -> torch.Tensor:
+    """``tensor`` as the module holding ``target`` reads it (its ``allennlp_tensor``), where AllenNLP shaped the
+    weight otherwise (a table sized by another namespace); unchanged where the module has no such rule."""
+    owner, _, name = target.rpartition(".")
+    hook = getattr(model.get_submodule(owner), "allennlp_tensor", None)
+    return hook(name, tensor, mine) if hook is not None else tensor
 
 
 def translate_name(model: torch.nn.Module, name: str) -> str:

@@ -83,6 +83,14 @@ class Embedding(TokenEmbedder):
         self.weight = torch.nn.Parameter(torch.cat([self.weight.detach(), rows.to(self.weight.device)]),
                                          requires_grad=self.weight.requires_grad)
 
+    def allennlp_tensor(self, name: str, tensor: torch.Tensor, mine: torch.Tensor) -> torch.Tensor:
+        """AllenNLP sizes a ``character_encoding``'s table by ``tokens`` (its default namespace): rows past this
+        table's namespace are never looked up, so they are dropped; any other difference is left to refuse."""
+        if name == "weight" and tensor.dim() == 2 and tensor.shape[1] == mine.shape[1] \
+                and tensor.shape[0] > mine.shape[0]:
+            return tensor[:mine.shape[0]]
+        return tensor
+
     @classmethod
     def configured_output_dim(cls, recipe: Lazy, input_dim: int | None = None) -> int | None:
         return recipe.argument("projection_dim") or recipe.argument("embedding_dim")
