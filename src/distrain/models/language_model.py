@@ -98,7 +98,7 @@ class LanguageModel(Model):
             losses = [self._loss(forward_part, forward_targets), self._loss(backward_part, backward_targets)]
         else:
             losses = [self._loss(directions, forward_targets)]
-        num_targets = (forward_targets > 0).sum().to(contextual.dtype)
+        num_targets = (forward_targets > 0).sum().float()  # not the activations' dtype: bfloat16 under use_amp
         total = sum(losses) / len(losses)
         count = num_targets.clamp(min=1)
         output.update({"loss": total / count, "forward_loss": losses[0] / count, "loss_weight": num_targets})
