@@ -74,6 +74,11 @@ CASES = {
                        {"dataset_reader.transformer_model_name": "test_fixtures/bert-xsmall-dummy",
                         "model.transformer_model": "test_fixtures/bert-xsmall-dummy",
                         "trainer.optimizer.lr": 0.01, "trainer.learning_rate_scheduler.warmup_steps": 2}),
+    # the unsampled fixture: a sampled softmax draws from numpy's global generator, so only the full one is
+    # deterministic; one evaluate batch, where AllenNLP's perplexity (of the batches' mean loss) is distrain's
+    "language_model": ("allennlp-models", "test_fixtures/lm/language_model/experiment_unsampled.jsonnet",
+                       ["loss", "forward_loss", "backward_loss", "lm_embeddings", "noncontextual_token_embeddings"],
+                       32, {}),
 }
 
 
@@ -111,6 +116,7 @@ def make_case(name: str, repository: str, config: str, keys: list[str], batch_si
     import allennlp_models.tagging  # noqa: F401 - registers crf_tagger
     import allennlp_models.mc.dataset_readers  # noqa: F401 - registers piqa, swag and commonsenseqa
     import allennlp_models.mc.models  # noqa: F401 - registers transformer_mc
+    import allennlp_models.lm  # noqa: F401 - registers simple_language_modeling and language_model
     from allennlp.commands.train import train_model_from_file
     from allennlp.data.data_loaders import MultiProcessDataLoader
     from allennlp.models.archival import load_archive
@@ -138,6 +144,7 @@ def make_case(name: str, repository: str, config: str, keys: list[str], batch_si
             for instance in instances:
                 produced = model.forward_on_instance(instance)
                 outputs.append({key: _as_json(produced[key]) for key in keys if key in produced})
+            model.get_metrics(reset=True)  # evaluate does not reset: the outputs above would count (a mean loss)
             loader = MultiProcessDataLoader(reader, data_path, batch_size=batch_size)
             loader.index_with(model.vocab)
             metrics = evaluate(model, loader, cuda_device=-1)

@@ -156,3 +156,29 @@ class MultiStep(LearningRateScheduler):
     def load_state_dict(self, state: dict) -> None:
         self.epochs = state["epochs"]
         super().load_state_dict(state)
+
+
+@LearningRateScheduler.register("noam")
+class Noam(LearningRateScheduler):
+    """AllenNLP's ``noam`` (the Transformer paper's): ``factor × model_size ** -0.5 × min(n ** -0.5,
+    n × warmup_steps ** -1.5)`` for step ``n`` (1-based): a linear rise for ``warmup_steps``, then ``1/sqrt(n)``.
+    The optimizer's own ``lr`` is not used, as in AllenNLP."""
+
+    def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int, model_size: PositiveInt,
+                 warmup_steps: PositiveInt, factor: PositiveFloat = 1.0, last_epoch: Annotated[int, Ge(-1)] = -1) -> None:
+        self.model_size = model_size
+        self.scale = factor  # not ``factor``: the base class's method of that name
+        super().__init__(optimizer, num_training_steps, warmup_steps)
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        return []  # no total_steps to compare warmup_steps with
+
+    def rates(self, step: int) -> list[float]:
+        taken = max(step + 1, 1)
+        scale = self.scale * self.model_size ** -0.5 * min(taken ** -0.5, taken * self.warmup_steps ** -1.5)
+        return [scale for _ in self.base_lrs]
+
+    def _apply(self) -> None:
+        for group, rate in zip(self.optimizer.param_groups, self.rates(self.steps)):
+            group["lr"] = rate
