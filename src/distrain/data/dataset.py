@@ -110,6 +110,26 @@ class NestedColumn(_OffsetsColumn):
         return torch.from_numpy(np.where(mask, values, self.pad_value).astype(np.int64, copy=False))
 
 
+class PaddedColumn(Column):
+    """Items that are arrays of one rank and any shape (a list field's leaf): a batch pads every dimension to
+    its largest (the last to at least ``min_width``). Kept as Python objects (pickled in the cache)."""
+
+    kind = "padded"
+
+    def __init__(self, values: list, pad_value: int | float = 0, min_width: int = 0) -> None:
+        self.values, self.pad_value, self.min_width = values, pad_value, min_width
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def gather(self, indices: np.ndarray):
+        import torch
+
+        from distrain.data.fields import pad_arrays
+
+        return torch.from_numpy(pad_arrays([self.values[i] for i in indices], self.pad_value, self.min_width))
+
+
 class ObjectColumn(Column):
     kind = "object"
 
@@ -213,6 +233,8 @@ class IndexedDataset:
                 columns[name] = RaggedColumn(flat, offsets, pads[name])
             elif kind == "fixed":
                 columns[name] = FixedColumn(np.stack(items) if items else np.zeros(0))
+            elif kind == "padded":
+                columns[name] = PaddedColumn(items, pads[name], widths[name])
             else:
                 columns[name] = ObjectColumn(items)
         return cls(columns)
@@ -235,6 +257,9 @@ class IndexedDataset:
             elif isinstance(column, FixedColumn):
                 np.save(directory / f"{name}.npy", column.values)
                 layout[name] = {"kind": "fixed"}
+            elif isinstance(column, PaddedColumn):
+                (directory / f"{name}.pkl").write_bytes(pickle.dumps(column.values))
+                layout[name] = {"kind": "padded", "pad_value": column.pad_value, "min_width": column.min_width}
             else:
                 (directory / f"{name}.pkl").write_bytes(pickle.dumps(column.values))
                 layout[name] = {"kind": "object"}
@@ -258,6 +283,9 @@ class IndexedDataset:
                 )
             elif spec["kind"] == "fixed":
                 columns[name] = FixedColumn(np.load(directory / f"{name}.npy", mmap_mode=mode))
+            elif spec["kind"] == "padded":  # our own cache file, as below
+                values = pickle.loads((directory / f"{name}.pkl").read_bytes())
+                columns[name] = PaddedColumn(values, spec["pad_value"], spec["min_width"])
             else:
                 # Our own cache file, written above by this process's parent; never user input.
                 columns[name] = ObjectColumn(pickle.loads((directory / f"{name}.pkl").read_bytes()))
