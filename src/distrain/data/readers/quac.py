@@ -100,8 +100,10 @@ class QuacReader(DatasetReader):
             instance[f"p{k}_answer_marker"] = ListField([
                 SequenceLabelField(previous_answer_tags(answer_spans, turn, k, len(tokens)), passage, "answer_tags")
                 for turn in range(len(answer_spans))])
-        instance["yesno_list"] = ListField([LabelField(label, "yesno_labels") for label in yesno_list or []])
-        instance["followup_list"] = ListField([LabelField(label, "followup_labels") for label in followup_list or []])
+        if yesno_list:
+            instance["yesno_list"] = ListField([LabelField(label, "yesno_labels") for label in yesno_list])
+        if followup_list:
+            instance["followup_list"] = ListField([LabelField(label, "followup_labels") for label in followup_list])
         instance["metadata"] = MetadataField(metadata)
         return instance
 

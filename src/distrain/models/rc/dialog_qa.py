@@ -159,7 +159,7 @@ class DialogQA(Model):
             "span_start_logits": start_logits.view(batch, turns, length),
             "span_end_logits": end_logits.view(batch, turns, length),
             "best_span": best_span.view(batch, turns, 4)}
-        if span_start is not None and span_end is not None:
+        if all(labels is not None for labels in (span_start, span_end, yesno_list, followup_list)):
             output.update(self._loss(start_logits, end_logits, yesno_logits, followup_logits, best_span,
                                      span_start.reshape(-1), span_end.reshape(-1), yesno_list.reshape(-1),
                                      followup_list.reshape(-1), turn_mask))
