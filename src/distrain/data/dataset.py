@@ -110,6 +110,43 @@ class NestedColumn(_OffsetsColumn):
         return torch.from_numpy(np.where(mask, values, self.pad_value).astype(np.int64, copy=False))
 
 
+class PaddedColumn(_OffsetsColumn):
+    """Items that are arrays of one rank and any shape (a list field's leaf): item ``i`` is
+    ``values[offsets[i]:offsets[i+1]]`` shaped ``shapes[i]``. A batch pads every dimension to its largest (the
+    last to at least ``min_width``)."""
+
+    kind = "padded"
+
+    def __init__(self, values: np.ndarray, offsets: np.ndarray, shapes: np.ndarray, pad_value: int | float = 0,
+                 min_width: int = 0) -> None:
+        self.values, self.offsets, self.shapes = values, offsets, shapes
+        self.pad_value, self.min_width = pad_value, min_width
+
+    def lengths(self, indices: np.ndarray | None = None) -> np.ndarray:
+        """Each item's element count (its first dimension)."""
+        counts = self.shapes[:, 0]
+        return counts if indices is None else counts[indices]
+
+    def gather(self, indices: np.ndarray):
+        import torch
+
+        from distrain.data.fields import pad_arrays
+
+        items = [np.asarray(self.values[self.offsets[i]: self.offsets[i + 1]]).reshape(self.shapes[i])
+                 for i in indices]
+        return torch.from_numpy(pad_arrays(items, self.pad_value, self.min_width))
+
+
+def padded_arrays(items: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Arrays of one rank → their values flat, the items' offsets into them and the items' shapes."""
+    lengths = np.fromiter((item.size for item in items), dtype=np.int64, count=len(items))
+    offsets = np.zeros(len(items) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    values = np.concatenate([item.ravel() for item in items]) if items else np.zeros(0, dtype=np.int64)
+    shapes = np.asarray([item.shape for item in items], dtype=np.int64).reshape(len(items), -1)
+    return values, offsets, shapes
+
+
 class ObjectColumn(Column):
     kind = "object"
 
@@ -213,6 +250,8 @@ class IndexedDataset:
                 columns[name] = RaggedColumn(flat, offsets, pads[name])
             elif kind == "fixed":
                 columns[name] = FixedColumn(np.stack(items) if items else np.zeros(0))
+            elif kind == "padded":
+                columns[name] = PaddedColumn(*padded_arrays(items), pads[name], widths[name])
             else:
                 columns[name] = ObjectColumn(items)
         return cls(columns)
@@ -235,6 +274,10 @@ class IndexedDataset:
             elif isinstance(column, FixedColumn):
                 np.save(directory / f"{name}.npy", column.values)
                 layout[name] = {"kind": "fixed"}
+            elif isinstance(column, PaddedColumn):
+                for part in ("values", "offsets", "shapes"):
+                    np.save(directory / f"{name}.{part}.npy", getattr(column, part))
+                layout[name] = {"kind": "padded", "pad_value": column.pad_value, "min_width": column.min_width}
             else:
                 (directory / f"{name}.pkl").write_bytes(pickle.dumps(column.values))
                 layout[name] = {"kind": "object"}
@@ -258,6 +301,9 @@ class IndexedDataset:
                 )
             elif spec["kind"] == "fixed":
                 columns[name] = FixedColumn(np.load(directory / f"{name}.npy", mmap_mode=mode))
+            elif spec["kind"] == "padded":
+                parts = [np.load(directory / f"{name}.{part}.npy", mmap_mode=mode) for part in ("values", "offsets", "shapes")]
+                columns[name] = PaddedColumn(*parts, spec["pad_value"], spec["min_width"])
             else:
                 # Our own cache file, written above by this process's parent; never user input.
                 columns[name] = ObjectColumn(pickle.loads((directory / f"{name}.pkl").read_bytes()))

@@ -18,6 +18,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from distrain.data.dataset import padded_arrays
 from distrain.data.fields import Field, flat_fields
 
 #: bytes reserved for a ``.npy`` header: numpy pads its version 1.0 header to a multiple of 64, and
@@ -139,6 +140,12 @@ class IndexedDatasetWriter:
                 self.files[f"{name}.offsets"] = offsets
                 self.offset_totals[name] = 0
                 self.pending[name] = []
+            elif kind == "padded":
+                for part in ("values", "offsets", "shapes"):
+                    self.files[f"{name}.{part}"] = ArrayFileWriter(self.directory / f"{name}.{part}.npy")
+                self.files[f"{name}.offsets"].append(np.zeros(1, dtype=np.int64))
+                self.offset_totals[name] = 0
+                self.pending[name] = []
             elif kind == "fixed":
                 self.files[name] = ArrayFileWriter(self.directory / f"{name}.npy")
                 self.pending[name] = []
@@ -151,6 +158,12 @@ class IndexedDatasetWriter:
                 continue
             if self.kinds[name] == "nested":
                 self._flush_nested(name, items)
+            elif self.kinds[name] == "padded":
+                values, offsets, shapes = padded_arrays([np.asarray(item) for item in items])
+                self.files[f"{name}.values"].append(values)
+                self.files[f"{name}.offsets"].append(offsets[1:] + self.offset_totals[name])
+                self.files[f"{name}.shapes"].append(shapes)
+                self.offset_totals[name] += int(offsets[-1])
             elif self.kinds[name] == "ragged":
                 lengths = np.fromiter((len(item) for item in items), dtype=np.int64, count=len(items))
                 offsets = np.cumsum(lengths) + self.offset_totals[name]
@@ -186,6 +199,10 @@ class IndexedDatasetWriter:
                 self.files[f"{name}.values"].close(np.int64)
                 self.files[f"{name}.offsets"].close(np.int64)
                 layout[name] = {"kind": "ragged", "pad_value": self.pads[name]}
+            elif kind == "padded":
+                for part in ("values", "offsets", "shapes"):
+                    self.files[f"{name}.{part}"].close(np.int64)
+                layout[name] = {"kind": "padded", "pad_value": self.pads[name], "min_width": self.widths[name]}
             elif kind == "fixed":
                 self.files[name].close(np.float64)
                 layout[name] = {"kind": "fixed"}

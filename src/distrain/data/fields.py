@@ -33,9 +33,11 @@ IGNORED_LABEL = -100
 
 
 class Field:
-    #: the column kind this field indexes into: "ragged", "fixed" or "object"
+    #: the column kind this field indexes into: "ragged", "nested", "fixed", "padded" or "object"
     column_kind: str = "object"
     pad_value: int | float = 0
+    #: what stands for a missing element when a :class:`ListField` of these is padded (AllenNLP's empty field)
+    empty_value: int | float | None = None
 
     def count_vocab_items(self, counters: dict[str, Counter]) -> None:
         """Add this field's vocabulary items to ``counters[namespace]``."""
@@ -147,6 +149,7 @@ class LabelField(Field):
     """A categorical label, indexed into ``namespace`` (or given as an int with ``skip_indexing``)."""
 
     column_kind = "fixed"
+    empty_value = -1
 
     def __init__(self, label: str | int, label_namespace: str = "labels", skip_indexing: bool = False,
                  namespace: str | None = None) -> None:
@@ -162,6 +165,23 @@ class LabelField(Field):
         if self.skip_indexing:
             return np.int64(self.label)
         return np.int64(vocab.label_index(str(self.label), self.namespace))
+
+
+class IndexField(Field):
+    """An index into a sequence field (an answer's first token); -1 stands for a missing one in a
+    :class:`ListField`, as in AllenNLP (models ignore it with ``ignore_index=-1``)."""
+
+    column_kind = "fixed"
+    empty_value = -1
+
+    def __init__(self, index: int, sequence_field: Any = None) -> None:
+        if sequence_field is not None and not 0 <= index < len(sequence_field):
+            raise ValueError(f"index {index} is outside a sequence of {len(sequence_field)}")
+        self.sequence_index = int(index)
+        self.sequence_field = sequence_field
+
+    def index(self, vocab: Any) -> np.int64:
+        return np.int64(self.sequence_index)
 
 
 class SequenceLabelField(Field):
@@ -193,6 +213,84 @@ class SequenceLabelField(Field):
 
     def length(self) -> int:
         return len(self.labels)
+
+
+class ListField(Field):
+    """Fields of one kind in a list (AllenNLP's ``ListField``: a dialog's questions, their answer spans).
+
+    Each leaf column of the elements (a text field's indexer tensors, a label) becomes one array with a leading list
+    dimension (column kind ``"padded"``), padded per batch in every dimension: a missing element with the
+    element's ``empty_value`` (-1 for labels and indices), the rest with the element's own padding. The model gets
+    ``(batch, elements, ...)`` tensors, a text field's nested as for a single one."""
+
+    column_kind = "padded"
+
+    def __init__(self, field_list: Sequence[Field]) -> None:
+        if not field_list:
+            raise ValueError("a ListField needs at least one field")
+        self.field_list = list(field_list)
+
+    def count_vocab_items(self, counters: dict[str, Counter]) -> None:
+        for element in self.field_list:
+            element.count_vocab_items(counters)
+
+    def flatten(self, name: str, vocab: Any) -> dict[str, Field]:
+        leaves: dict[str, list[Field]] = {}
+        for element in self.field_list:
+            for key, leaf in flat_fields({name: element}, vocab).items():
+                leaves.setdefault(key, []).append(leaf)
+        return {key: PaddedArrayField([_dense(leaf, vocab) for leaf in items], _list_pad_value(items[0]),
+                                      getattr(items[0], "min_width", 0)) for key, items in leaves.items()}
+
+    def length(self) -> int:
+        return len(self.field_list)
+
+    def __len__(self) -> int:
+        return len(self.field_list)
+
+
+class PaddedArrayField(Field):
+    """Arrays of one rank, stacked along a new first dimension, padded to the largest in each dimension with
+    ``pad_value`` (the last dimension to at least ``min_width``): a :class:`ListField`'s leaf column."""
+
+    column_kind = "padded"
+
+    def __init__(self, arrays: Sequence[np.ndarray], pad_value: int | float = 0, min_width: int = 0) -> None:
+        self.arrays = [np.asarray(array) for array in arrays]
+        self.pad_value = pad_value
+        self.min_width = min_width
+
+    def index(self, vocab: Any) -> np.ndarray:
+        return pad_arrays(self.arrays, self.pad_value, self.min_width)
+
+    def length(self) -> int:
+        return len(self.arrays)
+
+
+def pad_arrays(arrays: Sequence[np.ndarray], pad_value: int | float, min_width: int = 0) -> np.ndarray:
+    """``arrays`` (one rank) stacked into one, each dimension padded to the largest (the last to ``min_width``)."""
+    shape = [max(sizes) for sizes in zip(*(array.shape for array in arrays))]
+    if shape and min_width:
+        shape[-1] = max(shape[-1], min_width)
+    dtype = np.result_type(*arrays) if arrays else np.int64
+    out = np.full((len(arrays), *shape), pad_value, dtype=dtype)
+    for position, array in enumerate(arrays):
+        out[(position, *(slice(0, size) for size in array.shape))] = array
+    return out
+
+
+def _dense(leaf: Field, vocab: Any) -> np.ndarray:
+    """A leaf's indexed value as one array (a nested leaf's rows padded to its longest)."""
+    value = leaf.index(vocab)
+    if leaf.column_kind != "nested":
+        return np.asarray(value)
+    flat, lengths = value
+    rows = np.split(flat, np.cumsum(lengths)[:-1]) if len(lengths) else []
+    return pad_arrays(rows, leaf.pad_value) if rows else np.zeros((0, 0), dtype=np.int64)
+
+
+def _list_pad_value(leaf: Field) -> int | float:
+    return leaf.empty_value if leaf.empty_value is not None else leaf.pad_value
 
 
 class TensorField(Field):
