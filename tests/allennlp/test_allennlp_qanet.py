@@ -168,3 +168,20 @@ def test_two_workers_end_within_1e_5_of_one_worker(workdir):
         assert trained.returncode == 0, trained.stderr
     assert max_weight_difference(runs[1], runs[2]) <= 1e-5
     assert final_metrics(runs[1])["validation_f1"] == pytest.approx(final_metrics(runs[2])["validation_f1"], abs=1e-9)
+
+
+def test_a_run_resumed_with_its_moving_average_ends_where_an_uninterrupted_run_does(workdir):
+    """The checkpoint keeps the trained weights and the averages apart: a run stopped after epoch 1 and resumed
+    for a second ends with the uninterrupted run's archive (the averages) and validation metrics."""
+    config = write_config(workdir / "resume.json", _small_qanet(1) | {"validation_data_path": "squad.json"})
+    whole = run_cli("train", str(config), "-s", "runs/whole", "-f", "-o", '{"trainer.num_epochs": 2}', cwd=workdir)
+    assert whole.returncode == 0, whole.stderr
+    first = run_cli("train", str(config), "-s", "runs/resumed", "-f", "-o", '{"trainer.num_epochs": 1}', cwd=workdir)
+    assert first.returncode == 0, first.stderr
+    resumed = run_cli("train", str(config), "-s", "runs/resumed", "--recover", "-o", '{"trainer.num_epochs": 2}',
+                      cwd=workdir)
+    assert resumed.returncode == 0, resumed.stderr
+    assert max_weight_difference(workdir / "runs" / "whole", workdir / "runs" / "resumed") == 0
+    whole_metrics, resumed_metrics = final_metrics(workdir / "runs" / "whole"), final_metrics(workdir / "runs" / "resumed")
+    assert {k: v for k, v in resumed_metrics.items() if k.startswith("validation_")} == {
+        k: v for k, v in whole_metrics.items() if k.startswith("validation_")}

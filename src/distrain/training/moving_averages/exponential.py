@@ -14,6 +14,8 @@ from distrain.training.moving_average import MovingAverage
 
 @MovingAverage.register("exponential")
 class ExponentialMovingAverage(MovingAverage):
+    """``decay`` is the rate once warmed up; ``numerator`` and ``denominator`` shape the warm-up."""
+
     def __init__(self, parameters: Iterable[tuple[str, torch.nn.Parameter]], decay: Probability = 0.9999,
                  numerator: PositiveFloat = 1.0, denominator: PositiveFloat = 10.0) -> None:
         super().__init__(parameters)
