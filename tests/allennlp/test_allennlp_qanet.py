@@ -132,6 +132,15 @@ def test_a_config_naming_missing_components_is_one_line_per_name(workdir):
     assert any(line.lstrip().startswith("trainer.moving_average.type") for line in lines)
 
 
+def test_a_matrix_attention_wider_than_the_phrase_layer_is_named_before_data_is_read(workdir):
+    config = _local()
+    config["train_data_path"] = "missing.json"  # never read: the widths are wrong first
+    config["model"]["matrix_attention_layer"]["tensor_1_dim"] = 100
+    checked = run_cli("check", str(write_config(workdir / "wide.json", config)), cwd=workdir)
+    assert checked.returncode == 2
+    assert "model.matrix_attention_layer.tensor_1_dim: is 100, but the phrase_layer gives 128" in checked.stderr
+
+
 def _same_shapes(path: Path) -> Path:
     """One fixture paragraph and four questions whose words are one set in four orders: QANet's convolutions read
     padding (AllenNLP's do too), so its outputs depend on how far a batch is padded, and equal shapes keep a
