@@ -66,6 +66,8 @@ CASES = {
             ["logits", "class_probabilities"], 80, {}),
     "bidaf": ("allennlp-models", "test_fixtures/rc/bidaf/experiment.json",
               ["span_start_logits", "span_end_logits", "best_span", "best_span_str"], 5, {}),
+    "qanet": ("allennlp-models", "test_fixtures/rc/qanet/experiment.json",
+              ["span_start_logits", "span_end_logits", "best_span", "best_span_str"], 5, {}),
     # bert-base-uncased cannot be downloaded: the fixture's tiny BERT (allennlp-models' own) stands for it; a
     # larger learning rate and a short warmup move its choices' logits apart (at 1e-5 they differ by 1e-6)
     "transformer_mc": ("allennlp-models", "test_fixtures/mc/transformer_mc/experiment.jsonnet",

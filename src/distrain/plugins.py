@@ -41,6 +41,7 @@ BUILTIN_PACKAGES = (
     "distrain.optim",
     "distrain.training",
     "distrain.training.callbacks",
+    "distrain.training.moving_averages",
     "distrain.distributed.strategies",
     "distrain.distributed.syncs",
     "distrain.distributed.compressions",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, ContextManager, Literal
 
 import torch
 
@@ -69,8 +69,11 @@ class CheckpointManager:
         keep: int = 2,
         every_num_batches: int | None = None,
         every_num_seconds: float | None = None,
+        averaged: Callable[[], ContextManager] | None = None,
     ) -> None:
         self.folders = CheckpointFolders(directory, keep)
+        #: the model holds the weights the best file keeps while inside (a moving average's), else the trained ones
+        self.averaged = averaged
         self.world = world
         self.parallel = parallel
         self.model = model
@@ -122,11 +125,16 @@ class CheckpointManager:
         return path
 
     def _save_full(self, position: EpochProgress, state: dict[str, Any], is_best: bool) -> Path | None:
+        if is_best and self.averaged is not None:
+            with self.averaged():  # the trained weights again after, for the checkpoint (exact resume)
+                best = self.parallel.model_state_dict()
+                if self.world.is_primary:
+                    self.folders.save_best(trained_state(self.model, best))
         weights = self.parallel.model_state_dict()  # every rank takes part (sharded or split models gather)
         if not self.world.is_primary:
             return None
         weights = trained_state(self.model, weights)
-        if is_best:
+        if is_best and self.averaged is None:
             self.folders.save_best(weights)
         return self.folders.save(position.epoch, position.batches, weights, state, is_best)
 

@@ -46,6 +46,7 @@ from distrain.training import history
 from distrain.training.disk import write_text_atomically
 from distrain.training.loss_weighting import StepWeights
 from distrain.training.metric_tracker import MetricTracker, ValidationMetric
+from distrain.training.moving_average import MovingAverage
 from distrain.training.parallelize import parallelize
 from distrain.optim.optimizers import Optimizer
 from distrain.training.progress_display import ProgressDisplay
@@ -117,6 +118,7 @@ class GradientDescentTrainer(Trainer):
         checkpointer: CheckpointRetention | None = None,
         cuda_device: Annotated[int, Ge(-1)] | None = None,
         regularizer: Any = None,
+        moving_average: Lazy[MovingAverage] | None = None,
     ) -> None:
         self.model = model
         self.train_loader = train_loader
@@ -157,6 +159,8 @@ class GradientDescentTrainer(Trainer):
         self.parallel = parallelize(self.model, parallelism, activation_checkpointing, compile, param_dtype)
         named = list(self.model.named_parameters())
         self.optimizer = (optimizer or _default_optimizer()).construct(model_parameters=named)
+        #: validation, the best weights and the final model use its averages (see :mod:`.moving_average`)
+        self.moving_average = moving_average.construct(parameters=named) if moving_average else None
         self.steps_per_epoch = math.ceil(len(train_loader) / self.accumulation)
         self.scheduler = (
             learning_rate_scheduler.construct(
@@ -172,6 +176,7 @@ class GradientDescentTrainer(Trainer):
             sampler=getattr(train_loader, "sampler", None),
             checkpoint_format=checkpoint_format, keep=keep_checkpoints,
             every_num_batches=save_every_num_batches, every_num_seconds=save_every_num_seconds,
+            averaged=self.moving_average.averaged if self.moving_average is not None else None,
         )
         self.skip_nonfinite_steps = skip_nonfinite_steps
         self.position = EpochProgress(0)
@@ -185,7 +190,11 @@ class GradientDescentTrainer(Trainer):
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
-        return retention_problems(arguments) + precision_problems(arguments, path="param_dtype")
+        problems = retention_problems(arguments) + precision_problems(arguments, path="param_dtype")
+        if arguments.get("moving_average") is not None and arguments.get("checkpoint_format") == "sharded":
+            problems.append(Problem("moving_average", "needs checkpoint_format full: a sharded checkpoint "
+                                                      "marks the trained weights best, not the averaged ones"))
+        return problems
 
     # ------------------------------------------------------------------------------- the loop
     def train(self) -> dict[str, Any]:
@@ -209,7 +218,9 @@ class GradientDescentTrainer(Trainer):
             epoch = self.position.epoch
             epoch_metrics = {f"training_{k}": v for k, v in self._train_epoch(epoch).items()}
             if self.validation_loader is not None:
-                epoch_metrics.update({f"validation_{k}": v for k, v in self.evaluate(self.validation_loader).items()})
+                with self._averaged():
+                    validated = self.evaluate(self.validation_loader)
+                epoch_metrics.update({f"validation_{k}": v for k, v in validated.items()})
             tracked = {k.partition("_")[2]: v for k, v in epoch_metrics.items() if k.startswith("validation_")}
             is_best = self.tracker.update(epoch, tracked or {k.partition("_")[2]: v for k, v in epoch_metrics.items()})
             if self.scheduler is not None:
@@ -228,6 +239,8 @@ class GradientDescentTrainer(Trainer):
                 logger.info("stopping: %s", self.stop_reason)
         if self.validation_loader is not None:
             self.checkpoints.load_best_model()
+        elif self.moving_average is not None:
+            self.moving_average.assign_average_value()
         for callback in self.callbacks:
             callback.on_end(self, self.last_metrics)
         return self.last_metrics
@@ -316,6 +329,12 @@ class GradientDescentTrainer(Trainer):
             self.scheduler.step()
         self.step += 1
         self.parallel.after_optimizer_step(self.step, local)
+        if self.moving_average is not None:
+            self.moving_average.apply(self.step)
+
+    def _averaged(self) -> contextlib.AbstractContextManager:
+        """The moving average's weights in the model while inside (nothing changes without one)."""
+        return self.moving_average.averaged() if self.moving_average is not None else contextlib.nullcontext()
 
     def evaluate(self, loader: DataLoader) -> dict[str, float]:
         """Loss and metrics over ``loader``, each instance counted once across all workers."""
@@ -360,6 +379,8 @@ class GradientDescentTrainer(Trainer):
         }
         if self.scheduler is not None:
             parts["scheduler"] = self.scheduler
+        if self.moving_average is not None:
+            parts["moving_average"] = self.moving_average
         parts.update(self.parallel.shared_parts)
         return parts
 

@@ -1,0 +1,1 @@
+"""Moving averages of the parameters, one per file (the base is :mod:`distrain.training.moving_average`)."""
