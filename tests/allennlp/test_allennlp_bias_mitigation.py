@@ -98,6 +98,12 @@ def test_bias_mitigation_fixture_ends_alike_on_one_and_two_cpu_workers(tmp_path)
     one, two = final_metrics(runs[1]), final_metrics(runs[2])
     for key in ("training_loss", "validation_loss", "validation_accuracy"):
         assert two[key] == pytest.approx(one[key], abs=1e-5), key
+    # the archive carries the direction the run found (its pretrained/ holds no weights to find it again from)
+    evaluated = run_cli("evaluate", str(runs[1] / "model.tar.gz"), str(FIXTURE / "snli_dev.jsonl"), "--output-file",
+                        str(tmp_path / "evaluated.json"), cwd=tmp_path)
+    assert evaluated.returncode == 0, evaluated.stderr[-3000:]
+    reloaded = json.loads((tmp_path / "evaluated.json").read_text())
+    assert reloaded["loss"] == pytest.approx(one["best_validation_loss"], abs=1e-6)
 
 
 def test_the_adversarial_fixture_config_names_each_missing_component_on_one_line_before_data_is_read(tmp_path):
