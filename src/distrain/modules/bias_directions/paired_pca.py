@@ -14,5 +14,7 @@ from distrain.modules.bias_direction import BiasDirection
 
 @BiasDirection.register("paired_pca")
 class PairedPcaBiasDirection(BiasDirection):
+    """The first principal component (uncentred) of the pairs' differences, by exact SVD."""
+
     def direction(self, first: torch.Tensor, second: torch.Tensor) -> torch.Tensor:
         return torch.linalg.svd(first - second, full_matrices=False).Vh[0]

@@ -17,6 +17,10 @@ from distrain.modules.bias_mitigator import BiasMitigator, remove_component
 
 @BiasMitigator.register("hard")
 class HardBiasMitigator(BiasMitigator):
+    """Each embedding neutralised along the bias direction.
+
+    ``equalize_word_pairs_file`` is read and checked; its equalized pairs never reach AllenNLP's output either."""
+
     def __init__(self, bias_direction: BiasDirection, embedding_layer: torch.nn.Module,
                  equalize_word_pairs_file: str, tokenizer: Tokenizer, requires_grad: bool = True) -> None:
         super().__init__(bias_direction, embedding_layer, requires_grad)

@@ -10,5 +10,7 @@ from distrain.modules.bias_mitigator import BiasMitigator, remove_component
 
 @BiasMitigator.register("linear")
 class LinearBiasMitigator(BiasMitigator):
+    """Each embedding less its component along the bias direction."""
+
     def mitigate(self, embeddings: torch.Tensor, direction: torch.Tensor, module: torch.nn.Module) -> torch.Tensor:
         return remove_component(embeddings, direction / torch.linalg.norm(direction))
