@@ -86,6 +86,20 @@ CASES = {
     "dialog_qa": ("allennlp-models", "test_fixtures/rc/dialog_qa/experiment.json",
                   ["_span_start_predictor", "_span_end_predictor", "loss", "best_span_str", "qid", "yesno",
                    "followup"], 3, {}),
+    # bias mitigation (linear's neighbour, hard + paired_pca) on the fixture's tiny BERT; the seed and equalize
+    # word pairs are local copies of debiaswe's (the config's URLs, at the commit they name)
+    "bias_mitigation": ("allennlp-models", "test_fixtures/pair_classification/bias_mitigation/experiment.json",
+                        ["logits", "probs"], 5, {
+                            **{key: "test_fixtures/bert-xsmall-dummy" for key in (
+                                "dataset_reader.tokenizer.model_name",
+                                "dataset_reader.token_indexers.tokens.model_name",
+                                "model.base_model.text_field_embedder.token_embedders.tokens.model_name",
+                                "model.bias_mitigator.bias_direction.tokenizer.model_name",
+                                "model.bias_mitigator.tokenizer.model_name")},
+                            "model.bias_mitigator.bias_direction.seed_word_pairs_file":
+                                "test_fixtures/pair_classification/bias_mitigation/debiaswe/definitional_pairs.json",
+                            "model.bias_mitigator.equalize_word_pairs_file":
+                                "test_fixtures/pair_classification/bias_mitigation/debiaswe/equalize_pairs.json"}),
 }
 
 
@@ -124,6 +138,7 @@ def make_case(name: str, repository: str, config: str, keys: list[str], batch_si
     import allennlp_models.mc.dataset_readers  # noqa: F401 - registers piqa, swag and commonsenseqa
     import allennlp_models.mc.models  # noqa: F401 - registers transformer_mc
     import allennlp_models.lm  # noqa: F401 - registers simple_language_modeling and language_model
+    import allennlp.fairness  # noqa: F401 - registers bias_mitigator_applicator, its mitigators and directions
     from allennlp.commands.train import train_model_from_file
     from allennlp.data.data_loaders import MultiProcessDataLoader
     from allennlp.models.archival import load_archive

@@ -34,6 +34,8 @@ BUILTIN_PACKAGES = (
     "distrain.modules.attentions",
     "distrain.modules.span_extractors",
     "distrain.modules.adapters",
+    "distrain.modules.bias_directions",
+    "distrain.modules.bias_mitigators",
     "distrain.metrics",
     "distrain.models",
     "distrain.models.pair",

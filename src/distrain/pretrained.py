@@ -138,6 +138,11 @@ def weights_elsewhere() -> Iterator[None]:
         _WEIGHTS_ELSEWHERE.active = before
 
 
+def weights_are_elsewhere() -> bool:
+    """Whether models are being built inside :func:`weights_elsewhere` (their weights not yet real)."""
+    return getattr(_WEIGHTS_ELSEWHERE, "active", False)
+
+
 def model_from_config(config: Any, auto_class: str = "AutoModel", **kwargs: Any) -> Any:
     """``transformers.<auto_class>.from_config(config)``: a random init, or inside :func:`weights_elsewhere`
     an uninitialised one (the caller loads every weight)."""

@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import inspect
 import json
+import sys
 import types
 import typing
 from typing import Any, Union
@@ -248,6 +249,8 @@ def resolve_object(base: type, value: Any, path: str, problems: list[Problem], l
         problems.append(Problem(path, f"expected an object configuring a {base.__name__}, got {_show(value)}"))
         return Value(value)
     value = dict(value)
+    if "_pretrained" in value and _is_module(base):
+        return _resolve_pretrained(value, path, problems)
     cls, type_name = base, None
     if issubclass(base, Registrable):
         type_name = value.pop("type", None) or base.default_implementation
@@ -282,6 +285,21 @@ def resolve_object(base: type, value: Any, path: str, problems: list[Problem], l
     if not any(not isinstance(problem, _CrossProblem) for problem in problems[found_before:]):
         problems.extend(_argument_problems(cls, params, arguments, path))
     return Build(cls, arguments, lazy=lazy, type_name=type_name, path=path)
+
+
+def _is_module(base: type) -> bool:
+    torch = sys.modules.get("torch")  # a module class was defined, so torch is imported already
+    return torch is not None and isinstance(base, type) and issubclass(base, torch.nn.Module)
+
+
+def _resolve_pretrained(value: dict[str, Any], path: str, problems: list[Problem]) -> Node:
+    """AllenNLP's ``{"_pretrained": {...}}`` in place of a module's block: that module of an archive."""
+    from distrain.experiment.archived_module import ArchivedModule
+
+    for key in value:
+        if key != "_pretrained":
+            problems.append(Problem(join_path(path, key), "unused beside _pretrained, which gives the whole module"))
+    return resolve_object(ArchivedModule, value["_pretrained"], join_path(path, "_pretrained"), problems)
 
 
 def _argument_problems(cls: type, params: tuple[Parameter, ...], arguments: dict[str, Node], path: str) -> list[Problem]:

@@ -9,7 +9,9 @@ path there). Beyond those:
 a leading underscore is dropped when only the bare name exists (``_text_field_embedder``), and AllenNLP's
 wrappers (``TimeDistributed``, ``PytorchSeq2SeqWrapper``: a ``_module`` segment naming nothing here) enter the
 one child that holds parameters, or vanish. Buffers AllenNLP saves and distrain computes (a CRF's constraint
-mask, a transformer's position ids) are left out where the model lists them in ``allennlp_unused``.
+mask, a transformer's position ids) are left out where the model lists them in ``allennlp_unused``; what AllenNLP
+does not save but finds again whenever it builds the model (a bias mitigator's direction), the model's
+``allennlp_derived()`` supplies.
 """
 
 from __future__ import annotations
@@ -104,6 +106,8 @@ def translate_state(model: torch.nn.Module, saved: dict[str, torch.Tensor], wher
             raise error(f"{where}: AllenNLP weight {name} has shape {tuple(tensor.shape)}, distrain's {target} "
                         f"{tuple(expected[target].shape)}")
         state[target] = tensor.to(expected[target].dtype)
+    if hasattr(model, "allennlp_derived"):  # what AllenNLP finds again on building, rather than saves
+        state.update({name: tensor for name, tensor in model.allennlp_derived().items() if name not in state})
     missing = [name for name in expected if name not in state]
     if missing:
         more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""

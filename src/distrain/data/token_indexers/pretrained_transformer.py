@@ -20,7 +20,9 @@ class PretrainedTransformerIndexer(TokenIndexer):
     vocabulary is not consulted (``namespace`` is accepted for AllenNLP configs).
 
     ``max_length``: AllenNLP split a longer sequence into segments embedded one by one; here a longer
-    sequence is refused when the data is indexed (a shorter one is embedded exactly as AllenNLP did)."""
+    sequence is refused when the data is indexed (a shorter one is embedded exactly as AllenNLP did: AllenNLP
+    took its special tokens off and wrapped it again as one sequence, which keeps the ids but gives the end
+    tokens a single sequence's type ids: a BERT pair's last [SEP] is type 0)."""
 
     def __init__(self, model_name: PretrainedName, namespace: str = "tags", max_length: PositiveInt | None = None,
                  **kwargs: Any) -> None:
@@ -41,7 +43,19 @@ class PretrainedTransformerIndexer(TokenIndexer):
                            f"{self.max_length} (AllenNLP split such a sequence into segments; distrain does not: "
                            "truncate with the tokenizer's max_length)")
         type_ids = [getattr(token, "type_id", None) or 0 for token in tokens]
+        if self.max_length is not None:
+            type_ids = self._rewrapped_type_ids(type_ids)
         return wordpiece_arrays(ids, type_ids, self.tokenizer.pad_token_id or 0)
+
+    def _rewrapped_type_ids(self, type_ids: list[int]) -> list[int]:
+        """``type_ids`` with the start and end tokens' those of a single sequence (AllenNLP's segment wrapping)."""
+        from distrain.data.tokenizers.pretrained_transformer import special_token_template
+
+        template = special_token_template(self.model_name, False)
+        start, end = [t for _, _, t in template[0][0]], [t for _, _, t in template[-1][0]]
+        if len(type_ids) < len(start) + len(end):
+            return type_ids
+        return start + type_ids[len(start):len(type_ids) - len(end)] + end
 
 
 def wordpiece_arrays(ids: list[int], type_ids: list[int], pad: int) -> dict[str, ArrayField]:

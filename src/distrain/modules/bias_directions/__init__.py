@@ -1,0 +1,1 @@
+"""Bias directions (see :mod:`distrain.modules.bias_direction`), one file each."""

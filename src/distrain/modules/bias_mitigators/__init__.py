@@ -1,0 +1,1 @@
+"""Bias mitigators (see :mod:`distrain.modules.bias_mitigator`), one file each."""
