@@ -21,10 +21,8 @@ from distrain.config.constraints import NonNegativeInt, Probability
 from distrain.config.errors import Problem
 from distrain.config.lazy import Lazy
 from distrain.data.vocabulary import Vocabulary
-from distrain.metrics.boolean_accuracy import BooleanAccuracy
-from distrain.metrics.categorical_accuracy import CategoricalAccuracy
-from distrain.metrics.squad_em_and_f1 import SquadEmAndF1
 from distrain.models.model import Model
+from distrain.models.rc.span_answers import score_spans, span_metric_values, span_metrics
 from distrain.modules.best_span import get_best_span
 from distrain.modules.highway import Highway
 from distrain.modules.masked_softmax import masked_softmax, weighted_sum
@@ -44,8 +42,7 @@ class BidirectionalAttentionFlow(Model):
                  phrase_layer: Lazy[Seq2SeqEncoder], matrix_attention: MatrixAttention,
                  modeling_layer: Lazy[Seq2SeqEncoder], span_end_encoder: Lazy[Seq2SeqEncoder],
                  dropout: Probability = 0.2, mask_lstms: bool = True) -> None:
-        super().__init__(vocab, {"start_acc": CategoricalAccuracy(), "end_acc": CategoricalAccuracy(),
-                                 "span_acc": BooleanAccuracy(), "squad": SquadEmAndF1()})
+        super().__init__(vocab, span_metrics())
         self.text_field_embedder = text_field_embedder
         width = text_field_embedder.get_output_dim()
         self.highway_layer = Highway(width, num_highway_layers)
@@ -105,20 +102,7 @@ class BidirectionalAttentionFlow(Model):
         best_span = get_best_span(start_logits, end_logits)
         output: dict[str, Any] = {"span_start_logits": start_logits, "span_start_probs": start_probs,
                                   "span_end_logits": end_logits, "span_end_probs": end_probs, "best_span": best_span}
-        if span_start is not None and span_end is not None:
-            starts, ends = span_start.reshape(-1), span_end.reshape(-1)
-            log_softmax = torch.nn.functional.log_softmax
-            output["loss"] = (torch.nn.functional.nll_loss(log_softmax(start_logits, -1), starts)
-                              + torch.nn.functional.nll_loss(log_softmax(end_logits, -1), ends))
-            self.metrics["start_acc"](start_logits.detach(), starts)
-            self.metrics["end_acc"](end_logits.detach(), ends)
-            self.metrics["span_acc"](best_span, torch.stack([starts, ends], -1))
-        if metadata is not None:
-            output.update(answer_strings(best_span, metadata))
-            scored = [(text, item["answer_texts"]) for text, item in zip(output["best_span_str"], metadata)
-                      if item.get("answer_texts")]
-            if scored:
-                self.metrics["squad"](*zip(*scored))
+        score_spans(output, self.metrics, span_start, span_end, metadata)
         return output
 
     def _encode(self, text: TextFieldTensors, mask: torch.Tensor) -> torch.Tensor:
@@ -141,24 +125,11 @@ class BidirectionalAttentionFlow(Model):
         return torch.cat([passage, passage_question, passage * passage_question, passage * question_passage], -1)
 
     def get_metrics(self, reset: bool = False) -> dict[str, float]:
-        values = {name: self.metrics[name].get_metric(reset) for name in ("start_acc", "end_acc", "span_acc")}
-        values.update(self.metrics["squad"].get_metric(reset))  # "em" and "f1", AllenNLP's names
-        return values
+        return span_metric_values(self.metrics, reset)
 
     def make_output_human_readable(self, output: dict[str, Any]) -> dict[str, Any]:
         keys = ("id", "best_span", "best_span_str", "span_start_probs", "span_end_probs")
         return {key: output[key] for key in keys if key in output}
-
-
-def answer_strings(best_span: torch.Tensor, metadata: list[dict]) -> dict[str, list]:
-    """Each predicted token span as the passage's text between its first and last token's characters."""
-    strings = []
-    for (start, end), item in zip(best_span.tolist(), metadata):
-        offsets = item["token_offsets"]
-        strings.append(item["original_passage"][offsets[start][0]: offsets[end][1]])
-    return {"best_span_str": strings, "id": [item.get("id") for item in metadata],
-            "question_tokens": [item["question_tokens"] for item in metadata],
-            "passage_tokens": [item["passage_tokens"] for item in metadata]}
 
 
 def _stated(recipe: Any, key: str) -> int | None:

@@ -21,11 +21,8 @@ import torch
 from distrain.config.constraints import NonNegativeInt, Probability
 from distrain.config.errors import Problem
 from distrain.data.vocabulary import Vocabulary
-from distrain.metrics.boolean_accuracy import BooleanAccuracy
-from distrain.metrics.categorical_accuracy import CategoricalAccuracy
-from distrain.metrics.squad_em_and_f1 import SquadEmAndF1
 from distrain.models.model import Model
-from distrain.models.rc.bidaf import answer_strings
+from distrain.models.rc.span_answers import score_spans, span_metric_values, span_metrics
 from distrain.modules.best_span import get_best_span
 from distrain.modules.highway import Highway
 from distrain.modules.masked_softmax import masked_softmax, weighted_sum
@@ -44,8 +41,7 @@ class QaNet(Model):
     def __init__(self, vocab: Vocabulary, text_field_embedder: TextFieldEmbedder, num_highway_layers: NonNegativeInt,
                  phrase_layer: Seq2SeqEncoder, matrix_attention_layer: MatrixAttention,
                  modeling_layer: Seq2SeqEncoder, dropout_prob: Probability = 0.1) -> None:
-        super().__init__(vocab, {"start_acc": CategoricalAccuracy(), "end_acc": CategoricalAccuracy(),
-                                 "span_acc": BooleanAccuracy(), "squad": SquadEmAndF1()})
+        super().__init__(vocab, span_metrics())
         encoding_in, encoding_out = phrase_layer.get_input_dim(), phrase_layer.get_output_dim()
         modeling_in, modeling_out = modeling_layer.get_input_dim(), modeling_layer.get_output_dim()
         self.text_field_embedder = text_field_embedder
@@ -105,20 +101,7 @@ class QaNet(Model):
                                   "span_start_logits": start_logits, "span_start_probs": torch.softmax(start_logits, -1),
                                   "span_end_logits": end_logits, "span_end_probs": torch.softmax(end_logits, -1),
                                   "best_span": best_span}
-        if span_start is not None and span_end is not None:
-            starts, ends = span_start.reshape(-1), span_end.reshape(-1)
-            log_softmax = torch.nn.functional.log_softmax
-            output["loss"] = (torch.nn.functional.nll_loss(log_softmax(start_logits, -1), starts)
-                              + torch.nn.functional.nll_loss(log_softmax(end_logits, -1), ends))
-            self.metrics["start_acc"](start_logits.detach(), starts)
-            self.metrics["end_acc"](end_logits.detach(), ends)
-            self.metrics["span_acc"](best_span, torch.stack([starts, ends], -1))
-        if metadata is not None:
-            output.update(answer_strings(best_span, metadata))
-            scored = [(text, item["answer_texts"]) for text, item in zip(output["best_span_str"], metadata)
-                      if item.get("answer_texts")]
-            if scored:
-                self.metrics["squad"](*zip(*scored))
+        score_spans(output, self.metrics, span_start, span_end, metadata)
         return output
 
     def _encode(self, text: TextFieldTensors, mask: torch.Tensor) -> torch.Tensor:
@@ -126,9 +109,7 @@ class QaNet(Model):
         return self.dropout(self.phrase_layer(self.encoding_proj_layer(embedded), mask))
 
     def get_metrics(self, reset: bool = False) -> dict[str, float]:
-        values = {name: self.metrics[name].get_metric(reset) for name in ("start_acc", "end_acc", "span_acc")}
-        values.update(self.metrics["squad"].get_metric(reset))  # "em" and "f1", AllenNLP's names
-        return values
+        return span_metric_values(self.metrics, reset)
 
     def make_output_human_readable(self, output: dict[str, Any]) -> dict[str, Any]:
         keys = ("id", "best_span", "best_span_str", "span_start_probs", "span_end_probs")
