@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from support.allennlp import CONFIGS, check_and_train_an_epoch
+from support.allennlp import CONFIGS, check_and_train_an_epoch, train_on_one_and_two_workers
 from support.cli import run_cli
 from support.configs import write_config
 from support.distributed import final_metrics, max_weight_difference
@@ -210,11 +210,6 @@ def _small_bidaf(workers: int) -> dict:
 
 
 def test_two_workers_end_within_1e_5_of_one_worker(workdir):
-    runs = {}
-    for workers in (1, 2):
-        path = write_config(workdir / f"workers_{workers}.json", _small_bidaf(workers))
-        runs[workers] = workdir / "runs" / f"workers_{workers}"
-        trained = run_cli("train", str(path), "-s", str(runs[workers]), "-f", cwd=workdir)
-        assert trained.returncode == 0, trained.stderr
+    runs = train_on_one_and_two_workers(workdir, _small_bidaf)
     assert max_weight_difference(runs[1], runs[2]) <= 1e-5
     assert final_metrics(runs[1])["validation_em"] == final_metrics(runs[2])["validation_em"]

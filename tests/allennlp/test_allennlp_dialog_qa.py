@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from support.allennlp import CONFIGS, check_and_train_an_epoch, golden_job
+from support.allennlp import CONFIGS, check_and_train_an_epoch, golden_job, train_on_one_and_two_workers
 from support.cli import run_cli
 from support.configs import write_config
 from support.distributed import final_metrics, max_weight_difference
@@ -194,12 +194,7 @@ def _small_dialog_qa(workers: int) -> dict:
 
 
 def test_two_workers_end_within_1e_5_of_one_worker(workdir):
-    runs = {}
-    for workers in (1, 2):
-        path = write_config(workdir / f"workers_{workers}.json", _small_dialog_qa(workers))
-        runs[workers] = workdir / "runs" / f"workers_{workers}"
-        trained = run_cli("train", str(path), "-s", str(runs[workers]), "-f", cwd=workdir)
-        assert trained.returncode == 0, trained.stderr
+    runs = train_on_one_and_two_workers(workdir, _small_dialog_qa)
     difference = max_weight_difference(runs[1], runs[2])
     print(f"max |weight difference|, 1 vs 2 workers: {difference:.3g}")
     assert difference <= 1e-5

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from support.allennlp import CONFIGS, check_and_train_an_epoch, golden_job
+from support.allennlp import CONFIGS, check_and_train_an_epoch, golden_job, train_on_one_and_two_workers
 from support.cli import run_cli
 from support.configs import write_config
 from support.distributed import final_metrics, max_weight_difference
@@ -169,12 +169,7 @@ def _small_qanet(workers: int) -> dict:
 
 
 def test_two_workers_end_within_1e_5_of_one_worker(workdir):
-    runs = {}
-    for workers in (1, 2):
-        path = write_config(workdir / f"workers_{workers}.json", _small_qanet(workers))
-        runs[workers] = workdir / "runs" / f"workers_{workers}"
-        trained = run_cli("train", str(path), "-s", str(runs[workers]), "-f", cwd=workdir)
-        assert trained.returncode == 0, trained.stderr
+    runs = train_on_one_and_two_workers(workdir, _small_qanet)
     assert max_weight_difference(runs[1], runs[2]) <= 1e-5
     assert final_metrics(runs[1])["validation_f1"] == pytest.approx(final_metrics(runs[2])["validation_f1"], abs=1e-9)
 

@@ -63,3 +63,15 @@ def check_and_train_an_epoch(workdir: Path, config: dict, name: str, metric: str
     metrics = json.loads((workdir / "runs" / name / "metrics.json").read_text())
     assert metrics["epoch"] == 0 and 0 <= metrics[metric] <= 1
     return workdir / "runs" / name
+
+
+def train_on_one_and_two_workers(workdir: Path, config_for) -> dict[int, Path]:
+    """``config_for(workers)`` (the same global batch either way) trained by 1 and by 2 CPU workers: the run
+    folders, by worker count."""
+    runs = {}
+    for workers in (1, 2):
+        path = write_config(workdir / f"workers_{workers}.json", config_for(workers))
+        runs[workers] = workdir / "runs" / f"workers_{workers}"
+        trained = run_cli("train", str(path), "-s", str(runs[workers]), "-f", cwd=workdir)
+        assert trained.returncode == 0, trained.stderr
+    return runs
