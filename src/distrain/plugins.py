@@ -34,8 +34,8 @@ BUILTIN_PACKAGES = (
     "distrain.modules.attentions",
     "distrain.modules.span_extractors",
     "distrain.modules.adapters",
-    "distrain.modules.bias_directions",
-    "distrain.modules.bias_mitigators",
+    "distrain.fairness.bias_directions",
+    "distrain.fairness.bias_mitigators",
     "distrain.metrics",
     "distrain.models",
     "distrain.models.pair",
@@ -54,9 +54,9 @@ class PluginError(BadInput):
     pass
 
 
-#: built-in components that live beside what they need rather than in a package above (``from_archive`` loads
-#: archives, so it sits in experiment/, which models/ must not import)
-BUILTIN_MODULES = ("distrain.experiment.archived_model",)
+#: built-in components that live beside what they need rather than in a package above (``from_archive`` and
+#: ``_pretrained`` load archives, so they sit in experiment/, which models/ and config/ must not import)
+BUILTIN_MODULES = ("distrain.experiment.archived_model", "distrain.experiment.archived_module")
 
 
 def import_builtins() -> None:

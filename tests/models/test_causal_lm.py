@@ -297,12 +297,17 @@ def test_the_name_finder_sees_a_layer_name():
         == {"q_proj", "self_attn", "mlp"}
 
 
+#: modules that are AllenNLP's own layers, whose attribute names its archives fix (a name they share with a
+#: transformers architecture is theirs, not a reference to that architecture's layers)
+ALLENNLP_LAYERS = {"src/distrain/modules/seq2seq_encoders/bidirectional_lm_transformer.py": {"self_attn"}}
+
+
 def test_distrain_names_no_layer_of_the_architectures_it_splits():
     names = architecture_names()
     assert {"q_proj", "o_proj", "self_attn", "down_proj", "embed_tokens", "lm_head", "LlamaDecoderLayer",
             "Qwen2DecoderLayer"} <= names
     found = {f"{path.relative_to(ROOT)}: {sorted(hits)}" for path in (ROOT / "src" / "distrain").rglob("*.py")
-             if (hits := mentions(path.read_text(), names))}
+             if (hits := mentions(path.read_text(), names) - ALLENNLP_LAYERS.get(str(path.relative_to(ROOT)), set()))}
     assert not found, found
 
 

@@ -292,14 +292,24 @@ def _is_module(base: type) -> bool:
     return torch is not None and isinstance(base, type) and issubclass(base, torch.nn.Module)
 
 
+#: what builds AllenNLP's ``{"_pretrained": {...}}`` block: :class:`distrain.experiment.archived_module.ArchivedModule`,
+#: which sets itself here when imported with the builtin components (config/ imports nothing of experiment/)
+_PRETRAINED: list[type] = []
+
+
+def build_pretrained_with(cls: type) -> None:
+    _PRETRAINED[:] = [cls]
+
+
 def _resolve_pretrained(value: dict[str, Any], path: str, problems: list[Problem]) -> Node:
     """AllenNLP's ``{"_pretrained": {...}}`` in place of a module's block: that module of an archive."""
-    from distrain.experiment.archived_module import ArchivedModule
-
     for key in value:
         if key != "_pretrained":
             problems.append(Problem(join_path(path, key), "unused beside _pretrained, which gives the whole module"))
-    return resolve_object(ArchivedModule, value["_pretrained"], join_path(path, "_pretrained"), problems)
+    if not _PRETRAINED:
+        problems.append(Problem(path, "_pretrained needs distrain's builtin components imported (import_plugins)"))
+        return Value(value)
+    return resolve_object(_PRETRAINED[0], value["_pretrained"], join_path(path, "_pretrained"), problems)
 
 
 def _argument_problems(cls: type, params: tuple[Parameter, ...], arguments: dict[str, Node], path: str) -> list[Problem]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from distrain.config.errors import Problem
+from distrain.config.schema import build_pretrained_with
 
 
 class ArchivedModule:
@@ -41,3 +42,6 @@ class ArchivedModule:
         if not Path(arguments["archive_file"]).is_file():
             return [Problem("archive_file", f"{arguments['archive_file']} does not exist")]
         return []
+
+
+build_pretrained_with(ArchivedModule)

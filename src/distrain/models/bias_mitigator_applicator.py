@@ -15,7 +15,7 @@ import torch
 from distrain.config.lazy import Lazy
 from distrain.data.vocabulary import Vocabulary
 from distrain.models.model import Model
-from distrain.modules.bias_mitigator import BiasMitigator
+from distrain.fairness.bias_mitigator import BiasMitigator
 
 
 def find_embedding_layer(model: torch.nn.Module) -> torch.nn.Module:

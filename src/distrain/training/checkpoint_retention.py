@@ -58,12 +58,16 @@ _SAME_SETTING = {
 
 
 def retention_problems(arguments: Mapping[str, Any]) -> list[Problem]:
-    """A trainer's ``checkpointer`` (a recipe) against its own checkpoint keys; paths relative to the trainer."""
+    """A trainer's ``checkpointer`` (a recipe) against its own checkpoint keys, and its ``moving_average`` against
+    its ``checkpoint_format``; paths relative to the trainer."""
+    problems = []
+    if arguments.get("moving_average") is not None and arguments.get("checkpoint_format") == "sharded":
+        problems.append(Problem("moving_average", "needs checkpoint_format full: a sharded checkpoint "
+                                                  "marks the trained weights best, not the averaged ones"))
     block = arguments.get("checkpointer")
     if block is None:
-        return []
+        return problems
     given = block.arguments if hasattr(block, "arguments") else block
-    problems = []
     for theirs, (own, default) in _SAME_SETTING.items():
         if theirs in given and arguments.get(own) != default:
             problems.append(Problem(f"checkpointer.{theirs}", f"also given as trainer.{own}; keep one"))

@@ -59,3 +59,8 @@ class MovingAverage(Registrable):
         with torch.no_grad():
             for name, shadow in self.shadows.items():
                 shadow.copy_(saved[name])
+
+
+def averaged_weights(moving_average: MovingAverage | None) -> contextlib.AbstractContextManager:
+    """The moving average's weights in the model while inside (nothing changes without one)."""
+    return moving_average.averaged() if moving_average is not None else contextlib.nullcontext()

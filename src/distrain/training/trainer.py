@@ -46,7 +46,7 @@ from distrain.training import history
 from distrain.training.disk import write_text_atomically
 from distrain.training.loss_weighting import StepWeights
 from distrain.training.metric_tracker import MetricTracker, ValidationMetric
-from distrain.training.moving_average import MovingAverage
+from distrain.training.moving_average import MovingAverage, averaged_weights
 from distrain.training.parallelize import parallelize
 from distrain.optim.optimizers import Optimizer
 from distrain.training.progress_display import ProgressDisplay
@@ -190,11 +190,7 @@ class GradientDescentTrainer(Trainer):
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
-        problems = retention_problems(arguments) + precision_problems(arguments, path="param_dtype")
-        if arguments.get("moving_average") is not None and arguments.get("checkpoint_format") == "sharded":
-            problems.append(Problem("moving_average", "needs checkpoint_format full: a sharded checkpoint "
-                                                      "marks the trained weights best, not the averaged ones"))
-        return problems
+        return retention_problems(arguments) + precision_problems(arguments, path="param_dtype")
 
     # ------------------------------------------------------------------------------- the loop
     def train(self) -> dict[str, Any]:
@@ -218,7 +214,7 @@ class GradientDescentTrainer(Trainer):
             epoch = self.position.epoch
             epoch_metrics = {f"training_{k}": v for k, v in self._train_epoch(epoch).items()}
             if self.validation_loader is not None:
-                with self._averaged():
+                with averaged_weights(self.moving_average):
                     validated = self.evaluate(self.validation_loader)
                 epoch_metrics.update({f"validation_{k}": v for k, v in validated.items()})
             tracked = {k.partition("_")[2]: v for k, v in epoch_metrics.items() if k.startswith("validation_")}
@@ -331,10 +327,6 @@ class GradientDescentTrainer(Trainer):
         self.parallel.after_optimizer_step(self.step, local)
         if self.moving_average is not None:
             self.moving_average.apply(self.step)
-
-    def _averaged(self) -> contextlib.AbstractContextManager:
-        """The moving average's weights in the model while inside (nothing changes without one)."""
-        return self.moving_average.averaged() if self.moving_average is not None else contextlib.nullcontext()
 
     def evaluate(self, loader: DataLoader) -> dict[str, float]:
         """Loss and metrics over ``loader``, each instance counted once across all workers."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from distrain.modules.bias_direction import BiasDirection
+from distrain.fairness.bias_direction import BiasDirection
 
 
 @BiasDirection.register("two_means")

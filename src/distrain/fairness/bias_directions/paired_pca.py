@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from distrain.modules.bias_direction import BiasDirection
+from distrain.fairness.bias_direction import BiasDirection
 
 
 @BiasDirection.register("paired_pca")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from distrain.modules.bias_direction import BiasDirection
+from distrain.fairness.bias_direction import BiasDirection
 from distrain.pretrained import weights_are_elsewhere
 from distrain.registry import Registrable
 

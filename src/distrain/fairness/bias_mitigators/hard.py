@@ -11,8 +11,8 @@ import torch
 
 from distrain.config.errors import Problem
 from distrain.data.tokenizer import Tokenizer
-from distrain.modules.bias_direction import BiasDirection, read_word_pairs, word_pair_problems
-from distrain.modules.bias_mitigator import BiasMitigator, remove_component
+from distrain.fairness.bias_direction import BiasDirection, read_word_pairs, word_pair_problems
+from distrain.fairness.bias_mitigator import BiasMitigator, remove_component
 
 
 @BiasMitigator.register("hard")

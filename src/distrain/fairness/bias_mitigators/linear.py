@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from distrain.modules.bias_mitigator import BiasMitigator, remove_component
+from distrain.fairness.bias_mitigator import BiasMitigator, remove_component
 
 
 @BiasMitigator.register("linear")

@@ -1,0 +1,1 @@
+"""Bias directions (see :mod:`distrain.fairness.bias_direction`), one file each."""

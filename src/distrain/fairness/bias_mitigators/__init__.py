@@ -1,0 +1,1 @@
+"""Bias mitigators (see :mod:`distrain.fairness.bias_mitigator`), one file each."""

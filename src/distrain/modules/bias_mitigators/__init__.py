@@ -1,1 +1,0 @@
-"""Bias mitigators (see :mod:`distrain.modules.bias_mitigator`), one file each."""
