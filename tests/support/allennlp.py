@@ -35,6 +35,21 @@ def golden_job(case: str):
     assert len(job.dataset) == len(golden)
     return job, golden
 
+
+def assert_span_answers_match(job, golden: list[dict]) -> None:
+    """A reading-comprehension model's span scores (within 1e-5), best spans and answers equal AllenNLP's, one
+    question at a time (padding-free: every position is scored)."""
+    import numpy as np
+    import torch
+
+    with torch.inference_mode():
+        for index, theirs in enumerate(golden):
+            mine = job.model(**job.dataset.batch(np.arange(index, index + 1)))
+            for key in ("span_start_logits", "span_end_logits"):
+                np.testing.assert_allclose(mine[key][0].numpy(), theirs[key], atol=1e-5, rtol=0)
+            assert mine["best_span"][0].tolist() == theirs["best_span"]
+            assert mine["best_span_str"][0] == theirs["best_span_str"]
+
 POSITIVE = "great fun moving superb charming".split()
 NEGATIVE = "dull boring awful mess tedious".split()
 FILLER = "the movie was a film plot and".split()

@@ -86,7 +86,8 @@ class BidirectionalAttentionFlow(Model):
         question_mask, passage_mask = get_text_field_mask(question), get_text_field_mask(passage)
         encoded_question = self._encode(question, question_mask)
         encoded_passage = self._encode(passage, passage_mask)
-        merged = self._attend(encoded_passage, encoded_question, passage_mask, question_mask)
+        merged = bidaf_attention(self.matrix_attention, encoded_passage, encoded_question, passage_mask,
+                                 question_mask)
         modeled = self.dropout(self.modeling_layer(merged, self._lstm_mask(passage_mask)))
         start_logits = self.span_start_predictor(self.dropout(torch.cat([merged, modeled], -1))).squeeze(-1)
         start_probs = masked_softmax(start_logits, passage_mask)
@@ -112,24 +113,25 @@ class BidirectionalAttentionFlow(Model):
     def _lstm_mask(self, mask: torch.Tensor) -> torch.Tensor:
         return mask if self.mask_lstms else torch.ones_like(mask)
 
-    def _attend(self, passage: torch.Tensor, question: torch.Tensor, passage_mask: torch.Tensor,
-                question_mask: torch.Tensor) -> torch.Tensor:
-        """Each passage word with the question words it attends to, and the passage words most like any question
-        word (one summary for the whole passage): ``(batch, passage, 4 × encoding)``."""
-        similarity = self.matrix_attention(passage, question)
-        passage_question = weighted_sum(question, masked_softmax(similarity, question_mask))
-        lowest = torch.finfo(similarity.dtype).min
-        best_match = similarity.masked_fill(~question_mask.unsqueeze(1), lowest).max(-1).values
-        question_passage = weighted_sum(passage, masked_softmax(best_match, passage_mask))
-        question_passage = question_passage.unsqueeze(1).expand_as(passage)
-        return torch.cat([passage, passage_question, passage * passage_question, passage * question_passage], -1)
-
     def get_metrics(self, reset: bool = False) -> dict[str, float]:
         return span_metric_values(self.metrics, reset)
 
     def make_output_human_readable(self, output: dict[str, Any]) -> dict[str, Any]:
         keys = ("id", "best_span", "best_span_str", "span_start_probs", "span_end_probs")
         return {key: output[key] for key in keys if key in output}
+
+
+def bidaf_attention(matrix_attention: MatrixAttention, passage: torch.Tensor, question: torch.Tensor,
+                    passage_mask: torch.Tensor, question_mask: torch.Tensor) -> torch.Tensor:
+    """BiDAF's merge: each passage word with the question words it attends to, and the passage words most like any
+    question word (one summary for the whole passage): ``(batch, passage, 4 × encoding)``."""
+    similarity = matrix_attention(passage, question)
+    passage_question = weighted_sum(question, masked_softmax(similarity, question_mask))
+    lowest = torch.finfo(similarity.dtype).min
+    best_match = similarity.masked_fill(~question_mask.unsqueeze(1), lowest).max(-1).values
+    question_passage = weighted_sum(passage, masked_softmax(best_match, passage_mask))
+    question_passage = question_passage.unsqueeze(1).expand_as(passage)
+    return torch.cat([passage, passage_question, passage * passage_question, passage * question_passage], -1)
 
 
 def _stated(recipe: Any, key: str) -> int | None:

@@ -29,8 +29,9 @@ from distrain.metrics.boolean_accuracy import BooleanAccuracy
 from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 from distrain.metrics.squad_em_and_f1 import token_f1
 from distrain.models.model import Model
+from distrain.models.rc.bidaf import bidaf_attention
 from distrain.modules.augmented_lstm import variational_dropout
-from distrain.modules.masked_softmax import masked_softmax, weighted_sum
+from distrain.modules.masked_softmax import masked_softmax
 from distrain.modules.matrix_attentions.linear import LinearMatrixAttention
 from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
 from distrain.modules.sizes import input_problems, output_dim
@@ -139,8 +140,8 @@ class DialogQA(Model):
             encoded_passage = encoded_passage.reshape(batch * turns, length, self.encoding_dim)
         encoded_question = self._dropout(self.phrase_layer(embedded_question, question_mask))
 
-        merged = torch.relu(self.merge_atten(self._attend(encoded_passage, encoded_question, rows_mask,
-                                                          question_mask)))
+        attended = bidaf_attention(self.matrix_attention, encoded_passage, encoded_question, rows_mask, question_mask)
+        merged = torch.relu(self.merge_atten(attended))
         residual = self._dropout(self.residual_encoder(merged, rows_mask))
         merged = self._dropout(merged + self._self_attend(residual, rows_mask))
         start_rep = self.span_start_encoder(merged, rows_mask)
@@ -169,17 +170,6 @@ class DialogQA(Model):
 
     def _dropout(self, tensor: torch.Tensor) -> torch.Tensor:
         return variational_dropout(tensor, self.dropout_probability, self.training)
-
-    def _attend(self, passage: torch.Tensor, question: torch.Tensor, passage_mask: torch.Tensor,
-                question_mask: torch.Tensor) -> torch.Tensor:
-        """BiDAF's merge of passage-to-question and question-to-passage attention: ``(rows, passage, 4 × width)``."""
-        similarity = self.matrix_attention(passage, question)
-        passage_question = weighted_sum(question, masked_softmax(similarity, question_mask))
-        lowest = torch.finfo(similarity.dtype).min
-        best_match = similarity.masked_fill(~question_mask.unsqueeze(1), lowest).max(-1).values
-        question_passage = weighted_sum(passage, masked_softmax(best_match, passage_mask))
-        question_passage = question_passage.unsqueeze(1).expand_as(passage)
-        return torch.cat([passage, passage_question, passage * passage_question, passage * question_passage], -1)
 
     def _self_attend(self, residual: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Each passage word's summary of the other words (never itself), merged with it: the residual."""
