@@ -122,3 +122,7 @@ if __name__ == "__main__":
     call = serve(sys.argv[1])
     if call is not None:
         become(call)
+    else:  # the caller is done: its folder for our socket goes with us
+        import shutil
+
+        shutil.rmtree(os.path.dirname(sys.argv[1]), ignore_errors=True)
