@@ -1,5 +1,5 @@
 """Run the CLI as a user would: ``python -m distrain ARGS`` in a process of its own (forked from a warm parent,
-:mod:`support.zygote`, unless the call changes what importing reads; ``DISTRAIN_TEST_FRESH_CLI=1``: always a
+:mod:`support.zygote`, one for each environment that importing reads; ``DISTRAIN_TEST_FRESH_CLI=1``: always a
 fresh interpreter)."""
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from pathlib import Path
 from support.paths import PLUGINS, ROOT
 
 #: environment variables read while torch, glibc's malloc, OpenMP or Python import: a call that sets one
-#: differently from the warm parent gets a fresh interpreter; so does a call tagged with a run marker, which
-#: tests look for in /proc/PID/environ (a forked child shows its parent's there)
+#: differently gets a warm parent started with its own (a test process's environment changes as its tests run). A
+#: call tagged with a run marker gets a fresh interpreter: tests look for it in /proc/PID/environ, where a forked
+#: child shows its parent's
 IMPORT_TIME_ENVIRONMENT = ("PYTHON", "LD_", "GLIBC_", "MALLOC_", "OMP_", "MKL_", "KMP_", "TORCH", "CUDA", "HF_",
-                           "TRANSFORMERS_", "TOKENIZERS_", "DISTRAIN_TEST_RUN_MARKER")
+                           "TRANSFORMERS_", "TOKENIZERS_")
 
 
 def cli_environment(env: dict | None = None) -> dict:
@@ -38,8 +39,8 @@ def cli_environment(env: dict | None = None) -> dict:
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
     """``python -m distrain ARGS`` in a process of its own; test plugins importable; output captured."""
     environment = cli_environment(env)
-    warm = _Zygote.get() if os.environ.get("DISTRAIN_TEST_FRESH_CLI") != "1" else None
-    if warm is not None and warm.serves(environment):
+    if os.environ.get("DISTRAIN_TEST_FRESH_CLI") != "1" and not _marked(environment):
+        warm = _Zygote.serving(environment)
         return warm.run(list(args), Path(cwd or os.getcwd()), environment, timeout)
     return subprocess.run(
         [sys.executable, "-m", "distrain", *args],
@@ -47,23 +48,36 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict
     )
 
 
-class _Zygote:
-    """This test process's warm parent (one per process, started at the first call, stopped at exit)."""
+def _marked(environment: dict) -> bool:
+    return "DISTRAIN_TEST_RUN_MARKER" in environment
 
-    _instance: _Zygote | None = None
+
+def _import_time(environment: dict) -> tuple:
+    return tuple(sorted((name, value) for name, value in environment.items() if name.startswith(IMPORT_TIME_ENVIRONMENT)))
+
+
+class _Zygote:
+    """This test process's warm parents, one for each environment that importing reads (started at the first call
+    that needs it; the two used last are kept, the others stopped; all stopped at exit)."""
+
+    _instances: dict[tuple, _Zygote] = {}
     _lock = threading.Lock()
 
     @classmethod
-    def get(cls) -> _Zygote | None:
+    def serving(cls, environment: dict) -> _Zygote:
+        key = _import_time(environment)
         with cls._lock:
-            if cls._instance is None:
-                cls._instance = cls()
-            return cls._instance
+            if key not in cls._instances:
+                cls._instances[key] = cls(environment)
+            cls._instances[key] = cls._instances.pop(key)  # the last used goes last
+            while len(cls._instances) > 2:
+                cls._instances.pop(next(iter(cls._instances))).stop()
+            return cls._instances[key]
 
-    def __init__(self) -> None:
+    def __init__(self, environment: dict) -> None:
         self.folder = tempfile.mkdtemp(prefix="distrain-zygote-")
         self.socket = os.path.join(self.folder, "socket")
-        self.environment = cli_environment()
+        self.environment = environment
         self.process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("zygote.py")), self.socket],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=self.environment,
                                         cwd=self.folder)
@@ -71,12 +85,6 @@ class _Zygote:
         if ready != b"ready\n":
             raise RuntimeError(f"the CLI's warm parent did not start: {ready!r}")
         atexit.register(self.stop)
-
-    def serves(self, environment: dict) -> bool:
-        """Whether a child forked from here sees what a fresh interpreter with ``environment`` would."""
-        names = set(environment) | set(self.environment)
-        return all(environment.get(name) == self.environment.get(name)
-                   for name in names if name.startswith(IMPORT_TIME_ENVIRONMENT))
 
     def run(self, argv: list[str], cwd: Path, environment: dict, timeout: float) -> subprocess.CompletedProcess:
         with tempfile.TemporaryDirectory(prefix="distrain-cli-") as folder:
@@ -100,6 +108,8 @@ class _Zygote:
                                                out.read_text(errors="replace"), err.read_text(errors="replace"))
 
     def stop(self) -> None:
+        if self.process.stdin.closed:
+            return
         self.process.stdin.close()
         try:
             self.process.wait(timeout=10)
