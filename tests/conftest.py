@@ -17,6 +17,16 @@ from support.serving import TrainedArchive, train_cycle_lm, train_drug_archive, 
 from support.session_builds import built_once
 
 
+@pytest.fixture(autouse=True)
+def default_start_method(request, monkeypatch) -> None:
+    """Tests marked ``default_start_method`` (those of worker start-up) start their CLI runs' workers from the
+    fork server, as a user's run does; the others fork them from the warm CLI process (:mod:`support.cli`)."""
+    from support.cli import DEFAULT_START_METHOD
+
+    if request.node.get_closest_marker("default_start_method"):
+        monkeypatch.setenv(DEFAULT_START_METHOD, "1")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def temporary_caches(tmp_path_factory) -> Path:
     """Every cache a test run writes (distrain's dataset cache, Hugging Face datasets) lives in this

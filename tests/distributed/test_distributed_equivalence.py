@@ -14,6 +14,9 @@ from support.data import write_jsonl
 from support.distributed import final_metrics, max_weight_difference
 from support.paths import ROOT
 
+#: the core promise, with workers started as by default: from the fork server (tests/support/cli.py)
+pytestmark = pytest.mark.default_start_method
+
 
 @pytest.fixture(scope="module")
 def digits(prepared_data) -> Path:

@@ -14,6 +14,9 @@ from support.configs import text_config, write_config
 from support.data import sentiment_records, write_jsonl
 from support.distributed import MARKER, assert_nothing_left, final_metrics, max_weight_difference
 
+#: no hang, with workers started as by default: from the fork server (tests/support/cli.py)
+pytestmark = pytest.mark.default_start_method
+
 TWO_CPU_WORKERS = {"cuda_devices": [-1, -1]}
 NO_HANG_SECONDS = 120
 

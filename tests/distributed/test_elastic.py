@@ -154,6 +154,7 @@ def test_a_killed_node_that_starts_again_grows_the_run_back_to_two_with_the_same
     assert_each_sample_once(out, epochs=2)
 
 
+@pytest.mark.default_start_method  # restarted workers cannot be forked (threads run by then): served, not spawned
 def test_a_worker_lost_for_good_is_left_out_and_two_finish_with_the_three_worker_weights(data, tmp_path):
     """3 CPU workers, ``min_workers: 2``, a global batch of 12 and a checkpoint after every step; worker 2
     raises after every step from step 4 on (``test_fail_on_rank``), however often it starts. It is restarted

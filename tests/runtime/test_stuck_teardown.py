@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from support.cli import run_cli
 from support.configs import text_config, write_config
 from support.data import sentiment_records, write_jsonl
+
+#: a worker's teardown as a user's run starts it: from the fork server (tests/support/cli.py)
+pytestmark = pytest.mark.default_start_method
 
 #: rank 0 cannot write its first epoch's metrics, and then its exit hangs
 STUCK_PLUGIN = '''

@@ -1,18 +1,26 @@
 """Run the CLI as a user would: ``python -m distrain ARGS`` in a process of its own (forked from a warm parent,
 :mod:`support.zygote`, one for each environment that importing reads; ``DISTRAIN_TEST_FRESH_CLI=1``: always a
-fresh interpreter)."""
+fresh interpreter).
+
+Workers of a multi-worker run started from a warm parent are forked from its CLI process
+(``DISTRAIN_START_METHOD=fork``, the documented opt-in), which already holds what they import: a fork server is a
+fresh interpreter importing torch, distrain and often transformers again, 8-15 s of this 2-core machine per run.
+Tests of worker start-up (marked ``default_start_method``), fresh interpreters, the scripts and the tutorials start
+them as a user's run does by default, from the fork server."""
 
 from __future__ import annotations
 
 import atexit
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 from support.paths import PLUGINS, ROOT
@@ -24,6 +32,9 @@ from support.paths import PLUGINS, ROOT
 IMPORT_TIME_ENVIRONMENT = ("PYTHON", "LD_", "GLIBC_", "MALLOC_", "OMP_", "MKL_", "KMP_", "TORCH", "CUDA", "HF_",
                            "TRANSFORMERS_", "TOKENIZERS_")
 
+#: set (by tests/conftest.py) while a test marked ``default_start_method`` runs: its workers start as by default
+DEFAULT_START_METHOD = "DISTRAIN_TEST_DEFAULT_START_METHOD"
+
 
 def cli_environment(env: dict | None = None) -> dict:
     """The environment a CLI process gets in tests: test plugins importable, offline, a test cache."""
@@ -32,6 +43,8 @@ def cli_environment(env: dict | None = None) -> dict:
         [str(ROOT / "src"), str(PLUGINS), environment.get("PYTHONPATH", "")]
     )
     environment.setdefault("HF_HUB_OFFLINE", "1")
+    # tokenizers' thread pool: a process that used it forks no workers (it spawns them instead, seconds each)
+    environment.setdefault("TOKENIZERS_PARALLELISM", "false")
     environment.update(env or {})
     return environment
 
@@ -39,7 +52,7 @@ def cli_environment(env: dict | None = None) -> dict:
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
     """``python -m distrain ARGS`` in a process of its own; test plugins importable; output captured."""
     environment = cli_environment(env)
-    if os.environ.get("DISTRAIN_TEST_FRESH_CLI") != "1" and not _marked(environment):
+    if _warm(environment):
         warm = _Zygote.serving(environment)
         return warm.run(list(args), Path(cwd or os.getcwd()), environment, timeout)
     return subprocess.run(
@@ -48,8 +61,14 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 300, env: dict
     )
 
 
-def _marked(environment: dict) -> bool:
-    return "DISTRAIN_TEST_RUN_MARKER" in environment
+def _warm(environment: dict) -> bool:
+    """Whether this call's process comes from a warm parent; if so, its workers are forked from it (but in the tests
+    of worker start-up)."""
+    if os.environ.get("DISTRAIN_TEST_FRESH_CLI") == "1" or "DISTRAIN_TEST_RUN_MARKER" in environment:
+        return False
+    if os.environ.get(DEFAULT_START_METHOD) != "1":
+        environment.setdefault("DISTRAIN_START_METHOD", "fork")
+    return True
 
 
 def _import_time(environment: dict) -> tuple:
@@ -89,23 +108,24 @@ class _Zygote:
     def run(self, argv: list[str], cwd: Path, environment: dict, timeout: float) -> subprocess.CompletedProcess:
         with tempfile.TemporaryDirectory(prefix="distrain-cli-") as folder:
             out, err = Path(folder, "stdout"), Path(folder, "stderr")
-            out.touch()
-            err.touch()
-            request = {"argv": argv, "cwd": str(cwd), "env": environment, "stdout": str(out), "stderr": str(err)}
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-                connection.connect(self.socket)
-                connection.sendall(json.dumps(request).encode() + b"\n")
-                replies = connection.makefile("r")
-                pid = json.loads(replies.readline())["pid"]
-                connection.settimeout(timeout)
-                try:
-                    status = json.loads(replies.readline())["status"]
-                except TimeoutError:
-                    os.kill(pid, signal.SIGKILL)
-                    raise subprocess.TimeoutExpired(["distrain", *argv], timeout,
-                                                    out.read_bytes(), err.read_bytes()) from None
+            child = self.start(argv, cwd, environment, out, err)
+            try:
+                status = child.wait(timeout)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                raise subprocess.TimeoutExpired(["distrain", *argv], timeout, out.read_bytes(), err.read_bytes()) from None
             return subprocess.CompletedProcess(["distrain", *argv], status,
                                                out.read_text(errors="replace"), err.read_text(errors="replace"))
+
+    def start(self, argv: list[str], cwd: Path, environment: dict, stdout: Path, stderr: Path) -> WarmProcess:
+        """The child for ``argv``, running; its output appended to ``stdout`` and ``stderr`` (one file may be both)."""
+        for path in (stdout, stderr):
+            path.touch()
+        request = {"argv": argv, "cwd": str(cwd), "env": environment, "stdout": str(stdout), "stderr": str(stderr)}
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        connection.connect(self.socket)
+        connection.sendall(json.dumps(request).encode() + b"\n")
+        return WarmProcess(connection)
 
     def stop(self) -> None:
         if self.process.stdin.closed:
@@ -115,3 +135,58 @@ class _Zygote:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.process.kill()
+
+
+class WarmProcess:
+    """A CLI child forked by a warm parent, with the part of ``subprocess.Popen`` the tests use: ``pid``, ``poll``,
+    ``wait``, ``send_signal``, ``kill``, ``returncode`` (the child is the warm parent's grandchild, not ours:
+    its status comes over the connection)."""
+
+    def __init__(self, connection: socket.socket) -> None:
+        self.connection = connection
+        self.received = b""
+        self.pid = json.loads(self._line(None))["pid"]
+        self.returncode: int | None = None
+
+    def _line(self, timeout: float | None) -> bytes:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self.received:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not select.select([self.connection], [], [], left)[0]:
+                raise subprocess.TimeoutExpired(["distrain", "pid"], timeout)
+            chunk = self.connection.recv(4096)
+            if not chunk:
+                raise RuntimeError("the CLI's warm parent closed the connection without a status")
+            self.received += chunk
+        line, self.received = self.received.split(b"\n", 1)
+        return line
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            self.returncode = json.loads(self._line(timeout))["status"]
+            self.connection.close()
+        return self.returncode
+
+    def poll(self) -> int | None:
+        try:
+            return self.wait(0)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def send_signal(self, signum: int) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
+def start_cli(*args: str, output: Path, env: dict | None = None) -> subprocess.Popen | WarmProcess:
+    """``python -m distrain ARGS`` started, not waited for (a server): stdout and stderr both to ``output``; from the
+    warm parent as :func:`run_cli` decides."""
+    environment = cli_environment(env)
+    if _warm(environment):
+        return _Zygote.serving(environment).start(list(args), Path.cwd(), environment, output, output)
+    with open(output, "w") as log:
+        return subprocess.Popen([sys.executable, "-m", "distrain", *args], stdout=log, stderr=subprocess.STDOUT,
+                                env=environment)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from support.cli import cli_environment, run_cli
+from support.cli import WarmProcess, run_cli, start_cli
 from support.configs import text_config, write_config
 from support.data import sentiment_records, write_jsonl
 from support.paths import ROOT
@@ -119,7 +119,7 @@ class ServerProcess:
                  headers: dict | None = None) -> None:
         self.archive, self.folder, self.flags, self.env = archive, folder, flags, env
         self.headers = headers or {}
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen | WarmProcess | None = None
         self.url = ""
 
     def start(self, ready: bool = True, timeout: float = 120) -> ServerProcess:
@@ -129,12 +129,9 @@ class ServerProcess:
         port_file = self.folder / "port"
         port_file.unlink(missing_ok=True)
         self.log_path = self.folder / "server.log"
-        self.log = open(self.log_path, "w")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "distrain", "serve", str(self.archive), "--port", "0", "--port-file", str(port_file),
-             *self.flags],
-            stdout=self.log, stderr=subprocess.STDOUT, env=cli_environment(self.env),
-        )
+        self.log_path.write_text("")
+        self.process = start_cli("serve", str(self.archive), "--port", "0", "--port-file", str(port_file), *self.flags,
+                                 output=self.log_path, env=self.env)
 
         def port() -> str | None:
             if self.process.poll() is not None:
@@ -191,7 +188,6 @@ class ServerProcess:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.wait(30)
-        self.log.close()
 
 
 # ------------------------------------------------------------------------------------ client

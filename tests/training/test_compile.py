@@ -15,6 +15,9 @@ from support.cli import cli_environment, run_cli
 from support.data import write_jsonl
 from support.paths import ROOT
 
+#: which modules the fork server preloads for compiling and eager workers is part of what is tested here
+pytestmark = pytest.mark.default_start_method
+
 EXAMPLES = {
     # the digits example as shipped, shortened to 2 epochs
     "digits": {"config": "digits_mlp.jsonnet", "data": "digits", "overrides": {"trainer.num_epochs": 2}},

@@ -61,6 +61,7 @@ def final_weights(run: Path) -> dict[str, torch.Tensor]:
     return load_file(str(run / FINAL))
 
 
+@pytest.mark.default_start_method  # restarted workers cannot be forked (threads run by then): served, not spawned
 def test_two_kill_9_of_a_worker_restart_twice_and_end_bitwise_equal(data, reference, tmp_path):
     kills = sorted(random.Random(54).sample(range(2, STEPS), 2))  # seeded: a failure reproduces
     config = healing_config(data, tmp_path, {"cuda_devices": [-1, -1], "max_restarts": 2})
