@@ -10,9 +10,9 @@ processes). Figures per run: the best validation accuracy (metrics.json), traina
 bytes (the worker log's "rank 0 holds ..." after training: Adam's two moments of what trains), the last
 checkpoint's bytes on disk (weights + training state), the largest resident set of any process of the run
 (``ru_maxrss`` of the finished children), and training examples per second (training instances x epochs / the
-training loop's time, validation included, in whole seconds). ``--quick``: 1 seed, 1 epoch, 16 training and 16
-validation reviews cut at 64 tokens, float32, 1 process: a smoke check of the script, not a measurement (without data under ``--data`` it
-prepares the reviews in a temporary folder). The last line is ``name=value``
+training loop's time, validation included, in whole seconds). ``--quick``: 1 seed, 1 epoch, 8 training and 8
+validation reviews cut at 32 tokens (one step of 8), float32, 1 process: a smoke check of the script, not a measurement
+(without data under ``--data`` it prepares the reviews in a temporary folder). The last line is ``name=value``
 pairs: medians over the seeds and the LoRA/full ratios.
 """
 
@@ -90,7 +90,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, nargs="+", default=[13, 14, 15])
     parser.add_argument("--data", type=Path, default=Path.cwd(), help="the folder holding data/drug_reviews/")
-    parser.add_argument("--quick", action="store_true", help="1 seed, 1 epoch, 16 reviews of at most 64 tokens, float32, 1 process: a smoke check")
+    parser.add_argument("--quick", action="store_true", help="1 seed, 1 epoch, 8 reviews of at most 32 tokens (one step), float32, 1 process: a smoke check")
     args = parser.parse_args()
     missing = not (args.data / "data" / "drug_reviews" / "train.jsonl").is_file()
     if missing and not args.quick:
@@ -104,10 +104,10 @@ def main() -> None:
             if missing:
                 args.data = example_data(scratch / "examples", "drug_reviews")
             seeds = seeds[:1]
-            data = small_copy(args.data, scratch / "small", 16)
+            data = small_copy(args.data, scratch / "small", 8)
             # bfloat16 autocast on a CPU without AVX-512 takes seconds a step: quick trains in float32
             overrides = {"trainer.num_epochs": 1, "distributed": None, "data_loader.batch_size": 8,
-                         "trainer.use_amp": False, "dataset_reader.tokenizer.max_length": 64}
+                         "trainer.use_amp": False, "dataset_reader.tokenizer.max_length": 32}
         figures = {name: [run(name, seed, scratch / "runs", overrides, data) for seed in seeds] for name in CONFIGS}
     medians = {name: {key: statistics.median(run[key] for run in runs) for key in runs[0]}
                for name, runs in figures.items()}

@@ -39,7 +39,7 @@ Prints examples/s of each framework on 1 and 2 workers and, as the last line,
 ``ratio_vs_best_peer=<distrain 2 workers / the faster peer on 2 workers>`` (medians).
 
     python scripts/bench_peers.py            # the reported configuration (needs: pip install -e '.[bench]')
-    python scripts/bench_peers.py --quick    # a smoke run
+    python scripts/bench_peers.py --quick    # a smoke run: 2 workers only, 3 steps timed after 1, one round
 """
 
 from __future__ import annotations
@@ -237,9 +237,9 @@ def run_once(framework: str, workers: int, folder: Path, data: dict, steps: int,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                      epilog="Needs the bench extra: pip install -e '.[bench]'.")
-    parser.add_argument("--quick", action="store_true", help="few steps, one round: a smoke run")
-    parser.add_argument("--steps", type=int, default=None, help="optimizer steps per run (default 60; quick 6)")
-    parser.add_argument("--warmup", type=int, default=None, help="steps before the clock starts (default 8; quick 2)")
+    parser.add_argument("--quick", action="store_true", help="2 workers only (the last line's runs), 3 steps timed after 1, one round: a smoke run")
+    parser.add_argument("--steps", type=int, default=None, help="optimizer steps per run (default 60; quick 3)")
+    parser.add_argument("--warmup", type=int, default=None, help="steps before the clock starts (default 8; quick 1)")
     parser.add_argument("--rounds", type=int, default=None, help="alternating rounds (default 3; quick 1)")
     parser.add_argument("--only", choices=FRAMEWORKS, action="append", help="run only these frameworks (repeatable)")
     parser.add_argument("--workers", type=int, choices=WORKER_COUNTS, action="append",
@@ -252,8 +252,8 @@ def main() -> None:
         (lightning_worker if args.worker == "lightning" else accelerate_worker)(job)
         return
 
-    steps = args.steps or (6 if args.quick else 60)
-    warmup = args.warmup if args.warmup is not None else (2 if args.quick else 8)
+    steps = args.steps or (3 if args.quick else 60)
+    warmup = args.warmup if args.warmup is not None else (1 if args.quick else 8)
     rounds = args.rounds or (1 if args.quick else 3)
     if not 0 < warmup < steps:
         parser.error(f"--warmup must be between 1 and --steps - 1 ({steps - 1}), got {warmup}")
@@ -268,7 +268,7 @@ def main() -> None:
         folder = Path(folder)
         os.environ["DISTRAIN_CACHE"] = str(folder / "cache")
         data = {}
-        for workers in WORKER_COUNTS:  # identical content; a file per worker count keeps the cache keys apart
+        for workers in worker_counts:  # identical content; a file per worker count keeps the cache keys apart
             data[workers] = folder / f"train{workers}.jsonl"
             make_data(data[workers], steps * GLOBAL_BATCH)
             data[f"tensors{workers}"] = folder / f"tensors{workers}.pt"

@@ -17,7 +17,7 @@ hand-written 2 processes>``. With ``--compile`` each round also runs distrain's 
 compile cache) and prints ``compiled_vs_eager_2_workers=`` before that last line.
 
     python scripts/bench_scaling.py            # the reported configuration
-    python scripts/bench_scaling.py --quick    # a smoke run
+    python scripts/bench_scaling.py --quick    # a smoke run: 3 steps timed after 1, one round
     python scripts/bench_scaling.py --compile  # also trainer.compile against eager
 """
 
@@ -128,14 +128,14 @@ def run_handwritten(folder: Path, data: Path, steps: int, warmup: int) -> float:
 # ------------------------------------------------------------------------------------------ main
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="few steps, one round: a smoke run")
-    parser.add_argument("--steps", type=int, default=None, help="optimizer steps per run (default 80; quick 12)")
+    parser.add_argument("--quick", action="store_true", help="3 steps timed after 1, one round: a smoke run")
+    parser.add_argument("--steps", type=int, default=None, help="optimizer steps per run (default 80; quick 3)")
     parser.add_argument("--repeats", type=int, default=None, help="alternating rounds (default 3; quick 1)")
     parser.add_argument("--compile", action="store_true", help="also distrain's 2 workers with trainer.compile")
     args = parser.parse_args()
-    steps = args.steps or (12 if args.quick else 80)
+    steps = args.steps or (3 if args.quick else 80)
     repeats = args.repeats or (1 if args.quick else 3)
-    warmup = 3 if args.quick else 8
+    warmup = 1 if args.quick else 8
 
     best = {"distrain_1_worker": 0.0, "distrain_2_workers": 0.0, "handwritten_ddp_2_processes": 0.0}
     cpu = {name: float("inf") for name in best}

@@ -23,7 +23,8 @@ Run: /work/bin/cpuslot --all .venv/bin/python scripts/bench_serve.py [--archive 
 
 ``--quick`` (a smoke run): without ``--archive``, not MiniLM but configs/drug_reviews_boe.jsonnet (a bag of
 embeddings, 1 epoch on 200 reviews) trained in a temporary folder, on data prepared there; the check on 16 reviews;
-the many-clients pair only (8 clients, 1 s, 1 round; no one-client pair), and the model alone on 32 reviews, 1 round.
+the many-clients pair only (8 clients, 0.5 s after a 0.5 s warm-up, 1 round; no one-client pair), and the model
+alone on 32 reviews, 1 round; the check's server (the default flags) is the pair's batched server (started once).
 """
 
 from __future__ import annotations
@@ -164,10 +165,13 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def measure_pair(archive: Path, flags: dict[str, list[str]], texts: list[str], clients: int, seconds: float,
-                 folder: Path, rounds: int = 5, warmup: float = 3.0) -> dict[str, dict]:
+                 folder: Path, rounds: int = 5, warmup: float = 3.0,
+                 running: dict[str, Server] | None = None) -> dict[str, dict]:
     """Both servers up at once, measured in alternating rounds (``seconds`` each in all), so a change in
-    the machine's load shows in both figures rather than in their ratio."""
-    servers = {name: Server(archive, server_flags, folder) for name, server_flags in flags.items()}
+    the machine's load shows in both figures rather than in their ratio. ``running``: servers already
+    started with those flags (by name), measured (and stopped) here instead of new ones."""
+    running = running or {}
+    servers = {name: running.get(name) or Server(archive, server_flags, folder) for name, server_flags in flags.items()}
     pooled: dict[str, tuple[list[float], list[int]]] = {name: ([], []) for name in servers}
     try:
         for name, server in servers.items():
@@ -199,18 +203,22 @@ def measure_pair(archive: Path, flags: dict[str, list[str]], texts: list[str], c
     return results
 
 
-def check_equal_to_predict(archive: Path, records: list[dict], folder: Path) -> None:
+def check_equal_to_predict(archive: Path, records: list[dict], folder: Path, server: Server | None = None) -> None:
+    """``records`` served by a server with the default flags (``server`` if given, left running; else one
+    started and stopped here) get the answers of ``distrain predict``."""
     data = folder / "check.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in records))
     # the short training run capped its reader at 200 instances: lift the cap so every record is predicted
     distrain("predict", str(archive), str(data), "--output-file", str(folder / "check.out"),
              "-o", json.dumps({"dataset_reader.max_instances": None}), check=True, capture_output=True)
     expected = [json.loads(line) for line in (folder / "check.out").read_text().splitlines()]
-    server = Server(archive, [], folder)
+    own = server is None
+    server = server or Server(archive, [], folder)
     try:
         answers = asyncio.run(send_all(server.url, records, 32))
     finally:
-        server.stop()
+        if own:
+            server.stop()
     non_200 = sum(status != 200 for status, _ in answers)
     labels = sum(body.get("label") == want["label"] for (_, body), want in zip(answers, expected))
     worst = max(abs(a - b) for (_, body), want in zip(answers, expected) for a, b in zip(body["probs"], want["probs"]))
@@ -258,13 +266,14 @@ def main() -> None:
     parser.add_argument("--archive", type=Path, default=None, help="a model.tar.gz (default: train a short MiniLM one)")
     parser.add_argument("--duration", type=float, default=20.0, help="seconds per measured run (default 20)")
     parser.add_argument("--clients", type=int, default=32, help="concurrent clients (default 32)")
-    parser.add_argument("--quick", action="store_true", help="a bag-of-embeddings archive, the many-clients pair only, 1 s: a smoke run")
+    parser.add_argument("--quick", action="store_true", help="a bag-of-embeddings archive, the check on 16 reviews by the "
+                        "pair's batched server, the many-clients pair only, 0.5 s: a smoke run")
     parser.add_argument("--batched-flags", default="", help='extra flags for the batched server, e.g. "--max-padding 0.1"')
     parser.add_argument("--skip-check", action="store_true", help="skip the comparison with distrain predict")
     parser.add_argument("--skip-model-only", action="store_true",
                         help="skip the in-process bound on what batching can give")
     args = parser.parse_args()
-    seconds, rounds, checked, modelled = (1.0, 1, 16, 32) if args.quick else (args.duration, 5, 200, 512)
+    seconds, rounds, checked, modelled = (0.5, 1, 16, 32) if args.quick else (args.duration, 5, 200, 512)
     if args.quick:
         args.clients = 8
 
@@ -281,10 +290,18 @@ def main() -> None:
         records = [json.loads(line) for line in (data / "validation.jsonl").read_text().splitlines()]
         texts = [r["text"] for r in records]
         print(f"archive={archive} torch_threads=default cores={os.cpu_count()}", flush=True)
+        # quick: the check's server (the default flags) is the batched one measured next, one start fewer
+        shared = ({"batched": Server(archive, [], folder)} if args.quick and not args.skip_check
+                  and not args.batched_flags.split() else {})
         if not args.skip_check:
-            check_equal_to_predict(archive, [{"text": t} for t in texts[:checked]], folder)
+            try:
+                check_equal_to_predict(archive, [{"text": t} for t in texts[:checked]], folder, shared.get("batched"))
+            except BaseException:
+                for server in shared.values():
+                    server.stop()
+                raise
         many = measure_pair(archive, {"batched": args.batched_flags.split(), "unbatched": ["--max-batch-size", "1"]}, texts, args.clients,
-                            seconds, folder, rounds, warmup=min(3.0, seconds))
+                            seconds, folder, rounds, warmup=min(3.0, seconds), running=shared)
         alone = None if args.quick else measure_pair(
             archive, {"batched_1_client": args.batched_flags.split(), "unbatched_1_client": ["--max-batch-size", "1"]}, texts,
             1, seconds, folder)

@@ -38,7 +38,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         folder = Path(directory)
         env = environment(DISTRAIN_CACHE=str(folder / "cache"), HF_HUB_OFFLINE="1")
-        example_data(folder, "digits", env)
+        example_data(folder, "digits")
         variants = {name: VARIANTS[name] for name in (QUICK_VARIANTS if args.quick else VARIANTS)}
         accuracy: dict[str, list[float]] = {name: [] for name in variants}
         for seed in range(1 if args.quick else args.seeds):

@@ -90,7 +90,7 @@ def main() -> None:
             del results["allennlp"]
             args.seeds = args.seeds[:1]
             if not (data / "train.jsonl").is_file():
-                data = example_data(scratch / "examples", "drug_reviews", env) / "data" / "drug_reviews"
+                data = example_data(scratch / "examples", "drug_reviews") / "data" / "drug_reviews"
         for seed in args.seeds:
             config = scratch / f"general_{seed}.json"
             settings = general_form(data, seed)

@@ -164,11 +164,21 @@ def write_jsonl(path: Path, records: Iterable[dict]) -> Path:
     return path
 
 
-def example_data(folder: Path, only: str | None = None, env: dict[str, str] | None = None) -> Path:
+def example_data(folder: Path, only: str | None = None) -> Path:
     """The example datasets (``scripts/prepare_data.py``, ``only`` digits or drug_reviews) written to
-    ``folder/data/``: run the example configs with ``folder`` as the working directory."""
-    subprocess.run([sys.executable, str(SCRIPTS / "prepare_data.py"), "--out", str(Path(folder) / "data"),
-                    *(["--only", only] if only else [])], check=True, capture_output=True, env=env or environment())
+    ``folder/data/``: run the example configs with ``folder`` as the working directory. Written by
+    prepare_data's own functions in this process (no interpreter started for it), its progress lines kept
+    out of this script's output."""
+    import io
+
+    import prepare_data
+
+    out = Path(folder) / "data"
+    with contextlib.redirect_stdout(io.StringIO()):
+        if only in (None, "digits"):
+            prepare_data.prepare_digits(out)
+        if only in (None, "drug_reviews"):
+            prepare_data.prepare_drug_reviews(out)
     return Path(folder)
 
 
