@@ -100,6 +100,15 @@ CASES = {
                                 "test_fixtures/pair_classification/bias_mitigation/debiaswe/definitional_pairs.json",
                             "model.bias_mitigator.equalize_word_pairs_file":
                                 "test_fixtures/pair_classification/bias_mitigation/debiaswe/equalize_pairs.json"}),
+    # the parser's arc and label scores are not among its outputs: its arc_attention's and tag_bilinear's are kept
+    # (the label scores of the loss's call: at the gold heads); the second case decodes greedily, not by MST
+    **{name: ("allennlp-models", "test_fixtures/structured_prediction/biaffine_dependency_parser/experiment.json",
+              ["predicted_heads", "predicted_dependencies", "arc_loss", "tag_loss", "loss", "_arc_attention",
+               "_tag_bilinear"], 5, overrides)
+       for name, overrides in (("biaffine_parser", {}),
+                               ("biaffine_parser_greedy", {"model.use_mst_decoding_for_validation": False}))},
+    "graph_parser": ("allennlp-models", "test_fixtures/structured_prediction/semantic_dependencies/experiment.json",
+                     ["arcs", "arc_tags", "arc_loss", "tag_loss", "loss", "arc_probs", "arc_tag_probs"], 5, {}),
 }
 
 
@@ -139,6 +148,7 @@ def make_case(name: str, repository: str, config: str, keys: list[str], batch_si
     import allennlp_models.mc.models  # noqa: F401 - registers transformer_mc
     import allennlp_models.lm  # noqa: F401 - registers simple_language_modeling and language_model
     import allennlp.fairness  # noqa: F401 - registers bias_mitigator_applicator, its mitigators and directions
+    import allennlp_models.structured_prediction  # noqa: F401 - registers the parsers and their readers
     from allennlp.commands.train import train_model_from_file
     from allennlp.data.data_loaders import MultiProcessDataLoader
     from allennlp.models.archival import load_archive
@@ -165,9 +175,10 @@ def make_case(name: str, repository: str, config: str, keys: list[str], batch_si
             instances = list(reader.read(data_path))
             outputs = []
             captured = {}  # a "_name" key: what the model's submodule of that name gave
-            for key in keys:
-                if key.startswith("_") and isinstance(getattr(model, key, None), torch.nn.Module):
-                    getattr(model, key).register_forward_hook(
+            for key in keys:  # "_name": the submodule ``_name``, or ``name`` where the model names it so
+                module = getattr(model, key, None) if hasattr(model, key) else getattr(model, key[1:], None)
+                if key.startswith("_") and isinstance(module, torch.nn.Module):
+                    module.register_forward_hook(
                         lambda module, inputs, output, key=key: captured.__setitem__(key, output.squeeze(-1)))
             for instance in instances:
                 produced = model.forward_on_instance(instance)

@@ -146,6 +146,16 @@ def squad_official(data):
     return {"em": result["exact_match"] / 100, "f1": result["f1"] / 100}
 
 
+def attachment_scores(data):
+    """Counted: unmasked words whose gold label is not 1; a sentence with none counted is an exact match."""
+    counted = (data["mask"] > 0) & (data["gold_labels"] != 1)
+    heads = (data["predicted_indices"] == data["gold_indices"]) & counted
+    both = heads & (data["predicted_labels"] == data["gold_labels"])
+    sentences = len(counted)
+    return {"UAS": heads.sum() / counted.sum(), "LAS": both.sum() / counted.sum(),
+            "UEM": (heads | ~counted).all(-1).sum() / sentences, "LEM": (both | ~counted).all(-1).sum() / sentences}
+
+
 REFERENCES = {
     "categorical_accuracy": lambda d: sk.accuracy_score(d["gold_labels"], _argmax(d), sample_weight=d["mask"]),
     "categorical_accuracy_top3": lambda d: sk.top_k_accuracy_score(
@@ -172,6 +182,7 @@ REFERENCES = {
     "average": lambda d: np.average(d["value"], weights=d["mask"]),
     "sequence_accuracy": sequence_accuracy,
     "squad_em_and_f1": squad_official,
+    "attachment_scores": attachment_scores,
 }
 
 

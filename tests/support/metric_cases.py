@@ -124,6 +124,18 @@ def squad_answers(rng):
     return {"predictions": predictions, "gold_answers": gold}
 
 
+def dependency_parses(rng):
+    """Heads (0-6) and labels (0-3) of 6-word sentences, mostly right, padded past each length."""
+    length = 6
+    gold_heads, gold_labels = rng.integers(0, length + 1, (NUM_ITEMS, length)), rng.integers(0, 4, (NUM_ITEMS, length))
+    heads = np.where(rng.random((NUM_ITEMS, length)) < 0.15, rng.integers(0, length + 1, (NUM_ITEMS, length)),
+                     gold_heads)
+    labels = np.where(rng.random((NUM_ITEMS, length)) < 0.15, rng.integers(0, 4, (NUM_ITEMS, length)), gold_labels)
+    mask = (np.arange(length)[None, :] < rng.integers(0, length + 1, NUM_ITEMS)[:, None]).astype(np.float64)
+    return {"predicted_indices": heads, "predicted_labels": labels, "gold_indices": gold_heads,
+            "gold_labels": gold_labels, "mask": mask}
+
+
 CASES: dict[str, Case] = {
     "categorical_accuracy": Case({"type": "categorical_accuracy"}, class_scores, seed=1),
     "categorical_accuracy_top3": Case({"type": "categorical_accuracy", "top_k": 3}, class_scores, seed=2),
@@ -155,6 +167,7 @@ CASES: dict[str, Case] = {
     "average": Case({"type": "average"}, values, seed=19),
     "sequence_accuracy": Case({"type": "sequence_accuracy"}, tag_id_sequences, seed=20),
     "squad_em_and_f1": Case({"type": "squad_em_and_f1"}, squad_answers, seed=21),
+    "attachment_scores": Case({"type": "attachment_scores", "ignore_classes": [1]}, dependency_parses, seed=22),
 }
 
 

@@ -215,6 +215,41 @@ class SequenceLabelField(Field):
         return len(self.labels)
 
 
+class AdjacencyField(Field):
+    """Labelled arcs between the tokens of a sequence field (AllenNLP's ``AdjacencyField``): an ``(n, n)`` matrix with
+    each arc's label id at ``[i, j]`` (1 where no labels are given) and ``padding_value`` everywhere else, padded with
+    it too."""
+
+    column_kind = "padded"
+
+    def __init__(self, indices: Sequence[tuple[int, int]], sequence_field: Any, labels: Sequence[str] | None = None,
+                 label_namespace: str = "labels", padding_value: int = -1) -> None:
+        self.indices = [(int(i), int(j)) for i, j in indices]
+        self.size = len(sequence_field)
+        if len(set(self.indices)) != len(self.indices):
+            raise ValueError(f"repeated arcs among {self.indices}")
+        if any(not (0 <= i < self.size and 0 <= j < self.size) for i, j in self.indices):
+            raise ValueError(f"an arc of {self.indices} lies outside a sequence of {self.size}")
+        if labels is not None and len(labels) != len(self.indices):
+            raise ValueError(f"{len(labels)} labels for {len(self.indices)} arcs")
+        self.labels = None if labels is None else [str(label) for label in labels]
+        self.namespace = label_namespace
+        self.pad_value = padding_value
+
+    def count_vocab_items(self, counters: dict[str, Counter]) -> None:
+        if self.labels is not None:
+            counters.setdefault(self.namespace, Counter()).update(self.labels)
+
+    def index(self, vocab: Any) -> np.ndarray:
+        matrix = np.full((self.size, self.size), self.pad_value, dtype=np.int64)
+        for position, (i, j) in enumerate(self.indices):
+            matrix[i, j] = 1 if self.labels is None else vocab.label_index(self.labels[position], self.namespace)
+        return matrix
+
+    def length(self) -> int:
+        return self.size
+
+
 class ListField(Field):
     """Fields of one kind in a list (AllenNLP's ``ListField``: a dialog's questions, their answer spans).
 

@@ -22,7 +22,14 @@ class MetricTracker:
         self.epochs_without_improvement = 0
 
     def update(self, epoch: int, metrics: dict[str, Any]) -> bool:
-        """Record ``metrics`` of ``epoch``; return whether it is the best so far."""
+        """Record ``metrics`` of ``epoch``; return whether it is the best so far. A name the model does not report
+        is one line naming the key, not a KeyError (allennlp-models' ``semantic_dependencies.jsonnet`` names "LAS",
+        which its ``graph_parser`` does not give)."""
+        if self.name not in metrics:
+            from distrain.errors import ConfigError, Problem
+
+            raise ConfigError([Problem("trainer.validation_metric", f"{self.name!r} is not among the validation "
+                                                                    f"metrics ({', '.join(sorted(metrics))})")])
         value = metrics[self.name]
         better = self.best_value is None or (
             value > self.best_value if self.higher_is_better else value < self.best_value
