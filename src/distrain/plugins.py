@@ -40,6 +40,7 @@ BUILTIN_PACKAGES = (
     "distrain.models",
     "distrain.models.pair",
     "distrain.models.rc",
+    "distrain.models.srl",
     "distrain.optim",
     "distrain.training",
     "distrain.training.callbacks",
