@@ -25,20 +25,22 @@ def _write(path: Path, words: Sequence[Sequence[str]], tags: Sequence[Sequence[s
     path.write_text("\n".join(lines) + "\n")
 
 
-def official_counts(words, predicted, gold, verbs) -> dict[str, tuple[int, int, int]]:
-    """``label -> (correct, excess, missed)`` as srl-eval.pl prints them (``Overall`` and ``V`` included)."""
+def official_table(words, predicted, gold, verbs) -> dict[str, list[str]]:
+    """The script's table: ``label -> [correct, excess, missed, prec., rec., F1]`` as printed (``Overall`` and
+    ``V`` included; percentages with two decimals)."""
     with tempfile.TemporaryDirectory() as scratch:
         gold_path, predicted_path = Path(scratch, "gold.txt"), Path(scratch, "predicted.txt")
         _write(gold_path, words, gold, verbs)
         _write(predicted_path, words, predicted, verbs)
         done = subprocess.run(["perl", str(SCRIPT), str(gold_path), str(predicted_path)], capture_output=True,
                               text=True, check=True)
-    counts = {}
-    for line in done.stdout.splitlines():
-        fields = line.split()
-        if len(fields) == 7:
-            counts[fields[0]] = (int(fields[1]), int(fields[2]), int(fields[3]))
-    return counts
+    return {fields[0]: fields[1:] for fields in map(str.split, done.stdout.splitlines()) if len(fields) == 7}
+
+
+def official_counts(words, predicted, gold, verbs) -> dict[str, tuple[int, int, int]]:
+    """``label -> (correct, excess, missed)`` as srl-eval.pl prints them (``Overall`` and ``V`` included)."""
+    return {label: tuple(int(value) for value in row[:3])  # type: ignore[misc]
+            for label, row in official_table(words, predicted, gold, verbs).items()}
 
 
 def official_scores(words, predicted, gold, verbs) -> dict[str, float]:

@@ -12,6 +12,7 @@ read by :mod:`distrain.data.conll2012`, as ``ontonotes_ner`` reads them; files i
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -24,6 +25,36 @@ from distrain.data.token_indexer import TokenIndexer
 from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
 from distrain.data.tokenizer import Token
 from distrain.pretrained import PretrainedName, load_tokenizer
+
+
+@functools.lru_cache(maxsize=4)
+def bert_vocabulary(name: str) -> tuple[dict[str, int], str]:
+    """The word-piece vocabulary of ``name``'s tokenizer and its unknown token."""
+    tokenizer = load_tokenizer(name)
+    return tokenizer.get_vocab(), tokenizer.unk_token
+
+
+def wordpieces(word: str, vocab: dict[str, int], unknown: str, longest: int = 100) -> list[str]:
+    """BERT's WordPiece split of one word, greedy longest match first (``##`` marks a piece inside the word), as
+    AllenNLP's reader called ``BertTokenizer.wordpiece_tokenizer``: one unknown token for a word it cannot split
+    or longer than ``longest`` characters. (transformers 5 keeps that splitter only inside its fast tokenizer.)"""
+    pieces: list[str] = []
+    for token in word.split():
+        if len(token) > longest:
+            pieces.append(unknown)
+            continue
+        found, start = [], 0
+        while start < len(token):
+            end = len(token)
+            while end > start and ("##" if start else "") + token[start:end] not in vocab:
+                end -= 1
+            if end == start:
+                found = [unknown]
+                break
+            found.append(("##" if start else "") + token[start:end])
+            start = end
+        pieces += found
+    return pieces
 
 
 def wordpiece_tags(tags: list[str], ends: list[int]) -> list[str]:
@@ -93,11 +124,11 @@ class SrlReader(DatasetReader):
 
     def _wordpieces(self, words: list[str]) -> tuple[list[str], list[int], list[int]]:
         """The pieces with ``[CLS]``/``[SEP]``, and each word's end and first-piece offsets (AllenNLP's)."""
-        tokenizer = load_tokenizer(self.bert_model_name)
+        vocab, unknown = bert_vocabulary(self.bert_model_name)
         pieces: list[str] = []
         ends, starts = [], []
         for word in words:
-            split = tokenizer.wordpiece_tokenizer.tokenize(word.lower() if self.lowercase_input else word)
+            split = wordpieces(word.lower() if self.lowercase_input else word, vocab, unknown)
             starts.append(len(pieces) + 1)
             pieces += split
             ends.append(len(pieces))
@@ -110,7 +141,7 @@ class SrlReader(DatasetReader):
                                     "verb_index": verb_index}
         if self.bert_model_name is not None:
             pieces, ends, metadata["offsets"] = self._wordpieces(words)
-            vocab = load_tokenizer(self.bert_model_name).vocab
+            vocab, _ = bert_vocabulary(self.bert_model_name)
             text = TextField([Token(piece, text_id=vocab[piece]) for piece in pieces], self.token_indexers)
             indicator, piece_tags = wordpiece_indicator(verb_label, ends), tags and wordpiece_tags(tags, ends)
         else:
