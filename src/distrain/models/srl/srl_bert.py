@@ -26,10 +26,10 @@ def bert(model: str | dict[str, Any]) -> Any:
     from distrain.pretrained import load_model, model_from_config
 
     if isinstance(model, str):
-        return load_model(model, "BertModel")
+        return load_model(model)
     from transformers import BertConfig
 
-    return model_from_config(BertConfig.from_dict(model), "BertModel")
+    return model_from_config(BertConfig.from_dict(model))
 
 
 @Model.register("srl_bert")
