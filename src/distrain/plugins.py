@@ -41,6 +41,7 @@ BUILTIN_PACKAGES = (
     "distrain.models.pair",
     "distrain.models.rc",
     "distrain.models.structured",
+    "distrain.models.srl",
     "distrain.optim",
     "distrain.training",
     "distrain.training.callbacks",

@@ -1,5 +1,6 @@
 """Every registered metric read on 1, 2 and 3 real worker processes (gloo, uneven shares, one
-worker empty) equals scikit-learn / scipy / seqeval on the concatenated data."""
+worker empty) equals scikit-learn / scipy / seqeval (and the official SQuAD and CoNLL-2005 SRL scorers) on the
+concatenated data."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from sklearn import metrics as sk
 
 from support.metric_cases import CASES, CLASS_NAMES, build_metric, compute_all
 from support.rank_runner import run_on_ranks
+from support.srl_eval import official_reference
 
 TOLERANCE = 1e-6
 WORLD_SIZES = (1, 2, 3)
@@ -183,6 +185,7 @@ REFERENCES = {
     "sequence_accuracy": sequence_accuracy,
     "squad_em_and_f1": squad_official,
     "attachment_scores": attachment_scores,
+    "srl_eval": official_reference,  # the CoNLL-2005 script itself (perl)
 }
 
 

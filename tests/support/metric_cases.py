@@ -136,6 +136,35 @@ def dependency_parses(rng):
             "gold_labels": gold_labels, "mask": mask}
 
 
+SRL_TAGS = ["O", "B-V", "I-V", "B-ARG0", "I-ARG0", "B-ARG1", "I-ARG1", "B-C-ARG1", "I-C-ARG1", "B-R-ARG0", "I-R-ARG0",
+            "B-ARGM-TMP", "I-ARGM-TMP"]
+
+
+def srl_frames(rng):
+    """Per predicate: gold BIO arguments (discontinuous ARG1 + C-ARG1 among them; a tenth without a predicate)
+    and predictions with a quarter of the tags redrawn (ill-formed BIO too), as lists (object arrays)."""
+    gold, predicted, verbs = [], [], []
+    kinds = ["ARG0", "ARG1", "C-ARG1", "R-ARG0", "ARGM-TMP"]
+    for _ in range(NUM_ITEMS):
+        length = int(rng.integers(3, 12))
+        tags = ["O"] * length
+        verb = None if rng.random() < 0.1 else int(rng.integers(0, length))
+        if verb is not None:
+            tags[verb] = "B-V"
+            position = 0
+            while position < length:
+                size = int(rng.integers(1, 4))
+                if rng.random() < 0.5 and all(tag == "O" for tag in tags[position:position + size]):
+                    kind = kinds[int(rng.integers(0, len(kinds)))]
+                    tags[position:position + size] = [f"B-{kind}"] + [f"I-{kind}"] * (size - 1)
+                position += size
+            tags = tags[:length]
+        noisy = [SRL_TAGS[int(rng.integers(0, len(SRL_TAGS)))] if rng.random() < 0.25 else tag for tag in tags]
+        gold.append(tags), predicted.append(noisy), verbs.append(verb)
+    as_objects = lambda items: np.array(items + [None], dtype=object)[:-1]  # noqa: E731 - lists stay lists
+    return {"predicted_tags": as_objects(predicted), "gold_tags": as_objects(gold), "verb_indices": as_objects(verbs)}
+
+
 CASES: dict[str, Case] = {
     "categorical_accuracy": Case({"type": "categorical_accuracy"}, class_scores, seed=1),
     "categorical_accuracy_top3": Case({"type": "categorical_accuracy", "top_k": 3}, class_scores, seed=2),
@@ -168,6 +197,7 @@ CASES: dict[str, Case] = {
     "sequence_accuracy": Case({"type": "sequence_accuracy"}, tag_id_sequences, seed=20),
     "squad_em_and_f1": Case({"type": "squad_em_and_f1"}, squad_answers, seed=21),
     "attachment_scores": Case({"type": "attachment_scores", "ignore_classes": [1]}, dependency_parses, seed=22),
+    "srl_eval": Case({"type": "srl_eval"}, srl_frames, SRL_TAGS, seed=23),
 }
 
 

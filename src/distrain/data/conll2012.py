@@ -1,12 +1,14 @@
-"""The part of the CoNLL-2012 (OntoNotes 5.0) format that named-entity readers need: the word (column 4)
-and the named-entity column (11), read from the ``*gold_conll`` files under a folder.
+"""The parts of the CoNLL-2012 (OntoNotes 5.0) format that named-entity and semantic-role readers need: the word
+(column 4), the named-entity column (11) and the predicate-argument columns (12 to the last but one), read from
+the ``*gold_conll`` files under a folder.
 
 Each line is one token with at least 12 whitespace-separated columns (document id, part, word number, word,
 POS, parse bit, lemma, frameset, sense, speaker, named entities, predicate arguments..., coreference); a
 blank line or a ``#begin/#end document`` line ends a sentence. Named entities are bracketed: ``(GPE*``
 opens a span, ``*)`` closes it, ``(GPE)`` is a one-word span, ``*`` is outside or inside; they are returned
-as BIO tags, as AllenNLP's ``Ontonotes`` helper returns them. A line that breaks this is one
-:class:`~distrain.errors.DataError` naming file:line.
+as BIO tags, as AllenNLP's ``Ontonotes`` helper returns them. Predicate-argument columns (one per predicate,
+bracketed the same way, ``(V*)`` marking the predicate) are parsed only when asked (:func:`srl_frames`). A line that
+breaks this is one :class:`~distrain.errors.DataError` naming file:line.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ _ANNOTATION = re.compile(r"^(?:\((?P<label>[^()*\s]+))?\*?(?P<close>\))?$")
 
 @dataclass
 class ConllSentence:
-    """One sentence: where it starts (file:line), its words and its named entities as BIO tags."""
+    """One sentence: where it starts (file:line), its words, its named entities as BIO tags, and its lines
+    (line number, columns) for the columns parsed only on demand."""
 
     path: Path
     line: int
     words: list[str]
     named_entities: list[str]
+    rows: list[tuple[int, list[str]]]
 
 
 def gold_conll_files(path: Path) -> list[Path]:
@@ -84,4 +88,41 @@ def _sentence(path: Path, rows: list[tuple[int, list[str]]]) -> ConllSentence:
         if match["close"]:
             open_label = None
         words.append(columns[WORD])
-    return ConllSentence(path, rows[0][0], words, tags)
+    return ConllSentence(path, rows[0][0], words, tags, rows)
+
+
+def _bio(path: Path, rows: list[tuple[int, list[str]]], column: int, what: str) -> list[str]:
+    """The BIO tags of one bracketed column: ``(TYPE*`` opens, ``*)`` closes, ``(TYPE*)`` is one word."""
+    tags, open_label = [], None
+    for number, columns in rows:
+        annotation = columns[column]
+        match = _ANNOTATION.match(annotation)
+        if match is None:
+            raise DataError(f"{path}:{number}: {what} column {column + 1} {annotation!r} is not *, (TYPE*, *) or (TYPE*)")
+        label = match["label"]
+        if label is not None and open_label is not None:
+            raise DataError(f"{path}:{number}: {what} {label!r} opens inside the open {open_label!r}")
+        if label is None and match["close"] and open_label is None:
+            raise DataError(f"{path}:{number}: {what} closes with none open")
+        if label is not None:
+            open_label = label
+        tags.append(f"B-{label}" if label is not None else f"I-{open_label}" if open_label is not None else "O")
+        if match["close"]:
+            open_label = None
+    if open_label is not None:
+        raise DataError(f"{path}:{rows[-1][0]}: {what} {open_label!r} is still open at the sentence's end")
+    return tags
+
+
+def srl_frames(sentence: ConllSentence) -> list[tuple[int, list[str]]]:
+    """Each predicate's ``(index of its word, BIO argument tags)``, in column order, as AllenNLP pairs them: the
+    n-th predicate-argument column with the n-th word that opens a ``(V`` in any of them."""
+    path, rows = sentence.path, sentence.rows
+    width = len(rows[0][1])
+    for number, columns in rows:
+        if len(columns) != width:
+            raise DataError(f"{path}:{number}: {len(columns)} columns where the sentence's first line "
+                            f"({path}:{rows[0][0]}) has {width}: every word needs one tag per predicate")
+    arguments = [_bio(path, rows, column, "argument") for column in range(NAMED_ENTITIES + 1, width - 1)]
+    predicates = [i for i, (_, columns) in enumerate(rows) if any("(V" in tag for tag in columns[NAMED_ENTITIES + 1:-1])]
+    return list(zip(predicates, arguments))
