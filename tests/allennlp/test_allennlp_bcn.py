@@ -68,7 +68,6 @@ def test_bcn_config_with_local_glove_passes_check_and_trains_an_epoch(workdir):
 
 def test_bcn_elmo_config_with_the_fixture_elmo_passes_check_and_trains_an_epoch(workdir):
     """The fixture biLM is 32 wide where the config's is 1024: the feed-forward's stated input is that width."""
-    pytest.importorskip("h5py")
     from distrain.config.loading import load_config
     from support.allennlp import check_and_train_an_epoch
 

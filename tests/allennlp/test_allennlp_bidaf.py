@@ -158,7 +158,6 @@ def test_bidaf_config_passes_check_and_trains_an_epoch(workdir):
 
 def test_bidaf_elmo_config_with_the_fixture_elmo_passes_check_and_trains_an_epoch(workdir):
     """The fixture biLM is 32 wide where the config's is 1024: the phrase layer's stated input is 100 + 32 + 100."""
-    pytest.importorskip("h5py")
     config = _local("bidaf_elmo")
     config["model"]["phrase_layer"]["input_size"] = 232
     check_and_train_an_epoch(workdir, config, "bidaf_elmo", metric="validation_em")

@@ -154,7 +154,6 @@ def _local() -> dict:
 
 
 def test_dialog_qa_config_with_the_fixture_elmo_passes_check_and_trains_an_epoch(workdir):
-    pytest.importorskip("h5py")
     run = check_and_train_an_epoch(workdir, _local(), "dialog_qa", metric="validation_yesno")
     assert 0 <= final_metrics(run)["validation_f1"] <= 100  # QuAC's F1 is a percentage, as AllenNLP's
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import h5py  # the elmo extra, which the set-up installs
 import numpy as np
 import pytest
 import torch
@@ -22,7 +23,6 @@ from distrain.modules.elmo import ElmoBiLm, remove_sentence_boundaries
 from distrain.modules.token_embedders.elmo import ElmoTokenEmbedder
 from distrain.plugins import import_builtins
 
-h5py = pytest.importorskip("h5py")  # the elmo extra
 import_builtins()
 
 FIXTURES = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"

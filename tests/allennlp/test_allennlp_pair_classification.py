@@ -107,7 +107,6 @@ def _fixture_elmo(config: dict) -> dict:
 
 def test_decomposable_attention_elmo_config_with_the_fixture_elmo_passes_check_and_trains_an_epoch(workdir):
     """The widths that follow the biLM's: attend on 32, compare premise and its aligned hypothesis, 2 x 32."""
-    pytest.importorskip("h5py")
     config = _fixture_elmo(load_config(CONFIGS / "decomposable_attention_elmo.jsonnet"))
     config["model"]["attend_feedforward"]["input_dim"] = 32
     config["model"]["compare_feedforward"]["input_dim"] = 64
@@ -116,7 +115,6 @@ def test_decomposable_attention_elmo_config_with_the_fixture_elmo_passes_check_a
 
 def test_esim_elmo_config_with_the_fixture_elmo_passes_check_and_trains_an_epoch(workdir):
     """The width that follows the biLM's: the encoder reads 32."""
-    pytest.importorskip("h5py")
     config = _fixture_elmo(load_config(CONFIGS / "esim_elmo.jsonnet"))
     config["model"]["encoder"]["input_size"] = 32
     check_and_train_an_epoch(workdir, config, "esim_elmo_config")

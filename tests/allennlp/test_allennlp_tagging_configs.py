@@ -38,7 +38,6 @@ def test_ner_config_passes_check_and_trains_an_epoch_on_two_cpu_workers(tmp_path
 def test_ner_elmo_config_with_the_fixture_elmo_passes_check_and_trains_an_epoch(tmp_path):
     """The width that follows the biLM's: the encoder reads GloVe 50 + ELMo 32 + characters 128. Its regularizer
     names the ELMo scalar mix's ``scalar_parameters``, as AllenNLP's do."""
-    pytest.importorskip("h5py")
     for name, seed in (("train", 1), ("testa", 2)):
         write_conll(tmp_path / "conll" / f"{name}.txt", 12, seed)
     write_vectors(tmp_path / "conll" / "glove.6B.50d.txt.gz", 50)
