@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from support.cli import threads_per_test_process
 from support.paths import ROOT
 
 SCRIPTS = ROOT / "scripts"
@@ -39,9 +40,11 @@ NOT_HERE = {
 
 
 def environment(**extra: str) -> dict[str, str]:
-    """harness.environment's (not imported here: importing it registers its callback in this test process)."""
+    """harness.environment's (not imported here: importing it registers its callback in this test process), with this
+    test process's share of the cores (support.cli.threads_per_test_process)."""
     path = os.pathsep.join(filter(None, [str(ROOT / "src"), str(SCRIPTS), os.environ.get("PYTHONPATH")]))
-    return {**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1", **extra}
+    return {"OMP_NUM_THREADS": str(threads_per_test_process()), **os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1",
+            **extra}
 
 
 def scripts() -> list[Path]:

@@ -103,12 +103,15 @@ def console_commands(text: str) -> list[tuple[str, list[str]]]:
 
 
 def tutorial_environment(root: Path) -> dict:
-    """A user's shell inside a distrain checkout at ``root``: offline, the test session's caches, and the
-    ``.venv/bin`` wrappers (see :func:`make_checkout`) first on PATH."""
+    """A user's shell inside a distrain checkout at ``root``: offline, the test session's caches, the ``.venv/bin``
+    wrappers (see :func:`make_checkout`) first on PATH, and this test process's share of the cores."""
     environment = dict(os.environ)
     environment["PATH"] = f"{root / '.venv' / 'bin'}{os.pathsep}{environment['PATH']}"
     environment["HF_HUB_OFFLINE"] = "1"
     environment["PYTHONPATH"] = str(ROOT / "src")
+    # this test process's share of the cores, as support.cli.threads_per_test_process (not imported: see ROOT)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    environment.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // workers)))
     return environment
 
 
