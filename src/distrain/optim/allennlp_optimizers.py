@@ -54,11 +54,7 @@ class HuggingfaceAdamW(Optimizer, torch.optim.AdamW):
             for parameter in group["params"]:
                 if parameter.grad is None:
                     continue
-                state = self.state[parameter]
-                if not state:
-                    state.update(step=torch.tensor(0.0), exp_avg=torch.zeros_like(parameter),
-                                 exp_avg_sq=torch.zeros_like(parameter))
-                state["step"] += 1
+                state = counted_adam_state(self.state, parameter)
                 grad, exp_avg, exp_avg_sq = parameter.grad, state["exp_avg"], state["exp_avg_sq"]
                 exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
                 exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
@@ -130,10 +126,7 @@ class DenseSparseAdam(Optimizer):
             for parameter in group["params"]:
                 if parameter.grad is None:
                     continue
-                state = self.state[parameter]
-                if not state:
-                    state.update(step=0, exp_avg=torch.zeros_like(parameter), exp_avg_sq=torch.zeros_like(parameter))
-                state["step"] += 1
+                state = counted_adam_state(self.state, parameter)
                 step_size = group["lr"] * math.sqrt(1 - beta2 ** state["step"]) / (1 - beta1 ** state["step"])
                 if parameter.grad.is_sparse:
                     _sparse_step(parameter, parameter.grad.coalesce(), state, beta1, beta2, group["eps"], step_size)
@@ -143,6 +136,15 @@ class DenseSparseAdam(Optimizer):
                 exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
                 parameter.addcdiv_(exp_avg, exp_avg_sq.sqrt().add_(group["eps"]), value=-step_size)
         return loss
+
+
+def counted_adam_state(states: dict, parameter: torch.Tensor) -> dict:
+    """The parameter's Adam state (its step count and zero moments at its first step), counting this step."""
+    state = states[parameter]
+    if not state:
+        state.update(step=0, exp_avg=torch.zeros_like(parameter), exp_avg_sq=torch.zeros_like(parameter))
+    state["step"] += 1
+    return state
 
 
 def _sparse_step(parameter: torch.Tensor, grad: torch.Tensor, state: dict, beta1: float, beta2: float, eps: float,
