@@ -1,5 +1,5 @@
 """Every registered metric read on 1, 2 and 3 real worker processes (gloo, uneven shares, one
-worker empty) equals scikit-learn / scipy / seqeval (and the official SQuAD and CoNLL-2005 SRL scorers) on the
+worker empty) equals scikit-learn / scipy / seqeval (and the official SQuAD and CoNLL-2005 SRL scorers, and EVALB) on the
 concatenated data."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from scipy import stats
 from seqeval.metrics.sequence_labeling import precision_recall_fscore_support as span_scores
 from sklearn import metrics as sk
 
+from support.evalb import official_reference as evalb_official
 from support.metric_cases import CASES, CLASS_NAMES, build_metric, compute_all
 from support.rank_runner import run_on_ranks
 from support.srl_eval import official_reference
@@ -186,6 +187,7 @@ REFERENCES = {
     "squad_em_and_f1": squad_official,
     "attachment_scores": attachment_scores,
     "srl_eval": official_reference,  # the CoNLL-2005 script itself (perl)
+    "evalb": evalb_official,  # EVALB itself (its C source compiled with gcc), COLLINS.prm
 }
 
 

@@ -165,6 +165,67 @@ def srl_frames(rng):
     return {"predicted_tags": as_objects(predicted), "gold_tags": as_objects(gold), "verb_indices": as_objects(verbs)}
 
 
+PHRASES = ["S", "NP", "VP", "PP", "ADVP", "PRT", "NP-SBJ", "S=2", "SBAR", "TOP", ","]
+POS_TAGS = ["NN", "VB", "DT", "JJ", "RP", ",", ".", "-NONE-", "``"]
+
+
+def _random_tree(rng, leaves: list):
+    """A phrase over ``leaves`` (POS-tag nodes), split into 1-3 parts, now and then a unary chain."""
+    from distrain.data.trees import Tree
+
+    label = PHRASES[int(rng.integers(0, len(PHRASES)))]
+    if len(leaves) == 1:
+        return Tree(label, leaves) if rng.random() < 0.5 else leaves[0]
+    parts = int(rng.integers(2, min(3, len(leaves)) + 1))
+    cuts = sorted(rng.choice(np.arange(1, len(leaves)), size=parts - 1, replace=False).tolist())
+    children = [_random_tree(rng, leaves[a:b]) for a, b in zip([0, *cuts], [*cuts, len(leaves)])]
+    node = Tree(label, children)
+    return Tree(PHRASES[int(rng.integers(0, 4))], [node]) if rng.random() < 0.1 else node
+
+
+def _mutated(rng, tree):
+    """A prediction near ``tree``: phrases relabelled, flattened or grouped anew, the words and POS tags kept."""
+    from distrain.data.trees import Tree
+
+    if isinstance(tree, str) or (len(tree.children) == 1 and isinstance(tree.children[0], str)):
+        return tree
+    children = []
+    for child in tree.children:
+        child = _mutated(rng, child)
+        if isinstance(child, Tree) and not isinstance(child.children[0], str) and rng.random() < 0.15:
+            children += child.children  # flattened
+        else:
+            children.append(child)
+    if len(children) > 2 and rng.random() < 0.2:
+        at = int(rng.integers(0, len(children) - 1))
+        children[at:at + 2] = [Tree(PHRASES[int(rng.integers(0, len(PHRASES)))], children[at:at + 2])]
+    label = PHRASES[int(rng.integers(0, len(PHRASES)))] if rng.random() < 0.2 else tree.label
+    return Tree(label, children)
+
+
+def constituency_trees(rng):
+    """Gold trees (punctuation and empty elements among the POS tags, function tags and deleted labels among the
+    phrases) and predictions near them; a few with a changed word or only deleted words (EVALB's error and skip
+    lines), as lists (object arrays)."""
+    from distrain.data.trees import Tree
+
+    gold, predicted = [], []
+    for item in range(NUM_ITEMS):
+        length = 1 if item % 20 == 7 else int(rng.integers(2, 14))
+        tags = [POS_TAGS[int(rng.integers(0, len(POS_TAGS)))] for _ in range(length)]
+        if item % 20 == 7:
+            tags = ["."]
+        leaves = [Tree(tag, [f"w{i}"]) for i, tag in enumerate(tags)]
+        tree = _random_tree(rng, leaves)
+        tree = tree if isinstance(tree, Tree) and not isinstance(tree.children[0], str) else Tree("S", [tree])
+        guess = _mutated(rng, tree)
+        if item % 20 == 13:
+            guess = Tree("S", [Tree("NN", ["other"]), guess])
+        gold.append(tree), predicted.append(guess)
+    as_objects = lambda items: np.array(items + [None], dtype=object)[:-1]  # noqa: E731 - lists stay lists
+    return {"predicted_trees": as_objects(predicted), "gold_trees": as_objects(gold)}
+
+
 CASES: dict[str, Case] = {
     "categorical_accuracy": Case({"type": "categorical_accuracy"}, class_scores, seed=1),
     "categorical_accuracy_top3": Case({"type": "categorical_accuracy", "top_k": 3}, class_scores, seed=2),
@@ -198,6 +259,7 @@ CASES: dict[str, Case] = {
     "squad_em_and_f1": Case({"type": "squad_em_and_f1"}, squad_answers, seed=21),
     "attachment_scores": Case({"type": "attachment_scores", "ignore_classes": [1]}, dependency_parses, seed=22),
     "srl_eval": Case({"type": "srl_eval"}, srl_frames, SRL_TAGS, seed=23),
+    "evalb": Case({"type": "evalb"}, constituency_trees, seed=24),
 }
 
 
