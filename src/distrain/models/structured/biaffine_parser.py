@@ -43,6 +43,31 @@ def masked_log_softmax(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor
     return torch.log_softmax(scores + (mask + TINY).log(), dim=-1)
 
 
+def build_arc_and_tag_layers(model: Model, vocab: Vocabulary, text_field_embedder: TextFieldEmbedder,
+                             encoder: Lazy[Seq2SeqEncoder], pos_tag_embedding: Lazy[Embedding] | None,
+                             arc_feedforward: Lazy[FeedForward] | None, tag_feedforward: Lazy[FeedForward] | None,
+                             arc_representation_dim: int, tag_representation_dim: int) -> int:
+    """What AllenNLP's two graph parsers share, set on ``model``: the embedders and encoder, the head and child
+    feedforwards of arcs and tags (one ELU layer each by default) and the biaffine arc attention; returns the
+    encoder's width."""
+    model.text_field_embedder = text_field_embedder
+    model.pos_tag_embedding = pos_tag_embedding.construct(vocab=vocab) if pos_tag_embedding else None
+    width = text_field_embedder.get_output_dim()
+    width += model.pos_tag_embedding.get_output_dim() if model.pos_tag_embedding is not None else 0
+    model.encoder = encoder.construct(input_dim=width)
+    width = model.encoder.get_output_dim()
+
+    def feedforward(recipe: Lazy[FeedForward] | None, size: int) -> FeedForward:
+        return recipe.construct(input_dim=width) if recipe else FeedForward(size, width, num_layers=1, activations="elu")
+
+    model.head_arc_feedforward = feedforward(arc_feedforward, arc_representation_dim)
+    model.child_arc_feedforward = copy.deepcopy(model.head_arc_feedforward)
+    model.arc_attention = BilinearMatrixAttention(arc_representation_dim, arc_representation_dim, use_input_biases=True)
+    model.head_tag_feedforward = feedforward(tag_feedforward, tag_representation_dim)
+    model.child_tag_feedforward = copy.deepcopy(model.head_tag_feedforward)
+    return width
+
+
 @Model.register("biaffine_parser")
 class BiaffineDependencyParser(Model):
     """``text_field_embedder`` (+ ``pos_tag_embedding``) → ``encoder`` → a root sentinel prepended → arc and tag
@@ -54,23 +79,8 @@ class BiaffineDependencyParser(Model):
                  pos_tag_embedding: Lazy[Embedding] | None = None, use_mst_decoding_for_validation: bool = True,
                  dropout: Probability = 0.0, input_dropout: Probability = 0.0) -> None:
         super().__init__(vocab)
-        self.text_field_embedder = text_field_embedder
-        self.pos_tag_embedding = pos_tag_embedding.construct(vocab=vocab) if pos_tag_embedding else None
-        width = text_field_embedder.get_output_dim()
-        width += self.pos_tag_embedding.get_output_dim() if self.pos_tag_embedding is not None else 0
-        self.encoder = encoder.construct(input_dim=width)
-        width = self.encoder.get_output_dim()
-
-        def feedforward(recipe: Lazy[FeedForward] | None, size: int) -> FeedForward:
-            return recipe.construct(input_dim=width) if recipe else FeedForward(size, width, num_layers=1,
-                                                                                activations="elu")
-
-        self.head_arc_feedforward = feedforward(arc_feedforward, arc_representation_dim)
-        self.child_arc_feedforward = copy.deepcopy(self.head_arc_feedforward)
-        self.arc_attention = BilinearMatrixAttention(arc_representation_dim, arc_representation_dim,
-                                                     use_input_biases=True)
-        self.head_tag_feedforward = feedforward(tag_feedforward, tag_representation_dim)
-        self.child_tag_feedforward = copy.deepcopy(self.head_tag_feedforward)
+        width = build_arc_and_tag_layers(self, vocab, text_field_embedder, encoder, pos_tag_embedding, arc_feedforward,
+                                         tag_feedforward, arc_representation_dim, tag_representation_dim)
         self.tag_bilinear = torch.nn.Bilinear(tag_representation_dim, tag_representation_dim,
                                               vocab.get_vocab_size("head_tags"))
         self.dropout, self.input_dropout = dropout, torch.nn.Dropout(input_dropout)

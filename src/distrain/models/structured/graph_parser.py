@@ -9,7 +9,6 @@ workers gives the same gradient. The metric is the unlabelled arcs' precision, r
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Mapping
 
 import torch
@@ -20,7 +19,7 @@ from distrain.config.lazy import Lazy
 from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.f1 import F1
 from distrain.models.model import Model
-from distrain.models.structured.biaffine_parser import BiaffineDependencyParser
+from distrain.models.structured.biaffine_parser import BiaffineDependencyParser, build_arc_and_tag_layers
 from distrain.modules.augmented_lstm import variational_dropout
 from distrain.modules.feedforward import FeedForward
 from distrain.modules.matrix_attentions.bilinear import BilinearMatrixAttention
@@ -41,23 +40,8 @@ class GraphParser(Model):
                  pos_tag_embedding: Lazy[Embedding] | None = None, dropout: Probability = 0.0,
                  input_dropout: Probability = 0.0, edge_prediction_threshold: float = 0.5) -> None:
         super().__init__(vocab)
-        self.text_field_embedder = text_field_embedder
-        self.pos_tag_embedding = pos_tag_embedding.construct(vocab=vocab) if pos_tag_embedding else None
-        width = text_field_embedder.get_output_dim()
-        width += self.pos_tag_embedding.get_output_dim() if self.pos_tag_embedding is not None else 0
-        self.encoder = encoder.construct(input_dim=width)
-        width = self.encoder.get_output_dim()
-
-        def feedforward(recipe: Lazy[FeedForward] | None, size: int) -> FeedForward:
-            return recipe.construct(input_dim=width) if recipe else FeedForward(size, width, num_layers=1,
-                                                                                activations="elu")
-
-        self.head_arc_feedforward = feedforward(arc_feedforward, arc_representation_dim)
-        self.child_arc_feedforward = copy.deepcopy(self.head_arc_feedforward)
-        self.arc_attention = BilinearMatrixAttention(arc_representation_dim, arc_representation_dim,
-                                                     use_input_biases=True)
-        self.head_tag_feedforward = feedforward(tag_feedforward, tag_representation_dim)
-        self.child_tag_feedforward = copy.deepcopy(self.head_tag_feedforward)
+        build_arc_and_tag_layers(self, vocab, text_field_embedder, encoder, pos_tag_embedding, arc_feedforward,
+                                 tag_feedforward, arc_representation_dim, tag_representation_dim)
         self.tag_bilinear = BilinearMatrixAttention(tag_representation_dim, tag_representation_dim,
                                                     label_dim=vocab.get_vocab_size("labels"))
         self.dropout, self.input_dropout = dropout, torch.nn.Dropout(input_dropout)
