@@ -43,6 +43,18 @@ def masked_log_softmax(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor
     return torch.log_softmax(scores + (mask + TINY).log(), dim=-1)
 
 
+def encoder_problems(arguments: Mapping[str, Any]) -> tuple[list[Problem], int | None]:
+    """The width problems of a parser's encoder, which reads the words' and POS tags' embeddings side by side, and
+    the encoder's output width (None where unknown)."""
+    embedder, pos = arguments.get("text_field_embedder"), arguments.get("pos_tag_embedding")
+    width = output_dim(embedder) if embedder is not None else None
+    if width is not None and pos is not None:
+        pos_width = output_dim(pos)
+        width = width + pos_width if pos_width is not None else None
+    source = "the text_field_embedder" + (" and pos_tag_embedding" if pos is not None else "")
+    return chain_problems([("encoder", arguments.get("encoder"))], width, source)
+
+
 def build_arc_and_tag_layers(model: Model, vocab: Vocabulary, text_field_embedder: TextFieldEmbedder,
                              encoder: Lazy[Seq2SeqEncoder], pos_tag_embedding: Lazy[Embedding] | None,
                              arc_feedforward: Lazy[FeedForward] | None, tag_feedforward: Lazy[FeedForward] | None,
@@ -94,13 +106,7 @@ class BiaffineDependencyParser(Model):
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
         """The encoder reads the words' and POS tags' embeddings side by side; the feedforwards give the stated
         representation widths."""
-        embedder, pos = arguments.get("text_field_embedder"), arguments.get("pos_tag_embedding")
-        width = output_dim(embedder) if embedder is not None else None
-        if width is not None and pos is not None:
-            pos_width = output_dim(pos)
-            width = width + pos_width if pos_width is not None else None
-        source = "the text_field_embedder" + (" and pos_tag_embedding" if pos is not None else "")
-        problems, width = chain_problems([("encoder", arguments.get("encoder"))], width, source)
+        problems, width = encoder_problems(arguments)
         for kind in ("arc", "tag"):
             recipe, stated = arguments.get(f"{kind}_feedforward"), arguments.get(f"{kind}_representation_dim")
             problems += chain_problems([(f"{kind}_feedforward", recipe)], width, "the encoder")[0]

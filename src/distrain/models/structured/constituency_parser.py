@@ -20,10 +20,11 @@ from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 from distrain.metrics.evalb import EvalbBracketingScorer
 from distrain.models.model import Model
+from distrain.models.structured.biaffine_parser import encoder_problems
 from distrain.models.structured.span_trees import resolve_overlaps, select_spans, tree_from_spans
 from distrain.modules.feedforward import FeedForward
 from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
-from distrain.modules.sizes import chain_problems, output_dim
+from distrain.modules.sizes import chain_problems
 from distrain.modules.span_extractor import SpanExtractor
 from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTensors, get_text_field_mask
 from distrain.modules.token_embedders.embedding import Embedding
@@ -61,13 +62,7 @@ class SpanConstituencyParser(Model):
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
         """The encoder reads the words' and POS tags' embeddings side by side; the span extractor reads the
         encoder's output and the feedforward the span extractor's."""
-        embedder, pos = arguments.get("text_field_embedder"), arguments.get("pos_tag_embedding")
-        width = output_dim(embedder) if embedder is not None else None
-        if width is not None and pos is not None:
-            pos_width = output_dim(pos)
-            width = width + pos_width if pos_width is not None else None
-        source = "the text_field_embedder" + (" and pos_tag_embedding" if pos is not None else "")
-        problems, width = chain_problems([("encoder", arguments.get("encoder"))], width, source)
+        problems, width = encoder_problems(arguments)
         extractor = arguments.get("span_extractor")
         stated = extractor.argument("input_dim") if isinstance(extractor, Lazy) else None
         if width is not None and isinstance(stated, int) and stated != width:
