@@ -93,7 +93,7 @@ async def _serve(sock: socket.socket, archive: str, load_predictor, options: Ser
             log(f"distrain serve: drain timed out after {options.drain_timeout_s:g} s with requests unanswered")
             server.force_exit = True
         else:
-            await _stop_accepting(sock, server.server_state.connections)
+            await _stop_accepting(sock, server.server_state.connections, config.timeout_keep_alive, log)
         server.should_exit = True
 
     def on_signal(signum: int) -> None:
@@ -140,7 +140,7 @@ async def _serve(sock: socket.socket, archive: str, load_predictor, options: Ser
     return 1 if outcome["drain_timed_out"] else 0
 
 
-async def _stop_accepting(sock: socket.socket, connections: set, timeout_s: float = 2.0) -> None:
+async def _stop_accepting(sock: socket.socket, connections: set, idle_timeout_s: float, log) -> None:
     """Refuse new connections without resetting any: closing a listening socket resets every
     connection still in its accept queue, which a client sees as ``ConnectionResetError`` on a
     request that was never read. So first the kernel drops new handshakes (a filter that drops every
@@ -148,27 +148,47 @@ async def _stop_accepting(sock: socket.socket, connections: set, timeout_s: floa
     closed), then the event loop accepts what is queued and answers it 503, and only then the socket
     closes. Every answer in the drain says ``Connection: close``, so the open ``connections`` end once
     answered: waiting for them (not a fixed pause) keeps a busy machine from closing one whose request
-    is not read yet. A client that holds a connection without sending is closed after ``timeout_s``."""
+    is not read yet. Both must stay empty for a moment, because a connection the loop has just
+    accepted joins ``connections`` one loop turn later. A kept-alive client that holds a connection
+    without sending is closed after ``idle_timeout_s``, the time the server would close it anyway."""
     if not _drop_new_connections(sock):
         return
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while (_accept_queue_length(sock) or connections) and loop.time() < deadline:
+    deadline = loop.time() + idle_timeout_s
+    settle_s = 0.05
+    empty_since = None
+    while loop.time() < deadline:
+        if _accept_queue_length(sock) or connections:
+            empty_since = None
+        elif empty_since is None:
+            empty_since = loop.time()
+        elif loop.time() - empty_since >= settle_s:
+            return
         await asyncio.sleep(0.005)
+    log(f"distrain serve: closing {len(connections)} connection(s) that sent nothing for {idle_timeout_s:g} s")
+
+
+#: classic BPF over the TCP header: a packet with the SYN flag is dropped, any other is kept
+_DROP_SYN = ((0x30, 0, 0, 13),           # BPF_LD | BPF_B | BPF_ABS: the flags byte
+             (0x45, 0, 1, 0x02),         # BPF_JMP | BPF_JSET | BPF_K: SYN set? next : skip one
+             (0x06, 0, 0, 0),            # BPF_RET | BPF_K: keep 0 bytes (drop)
+             (0x06, 0, 0, 0xFFFFFFFF))   # BPF_RET | BPF_K: keep the whole packet
 
 
 def _drop_new_connections(sock: socket.socket) -> bool:
-    """Attach a classic BPF program ``ret #0`` (drop) to the listening socket; False where the
-    platform has no socket filters (then the socket just closes)."""
+    """Make the listening socket drop SYNs, so no new handshake starts; False where the platform has
+    no socket filters (then the socket just closes). Only SYNs: a handshake the kernel had begun
+    before the filter still needs its client's last ACK, which also passes the listener's filter, and
+    dropping it would leave a client that believes it is connected to a request that is then reset."""
     import ctypes
     import struct
 
     attach_filter = getattr(socket, "SO_ATTACH_FILTER", 26 if sys.platform.startswith("linux") else None)
     if attach_filter is None:
         return False
-    program = ctypes.create_string_buffer(struct.pack("HBBI", 0x06, 0, 0, 0))  # BPF_RET | BPF_K, 0 bytes kept
+    program = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *step) for step in _DROP_SYN))
     try:
-        sock.setsockopt(socket.SOL_SOCKET, attach_filter, struct.pack("HL", 1, ctypes.addressof(program)))
+        sock.setsockopt(socket.SOL_SOCKET, attach_filter, struct.pack("HL", len(_DROP_SYN), ctypes.addressof(program)))
     except OSError:
         return False
     return True
