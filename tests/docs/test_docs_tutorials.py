@@ -1,13 +1,18 @@
 """Every tutorial's commands run as written, in order, from a folder laid out as a distrain checkout after the
 set-up commands (``configs/``, ``scripts/``, the prepared ``data/``, ``.venv/bin/distrain``): its file blocks
 are saved, its ``bash`` blocks must exit 0, and its ``console`` blocks must print the lines they show. Blocks a
-page marks ``not run`` or ``checked`` say why in the page (tests/support/docs.py has the conventions)."""
+page marks ``not run`` or ``checked`` say why in the page (tests/support/docs.py has the conventions). The
+``distrain`` commands are forked from a warm parent (support/warm_client.py says what stays as a user's)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from support.docs import DOCS, code_blocks, make_checkout, run_tutorial, tutorial_pages
+from support import warm_client
+from support.cli import warm_parent
+from support.docs import DOCS, code_blocks, make_checkout, run_tutorial, tutorial_environment, tutorial_pages
 
 TUTORIALS = tutorial_pages()
 
@@ -22,7 +27,8 @@ def test_the_tutorials_the_issue_asks_for_exist_and_are_in_the_navigation():
 
 @pytest.mark.parametrize("page", TUTORIALS, ids=[page.stem for page in TUTORIALS])
 def test_tutorial_commands_run_as_written(page, prepared_data, tmp_path):
-    steps, not_run, checked = run_tutorial(page, make_checkout(tmp_path, prepared_data / "data"))
+    steps, not_run, checked = run_tutorial(page, make_checkout(tmp_path, prepared_data / "data"),
+                                           warm=offer_a_warm_parent(tutorial_environment(tmp_path)))
     commands = [block for block in code_blocks(page) if block.language in ("bash", "console") and not block.title]
     assert commands, "a tutorial has commands"
     assert steps, f"{page.name}: no command ran"
@@ -35,3 +41,13 @@ def test_tutorial_commands_run_as_written(page, prepared_data, tmp_path):
         assert block.marker.split(":", 1)[1].strip(), f"{page.name}:{block.line}: say why it is not run"
     # every block was taken: run, checked or marked not run
     assert len({step.block.line for step in steps} | {block.line for block in not_run + checked}) == len(commands)
+
+
+def offer_a_warm_parent(environment: dict) -> dict:
+    """What the tutorial's ``distrain`` commands need to be forked from a warm parent started with the tutorial's
+    own environment (no test plugins on its path), as :mod:`support.warm_client` says."""
+    socket_path = warm_parent(environment)
+    if socket_path is None:
+        return {}
+    return {warm_client.SOCKET: socket_path,
+            warm_client.IMPORT_ENVIRONMENT: json.dumps(warm_client.import_environment(environment))}

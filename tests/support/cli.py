@@ -79,6 +79,14 @@ def _warm(environment: dict) -> bool:
     return True
 
 
+def warm_parent(environment: dict) -> str | None:
+    """The socket of a warm parent started with ``environment`` as it is (for commands a shell runs: see
+    :mod:`support.warm_client`); None where this session runs fresh interpreters."""
+    if os.environ.get("DISTRAIN_TEST_FRESH_CLI") == "1":
+        return None
+    return _Zygote.serving(environment).socket
+
+
 def _import_time(environment: dict) -> tuple:
     return tuple(sorted((name, value) for name, value in environment.items() if name.startswith(IMPORT_TIME_ENVIRONMENT)))
 

@@ -118,7 +118,8 @@ def tutorial_environment(root: Path) -> dict:
 def make_checkout(root: Path, data: Path) -> Path:
     """A folder laid out as the user's distrain checkout after the set-up commands: ``configs/``,
     ``scripts/``, ``data/`` (prepared) and ``.venv/bin/{python,distrain,torchrun}`` running this interpreter on this
-    checkout's sources."""
+    checkout's sources (``distrain`` through :mod:`support.warm_client`: from the test session's warm parent where
+    one is offered, else ``python -m distrain``)."""
     (root / ".venv" / "bin").mkdir(parents=True, exist_ok=True)
     for name, target in (("configs", ROOT / "configs"), ("scripts", ROOT / "scripts")):
         if not (root / name).exists():
@@ -127,7 +128,8 @@ def make_checkout(root: Path, data: Path) -> Path:
     for split in data.iterdir():
         if not (root / "data" / split.name).exists():
             (root / "data" / split.name).symlink_to(split)
-    for name, tail in (("python", '"$@"'), ("distrain", '-m distrain "$@"'), ("torchrun", '-m torch.distributed.run "$@"')):
+    client = shlex.quote(str(Path(__file__).with_name("warm_client.py")))
+    for name, tail in (("python", '"$@"'), ("distrain", f'-S {client} "$@"'), ("torchrun", '-m torch.distributed.run "$@"')):
         wrapper = root / ".venv" / "bin" / name
         wrapper.write_text(f"#!/bin/sh\nexport PYTHONPATH={shlex.quote(str(ROOT / 'src'))}${{PYTHONPATH:+:$PYTHONPATH}}\n"
                            f"exec {shlex.quote(sys.executable)} {tail}\n")
@@ -156,10 +158,12 @@ def as_check(command: str) -> str:
     return re.sub(r"\s(?:-f|--force|-r|--recover)(?=\s|$)", "", command)
 
 
-def run_tutorial(page: Path, root: Path, timeout: float = 300) -> tuple[list[Step], list[Block], list[Block]]:
+def run_tutorial(page: Path, root: Path, timeout: float = 300,
+                 warm: dict | None = None) -> tuple[list[Step], list[Block], list[Block]]:
     """Every file block written and every command block run in order, in ``root``; returns the steps run,
-    the blocks left out by a ``not run`` marker and the blocks ``checked`` rather than run."""
-    environment = tutorial_environment(root)
+    the blocks left out by a ``not run`` marker and the blocks ``checked`` rather than run. ``warm``: the
+    variables that offer the ``distrain`` commands a warm parent (:mod:`support.warm_client`)."""
+    environment = {**tutorial_environment(root), **(warm or {})}
     steps, not_run, checked = [], [], []
     for block in code_blocks(page):
         if block.title:
@@ -179,7 +183,7 @@ def run_tutorial(page: Path, root: Path, timeout: float = 300) -> tuple[list[Ste
             commands = [(block.text, [])] if block.language == "bash" else console_commands(block.text)
         for command, expected in commands:
             result = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=root, env=environment,
-                                    capture_output=True, text=True, timeout=timeout)
+                                    stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
             output = result.stdout + result.stderr
             flat = " ".join(output.split())
             missing = [line for line in expected if " ".join(line.split()) not in flat]

@@ -9,7 +9,7 @@ what torch and the C libraries read from the environment while importing; :mod:`
 interpreter for a call that changes any of that (see ``IMPORT_TIME_ENVIRONMENT`` there).
 
 Protocol, one connection per call on a Unix socket: the caller sends one JSON line (``argv``, ``cwd``, ``env``,
-``stdout``, ``stderr``: two file paths) and reads two: ``{"pid": N}`` when the child runs, then
+``stdout``, ``stderr``: two file paths; ``stdin``: a path, ``/dev/null`` if left out) and reads two: ``{"pid": N}`` when the child runs, then
 ``{"status": S}`` (``subprocess``'s convention: the exit code, or minus the signal that ended it).
 
 Usage (by :mod:`support.cli`): ``python zygote.py SOCKET_PATH``.
@@ -81,7 +81,8 @@ def become(request: dict) -> None:
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
-    for fd, name, flags in ((0, os.devnull, os.O_RDONLY), (1, request["stdout"], os.O_WRONLY | os.O_APPEND),
+    for fd, name, flags in ((0, request.get("stdin", os.devnull), os.O_RDONLY),
+                            (1, request["stdout"], os.O_WRONLY | os.O_APPEND),
                             (2, request["stderr"], os.O_WRONLY | os.O_APPEND)):
         opened = os.open(name, flags)
         os.dup2(opened, fd)
