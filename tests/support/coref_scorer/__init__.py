@@ -39,8 +39,10 @@ def _write(path: Path, documents: Sequence[Clusters], lengths: Sequence[int]) ->
     path.write_text("\n".join(lines) + "\n")
 
 
-def official_totals(gold: Sequence[Clusters], predicted: Sequence[Clusters]) -> dict[str, tuple[float, ...]]:
-    """``muc``, ``b_cubed``, ``ceafe`` -> the scorer's summed (recall num., den., precision num., den.)."""
+def official_totals(gold: Sequence[Clusters], predicted: Sequence[Clusters],
+                    metrics: Sequence[str] = tuple(METRICS)) -> dict[str, tuple[float, ...]]:
+    """``muc``, ``b_cubed``, ``ceafe`` (of ``metrics``: the scorer's names) -> the scorer's summed (recall num., den.,
+    precision num., den.)."""
     lengths = [1 + max([end for clusters in pair for cluster in clusters for _, end in cluster], default=0)
                for pair in zip(gold, predicted)]
     totals = {}
@@ -48,7 +50,8 @@ def official_totals(gold: Sequence[Clusters], predicted: Sequence[Clusters]) -> 
         key, response = Path(scratch, "key.conll"), Path(scratch, "response.conll")
         _write(key, gold, lengths)
         _write(response, predicted, lengths)
-        for metric, name in METRICS.items():
+        for metric in metrics:
+            name = METRICS[metric]
             done = subprocess.run(["perl", str(SCRIPT), metric, str(key), str(response), "none"], capture_output=True,
                                   text=True, check=True)
             totals[name] = tuple(float(value) for value in _TOTAL.search(done.stdout).groups())

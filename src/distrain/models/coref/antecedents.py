@@ -11,13 +11,20 @@ def lowest(tensor: torch.Tensor) -> float:
     return torch.finfo(tensor.dtype).min
 
 
-def masked_topk(scores: torch.Tensor, mask: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """The ``k`` best of the last dimension's unmasked scores, in their original order (AllenNLP's ``masked_topk``
-    with one ``k``): their scores (masked ones at the lowest float), mask and indices."""
+def masked_topk(scores: torch.Tensor, mask: torch.Tensor, k: int | torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """The ``k`` best of the last dimension's unmasked scores, in their original order (AllenNLP's ``masked_topk``):
+    their scores (masked ones at the lowest float), mask and indices. ``k`` may differ per row (a tensor of the other
+    dimensions' shape): a row's places past its ``k`` repeat its last index, masked."""
     filled = scores.masked_fill(~mask, lowest(scores))
-    _, indices = filled.topk(k, -1)
+    most = k if isinstance(k, int) else int(k.max()) if k.numel() else 0
+    _, indices = filled.topk(most, -1)
+    within = torch.ones_like(indices, dtype=torch.bool)
+    if not isinstance(k, int):
+        within = torch.arange(most, device=scores.device) < k.unsqueeze(-1)
+        if most:
+            indices = torch.where(within, indices, indices.max(-1, keepdim=True).values)
     indices, _ = indices.sort(-1)
-    return filled.gather(-1, indices), mask.gather(-1, indices), indices
+    return filled.gather(-1, indices), mask.gather(-1, indices) & within, indices
 
 
 def valid_antecedents(count: int, most: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

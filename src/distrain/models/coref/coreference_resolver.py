@@ -4,8 +4,10 @@ candidate span gets a vector (its contextual end points, its width, an attention
 mention score prunes them to ``spans_per_word`` per word, and each kept span scores its antecedent candidates (and a
 "none" choice at 0); the predicted links make the clusters.
 
-The loss is each document's negative marginal log-likelihood of its gold antecedents, averaged over the documents
-(AllenNLP summed it over the batch: its configs take batches of one document, where the two are equal); each
+Each document keeps ``floor(spans_per_word x its length)`` spans, and the loss is each document's negative marginal
+log-likelihood of its gold antecedents, averaged over the documents. AllenNLP kept ``spans_per_word`` x the batch's
+longest document in each, and summed the loss over the batch, padding rows included: its configs take batches of one
+document, where the two agree; here a document's result does not depend on the documents batched with it, so each
 worker's documents count once however the batch is split. ``coref_precision``/``recall``/``f1`` (the CoNLL-2012
 scores, :mod:`distrain.metrics.conll_coref_scores`) and ``mention_recall`` are kept in training and evaluation, as
 AllenNLP kept them.
@@ -13,7 +15,6 @@ AllenNLP kept them.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Mapping
 
 import torch
@@ -110,7 +111,6 @@ class CoreferenceResolver(Model):
     def forward(self, text: TextFieldTensors, spans: torch.Tensor, span_labels: torch.Tensor | None = None,
                 metadata: list[dict] | None = None, **_: Any) -> dict[str, Any]:
         embedded = self.lexical_dropout(self.text_field_embedder(text))
-        length = embedded.shape[1]
         text_mask = get_text_field_mask(text)
         spans = spans.long()
         span_mask = spans[:, :, 0] >= 0
@@ -118,9 +118,11 @@ class CoreferenceResolver(Model):
         contextual = self.context_layer(embedded, text_mask)
         span_vectors = torch.cat([self.endpoint_span_extractor(contextual, spans),
                                   self.attentive_span_extractor(embedded, spans)], -1)
-        kept = min(int(math.floor(self.spans_per_word * length)), spans.shape[1])
+        lengths = text_mask.sum(1).double()  # float64, as AllenNLP's Python float product
+        kept = torch.minimum((self.spans_per_word * lengths).floor().long(), span_mask.sum(1))
         mention_scores = self.mention_scorer(self.mention_feedforward(span_vectors)).squeeze(-1)
         top_scores, top_mask, top_indices = masked_topk(mention_scores, span_mask, kept)
+        kept = top_indices.shape[1]
         top_spans = batched_index_select(spans, top_indices)
         top_vectors = batched_index_select(span_vectors, top_indices)
         most = min(self.max_antecedents, kept)
@@ -136,7 +138,7 @@ class CoreferenceResolver(Model):
             candidates = torch.cat([top_vectors.unsqueeze(2), batched_index_select(top_vectors, antecedent_indices)], 2)
             top_vectors = self.span_updating_gated_sum(top_vectors, weighted_sum(candidates, weights))
             scores = self.coreference_scores(top_vectors, antecedent_indices, partial, antecedent_mask, offsets)
-        predicted = scores.argmax(2) - 1  # column 0 is "no antecedent"
+        predicted = (scores.argmax(2) - 1).masked_fill(~top_mask, -1)  # column 0 is "no antecedent"
         output: dict[str, Any] = {"top_spans": top_spans, "antecedent_indices": antecedent_indices,
                                   "predicted_antecedents": predicted, "coreference_scores": scores}
         if span_labels is not None:
@@ -145,9 +147,11 @@ class CoreferenceResolver(Model):
             candidate_labels = candidate_labels.masked_fill(~antecedent_mask, -100)
             gold = gold_antecedent_labels(top_labels, candidate_labels)
             log_probabilities = torch.log_softmax(scores + (top_mask.unsqueeze(-1).to(scores.dtype) + TINY).log(), -1)
-            output["loss"] = -logsumexp(log_probabilities + gold.log()).sum(-1).mean()
-            self.metrics["mention_recall"](top_spans, metadata)
-            self.metrics["conll_coref_scores"](top_spans, antecedent_indices, predicted, metadata)
+            likelihoods = logsumexp(log_probabilities + gold.log()).masked_fill(~top_mask, 0)
+            output["loss"] = -likelihoods.sum(-1).mean()
+            kept_spans = top_spans.masked_fill(~top_mask.unsqueeze(-1), -1)  # a shorter document's places past its own
+            self.metrics["mention_recall"](kept_spans, metadata)
+            self.metrics["conll_coref_scores"](kept_spans, antecedent_indices, predicted, metadata)
         if metadata is not None:
             output["document"] = [item["original_text"] for item in metadata]
         return output
