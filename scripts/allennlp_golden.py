@@ -134,6 +134,11 @@ CASES = {
     "coref": ("allennlp-models", "test_fixtures/coref/experiment.json",
               ["top_spans", "antecedent_indices", "predicted_antecedents", "clusters", "loss", "_mention_scorer",
                "_antecedent_scorer"], 1, {"model.spans_per_word": 1.0}),
+    # the same with the spanbert config's coarse-to-fine antecedents and second-order span updates
+    "coref_coarse_to_fine": ("allennlp-models", "test_fixtures/coref/experiment.json",
+                             ["top_spans", "antecedent_indices", "predicted_antecedents", "clusters", "loss",
+                              "_mention_scorer", "_antecedent_scorer"], 1,
+                             {"model.spans_per_word": 1.0, "model.coarse_to_fine": True, "model.inference_order": 2}),
 }
 
 
