@@ -136,6 +136,15 @@ def test_coref_config_passes_check_and_trains_an_epoch(coref_data):
     check_and_train_an_epoch(coref_data, _config("coref"), "coref", metric="best_validation_coref_f1")
 
 
+
+def test_a_wrong_mention_feedforward_width_in_the_coref_config_is_one_line_before_data_is_read(coref_data):
+    config = _config("coref")
+    config["model"]["mention_feedforward"]["input_dim"] = 1000  # the span vector is 2 x 400 + 20 + 400 wide
+    checked = run_cli("check", str(write_config(coref_data / "coref.json", config)), cwd=coref_data)
+    assert checked.returncode == 2 and "Traceback" not in checked.stderr
+    errors = [line for line in checked.stderr.splitlines() if line.startswith("error")]
+    assert len(errors) == 1 and "model.mention_feedforward.input_dim" in errors[0] and "1220" in errors[0], checked.stderr
+
 @pytest.mark.parametrize(("name", "model"), [("coref_bert_lstm", "bert-base-uncased"),
                                              ("coref_spanbert_large", "SpanBERT/spanbert-large-cased")])
 def test_coref_transformer_configs_with_a_tiny_local_bert_check_and_train_an_epoch(coref_data, name, model):
