@@ -160,7 +160,7 @@ def _small_coref(workers: int) -> dict:
     plain SGD."""
     config = json.loads((COREF / "experiment.json").read_text())
     config["train_data_path"] = config["validation_data_path"] = "coref/train.gold_conll"
-    config["model"]["lexical_dropout"] = 0.0
+    config["model"] |= {"lexical_dropout": 0.0, "spans_per_word": 1.0}  # as the golden case: some links
     config["data_loader"] = {"batch_size": 2 // workers}
     config["trainer"] = {"num_epochs": 1, "optimizer": {"type": "sgd", "lr": 0.05}, "validation_metric": "+coref_f1"}
     if workers > 1:
@@ -172,9 +172,10 @@ def test_two_workers_end_within_1e_5_of_one_worker(coref_data):
     runs = train_on_one_and_two_workers(coref_data, _small_coref)
     assert max_weight_difference(runs[1], runs[2]) <= 1e-5
     one, two = final_metrics(runs[1]), final_metrics(runs[2])
-    for key in ("validation_coref_f1", "validation_coref_precision", "validation_coref_recall",
+    for key in ("training_coref_f1", "training_coref_precision", "training_coref_recall", "validation_coref_f1",
                 "validation_mention_recall"):
         assert abs(one[key] - two[key]) <= 1e-9, key
+    assert one["training_coref_f1"] > 0  # the workers' documents' links scored together, some right
     assert abs(one["validation_loss"] - two["validation_loss"]) <= 1e-5
 
 
