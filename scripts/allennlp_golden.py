@@ -127,6 +127,18 @@ CASES = {
                             ["class_probabilities", "spans", "num_spans", "trees", "_tag_projection_layer"], 5,
                             {"trainer.optimizer.lr": 1.0, "trainer.num_epochs": 40,
                              "data_loader.batch_sampler.batch_size": 1}),
+    # at the fixture's 0.4 spans per word its random 10-wide embeddings keep next to no gold mention and link none right
+    # (longer training prunes them all): one span per word keeps some, and some links are right, so the CoNLL scores
+    # compared are not all zero; the scores are its scorers' outputs (mention scores of every span, pair scores of the
+    # kept spans' candidates); evaluate in batches of one document, where AllenNLP's summed loss is distrain's mean
+    "coref": ("allennlp-models", "test_fixtures/coref/experiment.json",
+              ["top_spans", "antecedent_indices", "predicted_antecedents", "clusters", "loss", "_mention_scorer",
+               "_antecedent_scorer"], 1, {"model.spans_per_word": 1.0}),
+    # the same with the spanbert config's coarse-to-fine antecedents and second-order span updates
+    "coref_coarse_to_fine": ("allennlp-models", "test_fixtures/coref/experiment.json",
+                             ["top_spans", "antecedent_indices", "predicted_antecedents", "clusters", "loss",
+                              "_mention_scorer", "_antecedent_scorer"], 1,
+                             {"model.spans_per_word": 1.0, "model.coarse_to_fine": True, "model.inference_order": 2}),
 }
 
 
@@ -169,6 +181,7 @@ def make_case(name: str, repository: str, config: str, keys: list[str], batch_si
     import allennlp_models.lm  # noqa: F401 - registers simple_language_modeling and language_model
     import allennlp.fairness  # noqa: F401 - registers bias_mitigator_applicator, its mitigators and directions
     import allennlp_models.structured_prediction  # noqa: F401 - registers the parsers, srl, srl_bert and their readers
+    import allennlp_models.coref  # noqa: F401 - registers coref, its reader and its metrics
     from allennlp.commands.train import train_model_from_file
     from allennlp.data.data_loaders import MultiProcessDataLoader
     from allennlp.models.archival import load_archive

@@ -109,6 +109,9 @@ def test_distrain_evaluate_on_an_allennlp_archive_gives_allennlps_metrics(case, 
             assert CASES[case]["instances"] <= CASES[case]["evaluate_batch_size"]  # the mean: one batch here
             value /= CASES[case]["instances"]
         assert name in mine, f"{case}: distrain reports no {name} ({sorted(mine)})"
+        if name == "loss" and case.startswith("coref"):  # a document's summed loss (~150): float32's step there is
+            assert math.isclose(mine[name], value, rel_tol=1e-7), (case, name, mine[name], value)  # 1.5e-5
+            continue
         assert math.isclose(mine[name], value, abs_tol=1e-6), (case, name, mine[name], value)
 
 

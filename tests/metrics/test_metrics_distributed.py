@@ -159,6 +159,28 @@ def attachment_scores(data):
             "UEM": (heads | ~counted).all(-1).sum() / sentences, "LEM": (both | ~counted).all(-1).sum() / sentences}
 
 
+
+@functools.lru_cache(maxsize=None)
+def _coref_official():
+    from distrain.metrics.conll_coref_scores import predicted_clusters
+    from support.coref_scorer import official_scores
+
+    data = CASES["conll_coref_scores"].data()
+    predicted = [predicted_clusters(*item) for item in zip(data["top_spans"].tolist(), data["antecedent_indices"].tolist(),
+                                                            data["predicted_antecedents"].tolist())]
+    return official_scores([item["clusters"] for item in data["metadata_list"]], predicted)
+
+
+def coref_official(data):
+    """The official scorer's MUC, B³ and CEAFe on the predicted links' clusters, run once (the data is the case's)."""
+    return _coref_official()
+
+
+def mention_recall(data):
+    gold = [{tuple(m) for cluster in item["clusters"] for m in cluster} for item in data["batched_metadata"]]
+    kept = [{tuple(span) for span in spans} for spans in data["batched_top_spans"].tolist()]
+    return sum(len(g & k) for g, k in zip(gold, kept)) / sum(len(g) for g in gold)
+
 REFERENCES = {
     "categorical_accuracy": lambda d: sk.accuracy_score(d["gold_labels"], _argmax(d), sample_weight=d["mask"]),
     "categorical_accuracy_top3": lambda d: sk.top_k_accuracy_score(
@@ -188,6 +210,8 @@ REFERENCES = {
     "attachment_scores": attachment_scores,
     "srl_eval": official_reference,  # the CoNLL-2005 script itself (perl)
     "evalb": evalb_official,  # EVALB itself (its C source compiled with gcc), COLLINS.prm
+    "conll_coref_scores": coref_official,  # the CoNLL-2012 reference scorer itself (perl), v8.01
+    "mention_recall": mention_recall,
 }
 
 

@@ -226,6 +226,36 @@ def constituency_trees(rng):
     return {"predicted_trees": as_objects(predicted), "gold_trees": as_objects(gold)}
 
 
+
+def coref_documents(rng, spans: int = 12, most: int = 5):
+    """Documents of 20 three-word slots, each mention one slot's first 1-3 words (so no two cross, as the official
+    scorer's files need): 12 kept spans linked to one of their 5 nearest predecessors or to none, and gold clusters of
+    2-4 mentions (none of one: AllenNLP's B³ reads gold clusters as having none), most of them among the kept spans."""
+    top, chosen, gold = [], [], []
+    candidates = np.maximum(np.arange(spans)[:, None] - 1 - np.arange(most)[None, :], 0)
+    for _ in range(NUM_ITEMS):
+        slots = np.sort(rng.choice(20, size=spans, replace=False))
+        top.append([[3 * slot, 3 * slot + int(rng.integers(0, 3))] for slot in slots])
+        chosen.append([-1 if i == 0 or rng.random() < 0.4 else int(rng.integers(0, min(i, most))) for i in range(spans)])
+        mentions = [span if rng.random() < 0.8 else [span[0], 3 * (span[0] // 3) + int(rng.integers(0, 3))]
+                    for span in rng.permutation(np.array(top[-1]))[:8].tolist()]
+        mentions += [[3 * slot, 3 * slot] for slot in sorted(set(range(20)) - set(slots.tolist()))[:3]]
+        order, clusters, at = rng.permutation(len(mentions)), [], 0
+        while len(mentions) - at >= 2:
+            size = min(int(rng.integers(2, 5)), len(mentions) - at)
+            size = size if len(mentions) - at - size != 1 else size + 1
+            clusters.append([mentions[i] for i in order[at:at + size]])
+            at += size
+        gold.append({"clusters": clusters})
+    as_objects = lambda items: np.array(items + [None], dtype=object)[:-1]  # noqa: E731 - dicts stay dicts
+    return {"top_spans": np.asarray(top), "antecedent_indices": np.repeat(candidates[None], NUM_ITEMS, 0),
+            "predicted_antecedents": np.asarray(chosen), "metadata_list": as_objects(gold)}
+
+
+def coref_kept_spans(rng):
+    data = coref_documents(rng)
+    return {"batched_top_spans": data["top_spans"], "batched_metadata": data["metadata_list"]}
+
 CASES: dict[str, Case] = {
     "categorical_accuracy": Case({"type": "categorical_accuracy"}, class_scores, seed=1),
     "categorical_accuracy_top3": Case({"type": "categorical_accuracy", "top_k": 3}, class_scores, seed=2),
@@ -260,6 +290,8 @@ CASES: dict[str, Case] = {
     "attachment_scores": Case({"type": "attachment_scores", "ignore_classes": [1]}, dependency_parses, seed=22),
     "srl_eval": Case({"type": "srl_eval"}, srl_frames, SRL_TAGS, seed=23),
     "evalb": Case({"type": "evalb"}, constituency_trees, seed=24),
+    "conll_coref_scores": Case({"type": "conll_coref_scores"}, coref_documents, seed=25),
+    "mention_recall": Case({"type": "mention_recall"}, coref_kept_spans, seed=25),
 }
 
 

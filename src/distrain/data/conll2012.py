@@ -1,13 +1,15 @@
-"""The parts of the CoNLL-2012 (OntoNotes 5.0) format that named-entity and semantic-role readers need: the word
-(column 4), the named-entity column (11) and the predicate-argument columns (12 to the last but one), read from
-the ``*gold_conll`` files under a folder.
+"""The parts of the CoNLL-2012 (OntoNotes 5.0) format that named-entity, semantic-role and coreference readers need:
+the word (column 4), the named-entity column (11), the predicate-argument columns (12 to the last but one) and the
+coreference column (the last), read from the ``*gold_conll`` files under a folder.
 
 Each line is one token with at least 12 whitespace-separated columns (document id, part, word number, word,
 POS, parse bit, lemma, frameset, sense, speaker, named entities, predicate arguments..., coreference); a
 blank line or a ``#begin/#end document`` line ends a sentence. Named entities are bracketed: ``(GPE*``
 opens a span, ``*)`` closes it, ``(GPE)`` is a one-word span, ``*`` is outside or inside; they are returned
 as BIO tags, as AllenNLP's ``Ontonotes`` helper returns them. Predicate-argument columns (one per predicate,
-bracketed the same way, ``(V*)`` marking the predicate) are parsed only when asked (:func:`srl_frames`). A line that
+bracketed the same way, ``(V*)`` marking the predicate) are parsed only when asked (:func:`srl_frames`), as is the
+coreference column (:func:`coref_spans`: ``(7`` opens a mention of entity 7, ``7)`` closes it, ``(7)`` is one word,
+``|`` joins several, ``-`` is none); :func:`documents` groups sentences by ``#begin/#end document``. A line that
 breaks this is one :class:`~distrain.errors.DataError` naming file:line.
 """
 
@@ -50,17 +52,31 @@ def gold_conll_files(path: Path) -> list[Path]:
 
 def sentences(path: Path) -> Iterator[ConllSentence]:
     """The sentences of one CoNLL-2012 file."""
+    for document in documents(path):
+        yield from document
+
+
+def documents(path: Path) -> Iterator[list[ConllSentence]]:
+    """The documents of one CoNLL-2012 file, each its sentences (AllenNLP's ``dataset_document_iterator``: a
+    document ends at ``#end document``, and the file's end ends the last)."""
     rows: list[tuple[int, list[str]]] = []
+    document: list[ConllSentence] = []
     with open(path, encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
             line = line.strip()
             if line and not line.startswith("#"):
                 rows.append((number, line.split()))
-            elif rows:
-                yield _sentence(path, rows)
+                continue
+            if rows:
+                document.append(_sentence(path, rows))
                 rows = []
+            if line.startswith("#end document") and document:
+                yield document
+                document = []
     if rows:
-        yield _sentence(path, rows)
+        document.append(_sentence(path, rows))
+    if document:
+        yield document
 
 
 def _sentence(path: Path, rows: list[tuple[int, list[str]]]) -> ConllSentence:
@@ -126,3 +142,37 @@ def srl_frames(sentence: ConllSentence) -> list[tuple[int, list[str]]]:
     arguments = [_bio(path, rows, column, "argument") for column in range(NAMED_ENTITIES + 1, width - 1)]
     predicates = [i for i, (_, columns) in enumerate(rows) if any("(V" in tag for tag in columns[NAMED_ENTITIES + 1:-1])]
     return list(zip(predicates, arguments))
+
+
+_MENTION = re.compile(r"^(?P<open>\()?(?P<entity>\d+)(?P<close>\))?$")
+
+
+def coref_spans(sentence: ConllSentence) -> list[tuple[int, tuple[int, int]]]:
+    """The sentence's mentions as ``(entity id, (first word, last word))``, in the order they close (AllenNLP's
+    ``coref_spans``, which it keeps as a set: the order carries no meaning). A mention closes the latest one of its
+    entity still open; one that closes with none open, or stays open at the sentence's end, is an error."""
+    path, found = sentence.path, []
+    opened: dict[int, list[tuple[int, int]]] = {}
+    for word, (number, columns) in enumerate(sentence.rows):
+        annotation = columns[-1]
+        if annotation == "-":
+            continue
+        for segment in annotation.split("|"):
+            match = _MENTION.match(segment)
+            if match is None or not (match["open"] or match["close"]):
+                raise DataError(f"{path}:{number}: coreference column {annotation!r} is not -, or (N, N) and (N) "
+                                f"joined by |")
+            entity = int(match["entity"])
+            if match["open"] and match["close"]:
+                found.append((entity, (word, word)))
+            elif match["open"]:
+                opened.setdefault(entity, []).append((word, number))
+            elif not opened.get(entity):
+                raise DataError(f"{path}:{number}: coreference mention of entity {entity} closes with none open")
+            else:
+                found.append((entity, (opened[entity].pop()[0], word)))
+    for entity, starts in opened.items():
+        if starts:
+            raise DataError(f"{path}:{starts[-1][1]}: coreference mention of entity {entity} opens here and is still "
+                            f"open at the sentence's end")
+    return found
