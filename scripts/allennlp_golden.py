@@ -127,6 +127,13 @@ CASES = {
                             ["class_probabilities", "spans", "num_spans", "trees", "_tag_projection_layer"], 5,
                             {"trainer.optimizer.lr": 1.0, "trainer.num_epochs": 40,
                              "data_loader.batch_sampler.batch_size": 1}),
+    # sshleifer/bart-tiny-random cannot be downloaded: a tiny random BART made here (scripts/make_tiny_bart.py) stands
+    # for it; the outputs are the beam search's best sequence, its summed log-probability and its text
+    "bart": ("allennlp-models", "test_fixtures/generation/bart/experiment.jsonnet",
+             ["predictions", "log_probabilities", "predicted_text"], 10,
+             {key: "test_fixtures/generation/bart-tiny-random" for key in (
+                 "dataset_reader.source_tokenizer.model_name", "dataset_reader.source_token_indexers.tokens.model_name",
+                 "model.model_name")}),
 }
 
 
@@ -169,6 +176,7 @@ def make_case(name: str, repository: str, config: str, keys: list[str], batch_si
     import allennlp_models.lm  # noqa: F401 - registers simple_language_modeling and language_model
     import allennlp.fairness  # noqa: F401 - registers bias_mitigator_applicator, its mitigators and directions
     import allennlp_models.structured_prediction  # noqa: F401 - registers the parsers, srl, srl_bert and their readers
+    import allennlp_models.generation  # noqa: F401 - registers cnn_dm, bart and t5
     from allennlp.commands.train import train_model_from_file
     from allennlp.data.data_loaders import MultiProcessDataLoader
     from allennlp.models.archival import load_archive

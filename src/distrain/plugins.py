@@ -42,6 +42,7 @@ BUILTIN_PACKAGES = (
     "distrain.models.rc",
     "distrain.models.structured",
     "distrain.models.srl",
+    "distrain.models.generation",
     "distrain.optim",
     "distrain.training",
     "distrain.training.callbacks",
