@@ -226,6 +226,21 @@ def constituency_trees(rng):
     return {"predicted_trees": as_objects(predicted), "gold_trees": as_objects(gold)}
 
 
+def token_id_sequences(rng):
+    """Predicted and gold token ids over a small vocabulary (so n-grams repeat and match), each row ended by 2
+    and padded with 0 (ids 0-2 are the start, padding and end a generator's metric excludes); predictions are
+    the gold rows with tokens changed, dropped or repeated, some empty."""
+    gold = np.zeros((NUM_ITEMS, 14), dtype=np.int64)
+    predicted = np.zeros((NUM_ITEMS, 16), dtype=np.int64)
+    for item in range(NUM_ITEMS):
+        row = [1] + rng.integers(3, 9, int(rng.integers(1, 12))).tolist() + [2]
+        gold[item, :len(row)] = row
+        guess = [t if rng.random() > 0.3 else int(rng.integers(3, 9)) for t in row[1:-1] for _ in range(
+            int(rng.choice([0, 1, 1, 1, 2])))][:14] if item % 13 else []
+        predicted[item, :len(guess) + 1] = guess + [2]
+    return {"predictions": predicted, "gold_targets": gold}
+
+
 CASES: dict[str, Case] = {
     "categorical_accuracy": Case({"type": "categorical_accuracy"}, class_scores, seed=1),
     "categorical_accuracy_top3": Case({"type": "categorical_accuracy", "top_k": 3}, class_scores, seed=2),
@@ -260,6 +275,8 @@ CASES: dict[str, Case] = {
     "attachment_scores": Case({"type": "attachment_scores", "ignore_classes": [1]}, dependency_parses, seed=22),
     "srl_eval": Case({"type": "srl_eval"}, srl_frames, SRL_TAGS, seed=23),
     "evalb": Case({"type": "evalb"}, constituency_trees, seed=24),
+    "rouge": Case({"type": "rouge", "ngram_size": 3, "exclude_indices": [0, 1, 2]}, token_id_sequences, seed=25),
+    "bleu": Case({"type": "bleu", "exclude_indices": [0, 1, 2]}, token_id_sequences, seed=26),
 }
 
 
