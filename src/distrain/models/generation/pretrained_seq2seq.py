@@ -4,8 +4,10 @@ decoded by AllenNLP's beam search, scored by ROUGE and BLEU on the decoded token
 Training: the decoder reads the target but its last token and predicts the target but its first (for BART the
 target is ``<s> ... </s>`` and the decoder starts from ``</s>``, as AllenNLP fed it), with label smoothing 0.1,
 averaged over target tokens; ``loss_weight`` is the token count, so the loss is the global batch's token mean
-however it is split among workers. Evaluation decodes (no loss, as in AllenNLP): the encoder runs once, each beam
-step runs the decoder on the last token over transformers' key-value cache, which the beam search reorders.
+however it is split among workers. Evaluation decodes: the encoder runs once, each beam step runs the decoder on the last token over transformers'
+key-value cache, which the beam search reorders. With targets, evaluation also reports the teacher-forced loss
+(AllenNLP's model returned none there, so its validation loss was a constant 0 and ``-loss``, its default
+validation metric, kept the first epoch as the best; here ``-loss`` selects by the real loss).
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ class PretrainedSeq2Seq(Model):
             target_ids, target_mask = input_ids[:, 1:], input_mask[:, 1:]
         if self.training:
             return self.teacher_forced(input_ids, input_mask, target_ids, target_mask)
-        return self.decode(input_ids, input_mask, target_ids)
+        output = self.teacher_forced(input_ids, input_mask, target_ids, target_mask) if target_tokens is not None else {}
+        return {**output, **self.decode(input_ids, input_mask, target_ids)}
 
     def decoder_inputs(self, target_ids: torch.Tensor, target_mask: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """``(decoder input ids, their mask, labels, label mask)`` for teacher forcing."""
