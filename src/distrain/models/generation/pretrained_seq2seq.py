@@ -80,11 +80,12 @@ class PretrainedSeq2Seq(Model):
         cache_key = "cache" if "cache" in inspect.signature(self.transformer.forward).parameters else "past_key_values"
 
         def step(last: torch.Tensor, state: dict[str, Any], _: int) -> tuple[torch.Tensor, dict[str, Any]]:
+            cache = {cache_key: state["cache"].cache} if "cache" in state else {}
             output = self.transformer(attention_mask=state["input_mask"], decoder_input_ids=last.unsqueeze(1),
                                       encoder_outputs=BaseModelOutput(last_hidden_state=state["encoded"]),
-                                      use_cache=True, return_dict=True, **{cache_key: state.get("cache")})
+                                      use_cache=True, return_dict=True, **cache)
             cache = output["cache"] if "cache" in output else output.get("past_key_values")  # renamed in 5.x
-            return torch.log_softmax(output.logits[:, -1].float(), dim=-1), {**state, "cache": cache}
+            return torch.log_softmax(output.logits[:, -1].float(), dim=-1), {**state, "cache": BeamCache(cache)}
 
         start = torch.full((input_ids.shape[0],), self.decoder_start_id, dtype=input_ids.dtype, device=input_ids.device)
         state = {"input_mask": input_mask, "encoded": encoded}
@@ -112,6 +113,21 @@ class PretrainedSeq2Seq(Model):
         if self.training:
             return {}
         return {**self.rouge.get_metric(reset), **self.bleu.get_metric(reset)}
+
+
+class BeamCache:
+    """transformers' encoder-decoder cache as the beam search reorders it: only the self-attention part moves,
+    since a source's cross-attention keys and values are the same for all its beams (copying them each step
+    took a sixth of the decoding time)."""
+
+    def __init__(self, cache: Any) -> None:
+        self.cache = cache
+
+    def batch_repeat_interleave(self, repeats: int) -> None:
+        self.cache.batch_repeat_interleave(repeats)
+
+    def reorder_cache(self, rows: torch.Tensor) -> None:
+        getattr(self.cache, "self_attention_cache", self.cache).reorder_cache(rows)
 
 
 def _listed(value: Any) -> list:
