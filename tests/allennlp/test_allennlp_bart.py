@@ -2,8 +2,8 @@
 scripts/allennlp_golden.py on allennlp-models' CNN/DailyMail fixture with the tiny random BART of
 scripts/make_tiny_bart.py) decoded by distrain's beam search gives AllenNLP's token ids, summed log-probabilities
 and text, and its ROUGE and BLEU; allennlp-models' ``bart_cnn_dm`` config passes ``distrain check``, trains an
-epoch and ends alike on 1 and 2 CPU workers; ``distrain predict`` writes the decoded text; a url whose story is
-missing is one line naming the url list's file:line.
+epoch and ends alike on 1 and 2 CPU workers; ``distrain predict`` writes the decoded text; ``distrain train`` on a
+url whose story is missing exits 2 with one line naming the url list's file:line and writes nothing.
 (``distrain evaluate`` on the archive: tests/allennlp/test_allennlp_archives.py, every golden case.)"""
 
 from __future__ import annotations
@@ -110,16 +110,16 @@ def test_distrain_predict_writes_the_decoded_text(cnndm, runs):
     assert len(lines[0]["predicted_tokens"]) == len(lines[0]["predictions"]) <= 140
 
 
-def test_a_url_without_its_story_is_one_line_naming_the_url_lists_file_and_line(cnndm, tmp_path):
-    from distrain.data.reader import DataError
-    from distrain.data.readers.cnn_dm import CnnDailyMailReader
+def test_distrain_train_on_a_url_without_its_story_exits_2_with_one_line_and_writes_nothing(cnndm):
+    """A url whose story is in neither folder: one line naming the url list's file:line, before any training."""
+    from distrain.config.loading import load_config
 
-    urls = tmp_path / "cnndm" / "url_lists" / "all_val.txt"
-    urls.parent.mkdir(parents=True)
-    shutil.copytree(cnndm / "cnndm" / "cnn_stories", tmp_path / "cnndm" / "cnn_stories")
-    known = (cnndm / "cnndm" / "url_lists" / "all_val.txt").read_text().strip()
-    urls.write_text(f"\nhttp://example.com/no-such-story.html\n{known}\n")
-    with pytest.raises(DataError) as raised:
-        list(CnnDailyMailReader().read(urls))
-    message = str(raised.value)
-    assert message.startswith(f"{urls}:2: no story ") and "\n" not in message
+    bad = cnndm / "cnndm" / "url_lists" / "bad_train.txt"
+    bad.write_text((cnndm / "cnndm" / "url_lists" / "all_train.txt").read_text()
+                   + "\nhttp://example.com/no-such-story.html\n")
+    config = load_config(cnndm / "bart_cnn_dm.jsonnet") | {"train_data_path": "cnndm/url_lists/bad_train.txt"}
+    trained = run_cli("train", str(write_config(cnndm / "bad.json", config)), "-s", "bad_run", cwd=cnndm)
+    assert trained.returncode == 2, trained.stderr
+    errors = [line for line in trained.stderr.splitlines() if line.startswith("error")]
+    assert len(errors) == 1 and "cnndm/url_lists/bad_train.txt:6: no story " in errors[0], trained.stderr
+    assert "Traceback" not in trained.stderr and not (cnndm / "bad_run").exists()
