@@ -76,8 +76,8 @@ def cnndm(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def runs(cnndm):
-    """``distrain check`` on the config as copied, then an epoch of it on 1 worker (batches of 4) and on 2 (2
-    each: the same global batch)."""
+    """``distrain check`` on the config as copied, then an epoch of it (2 steps) on 1 worker (batches of 2) and on
+    2 (1 each: the same global batch; the one validation story is decoded by one of them)."""
     from distrain.config.loading import load_config
 
     checked = run_cli("check", "bart_cnn_dm.jsonnet", cwd=cnndm)
@@ -86,7 +86,7 @@ def runs(cnndm):
 
     def config_for(workers: int) -> dict:
         distributed = {"distributed": {"cuda_devices": [-1] * workers}} if workers > 1 else {}
-        return config | {"data_loader": {**config["data_loader"], "batch_size": 4 // workers},
+        return config | {"data_loader": {**config["data_loader"], "batch_size": 2 // workers},
                          "trainer": {**config["trainer"], "num_epochs": 1}} | distributed
 
     return train_on_one_and_two_workers(cnndm, config_for)
