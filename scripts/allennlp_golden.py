@@ -257,7 +257,7 @@ def main() -> None:
         "spacy": "spacy.blank('en') stands for en_core_web_sm (no spaCy model package is installable here)",
     })
     record.setdefault("cases", {}).update(made)
-    record_path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    record_path.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":
