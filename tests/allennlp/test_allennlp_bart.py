@@ -42,7 +42,9 @@ def decoded():
         job, golden = golden_job("bart")
         with torch.inference_mode():
             mine = job.model(**job.dataset.batch(np.arange(COMPARED)))
-        return mine, golden[:COMPARED]
+            job.model.train()  # teacher forcing, as AllenNLP's scripts/bart_teacher_forced_golden.py ran it
+            forced = [job.model(**job.dataset.batch(np.arange(index, index + 1))) for index in range(3)]
+        return mine, golden[:COMPARED], forced
     finally:
         os.chdir(previous)
 
@@ -51,13 +53,25 @@ def test_allennlp_bart_archive_decodes_allennlps_ids_text_and_log_probabilities(
     """The best beam of AllenNLP's beam search (size 4, 20 steps): the same ids and text, and its summed
     log-probability within 1e-6 a step (float32 sums of ~60: AllenNLP decoded one story at a time, here four share
     a padded batch)."""
-    mine, golden = decoded
+    mine, golden, _ = decoded
     for row, theirs in enumerate(golden):
         assert mine["predictions"][row].tolist() == theirs["predictions"]
         assert mine["predicted_text"][row] == theirs["predicted_text"]
     steps = len(golden[0]["predictions"])
     np.testing.assert_allclose(mine["log_probabilities"].numpy(), [t["log_probabilities"] for t in golden],
                                atol=1e-6 * steps, rtol=0)
+
+
+def test_allennlp_bart_archive_gives_allennlps_teacher_forced_loss_and_logits(decoded):
+    """The training loss as AllenNLP computes it (label smoothing 0.1, averaged over target tokens) and the
+    decoder's logits, one story at a time."""
+    _, _, forced = decoded
+    theirs = json.loads((GOLDEN / "bart" / "teacher_forced.json").read_text())
+    for mine, expected in zip(forced, theirs, strict=True):
+        assert abs(mine["loss"].item() - expected["loss"]) < 1e-6
+        positions = len(expected["decoder_logits"])
+        np.testing.assert_allclose(mine["decoder_logits"][0, :positions].numpy(), expected["decoder_logits"],
+                                   atol=1e-5, rtol=0)
 
 
 @pytest.fixture(scope="module")
