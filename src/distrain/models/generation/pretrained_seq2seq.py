@@ -18,7 +18,6 @@ from typing import Any
 import torch
 
 from distrain.config.lazy import Lazy
-from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.bleu import Bleu
 from distrain.metrics.rouge import Rouge
 from distrain.models.model import Model
