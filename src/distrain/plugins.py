@@ -43,6 +43,7 @@ BUILTIN_PACKAGES = (
     "distrain.models.structured",
     "distrain.models.srl",
     "distrain.models.coref",
+    "distrain.models.generation",
     "distrain.optim",
     "distrain.training",
     "distrain.training.callbacks",

@@ -181,6 +181,74 @@ def mention_recall(data):
     kept = [{tuple(span) for span in spans} for spans in data["batched_top_spans"].tolist()]
     return sum(len(g & k) for g, k in zip(gold, kept)) / sum(len(g) for g in gold)
 
+
+def _ngrams(row, size, excluded):
+    """AllenNLP's ``ngrams`` as it wrote it: every start offset, the row split into size-long slices."""
+    from collections import Counter
+
+    counts = Counter()
+    for start in range(size):
+        for begin in range(start, len(row) - size + 1, size):
+            gram = tuple(int(t) for t in row[begin:begin + size])
+            if not any(t in excluded for t in gram):
+                counts[gram] += 1
+    return counts
+
+
+def _allennlp_lcs(first, second, excluded):
+    """AllenNLP ROUGE's longest common subsequence: the longer row outside, its excluded ids skipped."""
+    if len(first) < len(second):
+        first, second = second, first
+    previous = [0] * (len(second) + 1)
+    for i in range(len(first) - 1, -1, -1):
+        if int(first[i]) in excluded:
+            continue
+        current = [0] * (len(second) + 1)
+        for j in range(len(second) - 1, -1, -1):
+            current[j] = 1 + previous[j + 1] if first[i] == second[j] else max(current[j + 1], previous[j])
+        previous = current
+    return previous[0]
+
+
+def rouge_allennlp(data, size=3, excluded=frozenset({0, 1, 2})):
+    """AllenNLP 2.10.1's ROUGE transcribed loop for loop (means over sequences of per-sequence scores)."""
+    sums = {f"ROUGE-{n}_{k}": 0.0 for k in ("R", "P", "F1") for n in range(1, size + 1)}
+    rouge_l = 0.0
+    for predicted, gold in zip(data["predictions"], data["gold_targets"]):
+        for n in range(1, size + 1):
+            mine, theirs = _ngrams(predicted, n, excluded), _ngrams(gold, n, excluded)
+            matches = sum(min(mine[g], c) for g, c in theirs.items())
+            if not matches:
+                continue
+            recall, precision = matches / sum(theirs.values()), matches / sum(mine.values())
+            sums[f"ROUGE-{n}_R"] += recall
+            sums[f"ROUGE-{n}_P"] += precision
+            sums[f"ROUGE-{n}_F1"] += 2 * recall * precision / (recall + precision)
+        common = _allennlp_lcs(gold, predicted, excluded)
+        if common:
+            m, n = sum(int(t) not in excluded for t in gold), sum(int(t) not in excluded for t in predicted)
+            rouge_l += 2 * (common / m) * (common / n) / (common / m + common / n)
+    count = len(data["predictions"])
+    return {**{key: value / count for key, value in sums.items()}, "ROUGE-L": rouge_l / count}
+
+
+def bleu_allennlp(data, excluded=frozenset({0, 1, 2})):
+    """AllenNLP 2.10.1's BLEU (clipped counts, brevity penalty, its 1e-13 smoothing of the logarithms)."""
+    import math
+
+    matches, totals = [0] * 4, [0] * 4
+    for predicted, gold in zip(data["predictions"], data["gold_targets"]):
+        for n in range(4):
+            mine, theirs = _ngrams(predicted, n + 1, excluded), _ngrams(gold, n + 1, excluded)
+            matches[n] += sum(min(c, theirs[g]) for g, c in mine.items())
+            totals[n] += sum(mine.values())
+    valid = lambda rows: sum(int(t) not in excluded for row in rows for t in row)  # noqa: E731
+    predicted_length, reference_length = valid(data["predictions"]), valid(data["gold_targets"])
+    brevity = 1.0 if predicted_length > reference_length else math.exp(1 - reference_length / predicted_length)
+    return {"BLEU": brevity * math.exp(sum(0.25 * (math.log(matches[n] + 1e-13) - math.log(totals[n] + 1e-13))
+                                           for n in range(4)))}
+
+
 REFERENCES = {
     "categorical_accuracy": lambda d: sk.accuracy_score(d["gold_labels"], _argmax(d), sample_weight=d["mask"]),
     "categorical_accuracy_top3": lambda d: sk.top_k_accuracy_score(
@@ -212,6 +280,8 @@ REFERENCES = {
     "evalb": evalb_official,  # EVALB itself (its C source compiled with gcc), COLLINS.prm
     "conll_coref_scores": coref_official,  # the CoNLL-2012 reference scorer itself (perl), v8.01
     "mention_recall": mention_recall,
+    "rouge": rouge_allennlp,
+    "bleu": bleu_allennlp,
 }
 
 

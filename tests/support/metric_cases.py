@@ -256,6 +256,22 @@ def coref_kept_spans(rng):
     data = coref_documents(rng)
     return {"batched_top_spans": data["top_spans"], "batched_metadata": data["metadata_list"]}
 
+
+def token_id_sequences(rng):
+    """Predicted and gold token ids over a small vocabulary (so n-grams repeat and match), each row ended by 2
+    and padded with 0 (ids 0-2 are the start, padding and end a generator's metric excludes); predictions are
+    the gold rows with tokens changed, dropped or repeated, some empty."""
+    gold = np.zeros((NUM_ITEMS, 14), dtype=np.int64)
+    predicted = np.zeros((NUM_ITEMS, 16), dtype=np.int64)
+    for item in range(NUM_ITEMS):
+        row = [1] + rng.integers(3, 9, int(rng.integers(1, 12))).tolist() + [2]
+        gold[item, :len(row)] = row
+        guess = [t if rng.random() > 0.3 else int(rng.integers(3, 9)) for t in row[1:-1] for _ in range(
+            int(rng.choice([0, 1, 1, 1, 2])))][:14] if item % 13 else []
+        predicted[item, :len(guess) + 1] = guess + [2]
+    return {"predictions": predicted, "gold_targets": gold}
+
+
 CASES: dict[str, Case] = {
     "categorical_accuracy": Case({"type": "categorical_accuracy"}, class_scores, seed=1),
     "categorical_accuracy_top3": Case({"type": "categorical_accuracy", "top_k": 3}, class_scores, seed=2),
@@ -292,6 +308,8 @@ CASES: dict[str, Case] = {
     "evalb": Case({"type": "evalb"}, constituency_trees, seed=24),
     "conll_coref_scores": Case({"type": "conll_coref_scores"}, coref_documents, seed=25),
     "mention_recall": Case({"type": "mention_recall"}, coref_kept_spans, seed=25),
+    "rouge": Case({"type": "rouge", "ngram_size": 3, "exclude_indices": [0, 1, 2]}, token_id_sequences, seed=25),
+    "bleu": Case({"type": "bleu", "exclude_indices": [0, 1, 2]}, token_id_sequences, seed=26),
 }
 
 

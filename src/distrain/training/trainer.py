@@ -119,6 +119,7 @@ class GradientDescentTrainer(Trainer):
         cuda_device: Annotated[int, Ge(-1)] | None = None,
         regularizer: Any = None,
         moving_average: Lazy[MovingAverage] | None = None,
+        run_confidence_checks: bool = True,  # AllenNLP's (a normalisation after a biased layer): accepted, unused
     ) -> None:
         self.model = model
         self.train_loader = train_loader
