@@ -127,6 +127,11 @@ CASES = {
                             ["class_probabilities", "spans", "num_spans", "trees", "_tag_projection_layer"], 5,
                             {"trainer.optimizer.lr": 1.0, "trainer.num_epochs": 40,
                              "data_loader.batch_sampler.batch_size": 1}),
+    # a crf_tagger whose ELMo-like embedder mixes the layers of the fixture's transformer LM archive (AllenNLP 0.x's
+    # model.tar.gz, read from test_fixtures/lm/language_model/ when the tagger's archive is loaded)
+    "bidirectional_lm_token_embedder": ("allennlp-models",
+                                        "test_fixtures/lm/language_model/bidirectional_lm_characters_token_embedder.jsonnet",
+                                        ["logits", "tags"], 32, {}),
 }
 
 
