@@ -129,9 +129,9 @@ CASES = {
                              "data_loader.batch_sampler.batch_size": 1}),
     # a crf_tagger whose ELMo-like embedder mixes the layers of the fixture's transformer LM archive (AllenNLP 0.x's
     # model.tar.gz, read from test_fixtures/lm/language_model/ when the tagger's archive is loaded)
-    "bidirectional_lm_token_embedder": ("allennlp-models",
-                                        "test_fixtures/lm/language_model/bidirectional_lm_characters_token_embedder.jsonnet",
-                                        ["logits", "tags"], 32, {}),
+    "bidirectional_lm_token_embedder": (
+        "allennlp-models", "test_fixtures/lm/language_model/bidirectional_lm_characters_token_embedder.jsonnet",
+        ["logits", "tags"], 32, {}),
 }
 
 
