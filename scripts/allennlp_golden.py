@@ -148,6 +148,11 @@ CASES = {
              {**{key: "test_fixtures/generation/bart-tiny-random" for key in (
                  "dataset_reader.source_tokenizer.model_name", "dataset_reader.source_token_indexers.tokens.model_name",
                  "model.model_name")}, "model.beam_search.max_steps": 20}),
+    # a crf_tagger whose ELMo-like embedder mixes the layers of the fixture's transformer LM archive (AllenNLP 0.x's
+    # model.tar.gz, read from test_fixtures/lm/language_model/ when the tagger's archive is loaded)
+    "bidirectional_lm_token_embedder": (
+        "allennlp-models", "test_fixtures/lm/language_model/bidirectional_lm_characters_token_embedder.jsonnet",
+        ["logits", "tags"], 32, {}),
 }
 
 

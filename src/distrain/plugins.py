@@ -58,9 +58,11 @@ class PluginError(BadInput):
     pass
 
 
-#: built-in components that live beside what they need rather than in a package above (``from_archive`` and
-#: ``_pretrained`` load archives, so they sit in experiment/, which models/ and config/ must not import)
-BUILTIN_MODULES = ("distrain.experiment.archived_model", "distrain.experiment.archived_module")
+#: built-in components that live beside what they need rather than in a package above (``from_archive``,
+#: ``_pretrained`` and the language model embedders load archives, so they sit in experiment/, which models/,
+#: modules/ and config/ must not import)
+BUILTIN_MODULES = ("distrain.experiment.archived_model", "distrain.experiment.archived_module",
+                   "distrain.experiment.language_model_embedder")
 
 
 def import_builtins() -> None:

@@ -1,6 +1,6 @@
 // allenai/allennlp-models (v2.10.1) training_config/structured_prediction/constituency_parser_transformer_elmo.jsonnet, unchanged but for the data paths
-// (the std.extVar names, now small local PTB files). NOT RUN: distrain has no bidirectional_lm_token_embedder (an
-// embedder reading a bidirectional_language_model archive); see docs/reference/allennlp.md.
+// (the std.extVar names, now small local PTB files the test writes); the test points BIDIRECTIONAL_LM_ARCHIVE_PATH at
+// allennlp-models' fixture transformer LM archive (and the encoder's input_size at its width, 32 + 50).
 // Configuration for an Bidirectional LM-augmented constituency parser based on:
 //   Stern, Mitchell et al. “A Minimal Span-Based Neural Constituency Parser.” ACL (2017).
 {

@@ -265,3 +265,16 @@ def test_a_classifier_built_from_config_embeds_words_and_characters_of_an_indexe
     assert embedder(batch["text"]).shape == (2, 3, 7)
     output = model(tokens=batch["text"], label=batch["label"])
     assert output["logits"].shape == (2, 2) and torch.isfinite(output["loss"])
+
+
+def test_an_empty_embedder_may_go_without_its_indexer_and_another_may_not():
+    """AllenNLP's rule, which its language model embedders need: they feed the language model one indexer."""
+    from distrain.modules.text_field_embedder import BasicTextFieldEmbedder
+    from distrain.modules.token_embedders.embedding import Embedding
+    from distrain.modules.token_embedders.empty import EmptyEmbedder
+
+    embedder = BasicTextFieldEmbedder({"tokens": EmptyEmbedder(), "words": Embedding(embedding_dim=3, num_embeddings=5)})
+    ids = torch.tensor([[1, 2]])
+    assert embedder({"words": {"tokens": ids}}).shape == (1, 2, 3)
+    with pytest.raises(ValueError, match=r"\['words'\] have no indexer"):
+        embedder({"tokens": {"tokens": ids}})

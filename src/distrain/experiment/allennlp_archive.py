@@ -47,9 +47,10 @@ def load_allennlp_archive(root: Path, path: Path, overrides: dict[str, Any], err
         if not (root / required).exists():
             raise error(f"{path}: AllenNLP archive has no {required}")
     try:
-        config = json.loads((root / "config.json").read_text("utf-8"))
+        config = _read_config(root / "config.json")
     except (OSError, UnicodeDecodeError, ValueError) as problem:
         raise error(f"{path}: config.json is not valid JSON ({problem})") from None
+    config = _without_legacy_keys(config)
     if isinstance(config, dict) and isinstance(config.get("model"), dict):
         config["model"] = _without_training_sources(config["model"])
     config = apply_overrides(config, overrides)
@@ -76,6 +77,36 @@ def load_allennlp_archive(root: Path, path: Path, overrides: dict[str, Any], err
     return model, config, model.vocab
 
 
+#: keys of AllenNLP 0.x configs that 2.x's ``load_archive`` never reads (it builds only readers and model)
+LEGACY_KEYS = {"": ("iterator", "validation_iterator"), "trainer": ("log_batch_size_period",)}
+
+
+def _without_legacy_keys(config: Any) -> Any:
+    """An old archive's config less :data:`LEGACY_KEYS`, so that it loads as it does in AllenNLP 2.10.1."""
+    if not isinstance(config, dict):
+        return config
+    config = {key: value for key, value in config.items() if key not in LEGACY_KEYS[""]}
+    for block, keys in LEGACY_KEYS.items():
+        if block and isinstance(config.get(block), dict):
+            config[block] = {key: value for key, value in config[block].items() if key not in keys}
+    return config
+
+
+def _read_config(file: Path) -> Any:
+    """The archive's config: JSON, or (as AllenNLP's ``Params.from_file`` reads it) jsonnet, which older
+    archives need for their trailing commas."""
+    text = file.read_text("utf-8")
+    try:
+        return json.loads(text)
+    except ValueError as problem:
+        import _jsonnet
+
+        try:
+            return json.loads(_jsonnet.evaluate_snippet(str(file), text))
+        except RuntimeError:
+            raise problem from None
+
+
 def _without_training_sources(block: Any) -> Any:
     """The model block less what only training read (``pretrained_file``, ``initializer``): the weights hold it,
     and the files need not exist where the archive is loaded (AllenNLP's ``load_archive`` drops them too)."""
@@ -91,7 +122,8 @@ def translate_state(model: torch.nn.Module, saved: dict[str, torch.Tensor], wher
                     error: type[BadInput]) -> dict[str, torch.Tensor]:
     """AllenNLP's state dict under distrain's names, complete and of the right shapes, else one line."""
     expected = model.state_dict()
-    unused = [re.compile(pattern) for pattern in getattr(model, "allennlp_unused", ())]
+    unused = [re.compile(pattern) for module in model.modules()  # a submodel's too (a language model embedder's)
+              for pattern in getattr(module, "allennlp_unused", ())]
     state: dict[str, torch.Tensor] = {}
     for name, tensor in saved.items():
         target = translate_name(model, name)

@@ -32,11 +32,12 @@ from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTen
 class LanguageModel(Model):
     """``contextualizer`` must look only backwards (forwards for its second half when ``bidirectional``) and be
     bidirectional exactly when the model is. Outputs: ``loss``, ``forward_loss`` (and ``backward_loss``),
-    ``lm_embeddings`` (the contextualizer's output, before ``dropout``), ``noncontextual_token_embeddings``,
-    ``mask``. ``initializer`` is not supported."""
+    ``lm_embeddings`` (the contextualizer's output, before ``dropout``: a list of layers where it returns all, as
+    for the language model embedders, which then give no targets), ``noncontextual_token_embeddings``, ``mask``.
+    ``initializer`` is not supported."""
 
     #: a buffer AllenNLP keeps only for old archives
-    allennlp_unused = (r"^_last_average_loss$", r"\._position\.positional_encoding$")
+    allennlp_unused = (r"(^|\.)_last_average_loss$", r"\._position\.positional_encoding$")
     #: ``bidirectional`` when the config does not say
     always_bidirectional = False
 
@@ -79,6 +80,16 @@ class LanguageModel(Model):
             problems.append(Problem("sparse_embeddings", "applies only to the sampled softmax (set num_samples)"))
         return problems
 
+    def num_layers(self) -> int:
+        """The contextualizer's layers and the non-contextual one (what an embedder mixes)."""
+        if not hasattr(self.contextualizer, "num_layers"):
+            raise ValueError(f"{type(self.contextualizer).__name__} does not say how many layers it has")
+        return self.contextualizer.num_layers + 1
+
+    def delete_softmax(self) -> None:
+        """Drop the softmax weights: an embedder computes no loss (AllenNLP saves no softmax beside it)."""
+        self.softmax_loss = None
+
     def forward(self, source: TextFieldTensors, **_: Any) -> dict[str, Any]:
         mask = get_text_field_mask(source)
         embeddings = self.text_field_embedder(source)
@@ -88,6 +99,8 @@ class LanguageModel(Model):
         token_ids = source.get("tokens", {}).get("tokens")
         if token_ids is None:
             return output
+        if isinstance(contextual, list) or self.softmax_loss is None:
+            raise ValueError("a loss needs the contextualizer's top layer and the softmax (not an embedder's model)")
         forward_targets = torch.zeros_like(token_ids)
         forward_targets[:, :-1] = token_ids[:, 1:]
         directions = self.dropout(contextual)

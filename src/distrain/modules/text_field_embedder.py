@@ -64,11 +64,14 @@ class BasicTextFieldEmbedder(TextFieldEmbedder):
             if len(self.names) != 1:
                 raise ValueError(f"a plain tensor of ids cannot feed {len(self.names)} token embedders")
             return self.embedder(self.names[0])(text)
-        missing = [name for name in self.names if name not in text]
+        from distrain.modules.token_embedders.empty import EmptyEmbedder
+
+        # an empty embedder may go without its indexer (AllenNLP's rule: a language model embedder feeds one indexer)
+        missing = [name for name in self.names if name not in text and not isinstance(self.embedder(name), EmptyEmbedder)]
         if missing:
             raise ValueError(f"token_embedders {missing} have no indexer of that name; the field has {sorted(text)}")
         outputs = []
-        for name in self.names:
+        for name in (name for name in self.names if name in text):
             embedder, tensors = self.embedder(name), text[name]
             accepted = inspect.signature(embedder.forward).parameters
             takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())

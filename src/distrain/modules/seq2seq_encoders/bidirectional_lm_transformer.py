@@ -96,16 +96,21 @@ class TransformerStack(torch.nn.Module):
             if parameter.dim() > 1 and not parameter.is_meta:
                 torch.nn.init.xavier_uniform_(parameter)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, mask: torch.Tensor, all_layers: bool = False) -> torch.Tensor | list[torch.Tensor]:
+        """The normed top layer; ``all_layers``: every layer's output, only the last one normed (AllenNLP's)."""
+        outputs = []
         for layer in self.layers:
             x = layer(x, mask)
-        return self.norm(x)
+            outputs.append(x)
+        outputs[-1] = self.norm(x)
+        return outputs if all_layers else outputs[-1]
 
 
 @Seq2SeqEncoder.register("bidirectional_language_model_transformer")
 class BidirectionalLanguageModelTransformer(Seq2SeqEncoder):
     """Output ``2 × input_dim`` wide: the forward stack's vectors, then the backward stack's (8 heads each).
-    ``return_all_layers`` (every layer's output, for ELMo-style mixing) is not supported."""
+    ``return_all_layers``: a list, each layer's forward and backward outputs concatenated, for ELMo-style mixing
+    (the language model embedders); as in AllenNLP only the top layer is normed."""
 
     input_size_key = "input_dim"
     runtime_args = ()  # AllenNLP states input_dim in the config; an owning model may pass it instead
@@ -114,8 +119,7 @@ class BidirectionalLanguageModelTransformer(Seq2SeqEncoder):
                  dropout: Probability = 0.1, input_dropout: Probability | None = None,
                  return_all_layers: bool = False) -> None:
         super().__init__()
-        if return_all_layers:
-            raise ValueError("return_all_layers is not supported: the encoder returns the top layer")
+        self.return_all_layers = return_all_layers
         self.input_dim = resolve_input_dim(input_dim, None, "input_dim")
         self.output_dim = 2 * self.input_dim
         self.num_layers = num_layers
@@ -131,11 +135,13 @@ class BidirectionalLanguageModelTransformer(Seq2SeqEncoder):
     def is_bidirectional(self) -> bool:
         return True
 
-    def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor | list[torch.Tensor]:
         steps = inputs.size(1)
         earlier = torch.tril(torch.ones(steps, steps, device=inputs.device, dtype=torch.bool)).unsqueeze(0)
         forward_mask = mask.bool().unsqueeze(-1) & earlier  # AllenNLP masks query rows of padding
         backward_mask = forward_mask.transpose(1, 2)
         inputs = self.dropout(inputs + sinusoidal_positions(steps, self.input_dim, inputs.dtype, inputs.device))
-        return torch.cat([self.forward_transformer(inputs, forward_mask),
-                          self.backward_transformer(inputs, backward_mask)], -1)
+        forwards = self.forward_transformer(inputs, forward_mask, all_layers=True)
+        backwards = self.backward_transformer(inputs, backward_mask, all_layers=True)
+        layers = [torch.cat(pair, -1) for pair in zip(forwards, backwards)]
+        return layers if self.return_all_layers else layers[-1]
