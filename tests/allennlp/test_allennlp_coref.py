@@ -80,18 +80,23 @@ def test_allennlp_coref_archive_gives_allennlps_spans_links_clusters_and_scores(
 def test_conll_coref_scores_equal_the_official_scorer_and_allennlps_on_the_archives_predictions(golden_predictions):
     """The official scorer's MUC, B³ and CEAFe totals (its runs in this module), distrain's metric fed the same
     documents, and AllenNLP's ``evaluate`` of the archive (its ``coref_*``) agree. The fixture's gold has two
-    one-mention entities (OntoNotes has none): AllenNLP's B³ leaves them out, so B³ is compared with the scorer's on
-    the key without them (on the whole key its recall denominator counts them: 13 mentions, not 11)."""
+    one-mention entities (OntoNotes has none): AllenNLP's B³ leaves them out, so the default B³ is compared with the
+    scorer's on the key without them; with ``score_singletons`` it is the scorer's on the whole key (whose recall
+    denominator counts them: 13 mentions, not 11)."""
     from distrain.metrics.conll_coref_scores import ConllCorefScores
     from support.coref_scorer import official_totals
 
-    metric = ConllCorefScores()
+    metric, as_the_scorer = ConllCorefScores(), ConllCorefScores(score_singletons=True)
     for mine, readable, _, meta, _ in golden_predictions:
-        metric(mine["top_spans"], mine["antecedent_indices"], mine["predicted_antecedents"], [meta])
+        for scores in (metric, as_the_scorer):
+            scores(mine["top_spans"], mine["antecedent_indices"], mine["predicted_antecedents"], [meta])
     gold = [meta["clusters"] for *_, meta, _ in golden_predictions]
     predicted = [readable["clusters"] for _, readable, *_ in golden_predictions]
     assert any(len(cluster) == 1 for clusters in gold for cluster in clusters)
-    totals = official_totals(gold, predicted, ("muc", "ceafe"))
+    totals = official_totals(gold, predicted, ("muc", "bcub", "ceafe"))
+    whole_key = as_the_scorer.state()["counts"].tolist()[4:8]
+    assert whole_key[3] == 13 and totals["b_cubed"] == pytest.approx(
+        (whole_key[2], whole_key[3], whole_key[0], whole_key[1]), abs=1e-9)
     totals |= official_totals([[cluster for cluster in clusters if len(cluster) > 1] for clusters in gold], predicted,
                               ("bcub",))
     counts = metric.state()["counts"].tolist()

@@ -57,16 +57,18 @@ def muc(clusters: Sequence[Cluster], other: Sequence[Cluster]) -> tuple[float, f
     return kept, total
 
 
-def b_cubed(clusters: Sequence[Cluster], other: Sequence[Cluster]) -> tuple[float, float]:
-    """Per mention, the share of its cluster that ``other`` puts with it, summed; over the mentions. One-mention
-    clusters on either side count for nothing (AllenNLP's reading: gold clusters have none)."""
+def b_cubed(clusters: Sequence[Cluster], other: Sequence[Cluster], singletons: bool = False) -> tuple[float, float]:
+    """Per mention, the share of its cluster that ``other`` puts with it, summed; over the mentions. Unless
+    ``singletons``, one-mention clusters on either side count for nothing (AllenNLP's reading: gold clusters have
+    none); with it, they count as the reference scorer counts them."""
     owner = _owner(other)
     numerator, denominator = 0.0, 0
     for cluster in clusters:
-        if len(cluster) == 1:
+        if len(cluster) == 1 and not singletons:
             continue
         overlaps = Counter(owner[mention] for mention in cluster if mention in owner)
-        numerator += sum(count * count for part, count in overlaps.items() if len(part) != 1) / len(cluster)
+        numerator += sum(count * count for part, count in overlaps.items()
+                         if singletons or len(part) != 1) / len(cluster)
         denominator += len(cluster)
     return numerator, denominator
 
@@ -118,11 +120,10 @@ def ceafe(predicted: Sequence[Cluster], gold: Sequence[Cluster]) -> tuple[float,
     return similarity, len(predicted), similarity, len(gold)
 
 
-def document_counts(predicted: Sequence[Cluster], gold: Sequence[Cluster]) -> list[float]:
+def document_counts(predicted: Sequence[Cluster], gold: Sequence[Cluster], singletons: bool = False) -> list[float]:
     """One document's twelve sums: for MUC, B³ and CEAFe, precision's numerator and denominator, then recall's."""
-    counts: list[float] = []
-    for metric in (muc, b_cubed):
-        counts += [*metric(predicted, gold), *metric(gold, predicted)]
+    counts = [*muc(predicted, gold), *muc(gold, predicted)]
+    counts += [*b_cubed(predicted, gold, singletons), *b_cubed(gold, predicted, singletons)]
     return counts + list(ceafe(predicted, gold))
 
 
@@ -134,13 +135,16 @@ def fraction(numerator: float, denominator: float) -> float:
 class ConllCorefScores(Metric):
     """``coref_precision``, ``coref_recall`` and ``coref_f1``: the means over MUC, B³ and CEAFe of each one's
     precision, recall and F1 (AllenNLP's). Called with the model's kept spans, each span's antecedent candidates
-    and its chosen one (-1: none), and each document's metadata (its gold ``clusters``)."""
+    and its chosen one (-1: none), and each document's metadata (its gold ``clusters``). ``score_singletons``: B³
+    counts one-mention gold entities, as the CoNLL-2012 reference scorer does; AllenNLP's B³ (the default) leaves
+    them out. OntoNotes' gold has none, so the two agree there."""
 
     summed = ("counts",)
 
-    def __init__(self, allow_singletons: bool = False) -> None:
+    def __init__(self, allow_singletons: bool = False, score_singletons: bool = False) -> None:
         super().__init__()
         self.allow_singletons = allow_singletons  # AllenNLP's: only loosens a check on its links
+        self.score_singletons = score_singletons
 
     def __call__(self, top_spans: torch.Tensor, antecedent_indices: torch.Tensor,  # type: ignore[override]
                  predicted_antecedents: torch.Tensor, metadata_list: Sequence[dict[str, Any]]) -> None:
@@ -150,7 +154,7 @@ class ConllCorefScores(Metric):
         for row, metadata in enumerate(metadata_list):
             gold = [tuple(tuple(mention) for mention in cluster) for cluster in metadata["clusters"]]
             predicted = predicted_clusters(spans[row], candidates[row], chosen[row])
-            counts += torch.tensor(document_counts(predicted, gold), dtype=torch.float64)
+            counts += torch.tensor(document_counts(predicted, gold, self.score_singletons), dtype=torch.float64)
         self.accumulate(counts=counts)
 
     def scores(self, stats: dict[str, torch.Tensor]) -> dict[str, tuple[float, float, float]]:
