@@ -120,13 +120,17 @@ CASES = {
                  ["logits", "class_probabilities", "tags", "wordpiece_tags", "words", "verb"], 10,
                  {"dataset_reader.bert_model_name": "test_fixtures/bert-xsmall-dummy",
                   "model.bert_model": "test_fixtures/bert-xsmall-dummy"}),
-    # the fixture's lr (1e-6) leaves the model at its start: a usual Adadelta rate, more epochs and batches of 1 train it
-    # (tag_accuracy 0.96); its 2-wide embeddings still label no span but the whole sentence, so its trees are the root's
-    # (EVALB's arithmetic is compared on random trees in tests/metrics); the span logits are the tag_projection_layer's
+    # the fixture's lr (1e-6) leaves the model at its start, and its 2-wide embeddings label no span but the whole
+    # sentence: a usual Adadelta rate, more epochs, batches of 1 and 16-wide layers train it to label inner spans, so
+    # its trees are telling; the span logits are the tag_projection_layer's
     "constituency_parser": ("allennlp-models", "test_fixtures/structured_prediction/constituency_parser/experiment.json",
                             ["class_probabilities", "spans", "num_spans", "trees", "_tag_projection_layer"], 5,
-                            {"trainer.optimizer.lr": 1.0, "trainer.num_epochs": 40,
-                             "data_loader.batch_sampler.batch_size": 1}),
+                            {"trainer.optimizer.lr": 1.0, "trainer.num_epochs": 300,
+                             "data_loader.batch_sampler.batch_size": 1,
+                             "model.text_field_embedder.token_embedders.tokens.embedding_dim": 16,
+                             "model.encoder.input_size": 16, "model.encoder.hidden_size": 16,
+                             "model.encoder.bidirectional": True, "model.feedforward.input_dim": 64,
+                             "model.feedforward.hidden_dims": 16, "model.span_extractor.input_dim": 32}),
     # at the fixture's 0.4 spans per word its random 10-wide embeddings keep next to no gold mention and link none right
     # (longer training prunes them all): one span per word keeps some, and some links are right, so the CoNLL scores
     # compared are not all zero; the scores are its scorers' outputs (mention scores of every span, pair scores of the

@@ -57,9 +57,9 @@ def test_allennlp_constituency_parser_archive_gives_allennlps_span_logits_and_tr
                                    rtol=0)
         assert readable["spans"] == theirs["spans"] and int(mine["num_spans"][0]) == theirs["num_spans"]
         assert readable["trees"] == theirs["trees"]
-    # the fixture's tiny model (2-wide embeddings) labels only the whole sentence, NO-LABEL at that: its probabilities
-    # and logits are compared everywhere, its trees are the root's (AllenNLP's "(NO (LABEL ...))")
-    assert all(theirs["trees"].startswith("(NO (LABEL ") for *_, theirs in pairs)
+    # the golden case's model (16-wide, trained to EVALB F1 0.52 on the fixture) labels inner constituents: the trees
+    # compared are telling, not the root alone
+    assert all(re.search(r"\((NP|VP) ", theirs["trees"]) for *_, theirs in pairs)
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,8 @@ def test_evalb_equals_evalb_itself_on_the_archives_predictions(evalb_scored):
 
     gold, predicted, lines = evalb_scored
     assert [sentence_counts(g, p) for g, p in zip(gold, predicted)] == lines
-    assert lines == [(0, 28, 2), (0, 14, 2)]  # the two gold trees' brackets (unary chains count twice); NO and LABEL
+    # EVALB's (matched, gold, predicted) brackets per sentence: some right, some wrong, a telling comparison
+    assert all(0 < matched < min(gold_count, test_count) for matched, gold_count, test_count in lines), lines
     metric = EvalbBracketingScorer()
     metric(predicted, gold)
     matched, gold_count, test_count = (sum(column) for column in zip(*lines))
