@@ -2,8 +2,8 @@
 decoded by AllenNLP's beam search, scored by ROUGE and BLEU on the decoded token ids.
 
 Training: the decoder reads the target but its last token and predicts the target but its first (for BART the
-target is ``<s> ... </s>`` and the decoder starts from ``</s>``, as AllenNLP fed it), with label smoothing 0.1,
-averaged over target tokens; ``loss_weight`` is the token count, so the loss is the global batch's token mean
+target is ``<s> ... </s>`` and the decoder starts from ``</s>``, as AllenNLP fed it; T5 shifts instead, see
+:mod:`.t5`), with label smoothing 0.1 (T5: none), averaged over target tokens; ``loss_weight`` is the token count, so the loss is the global batch's token mean
 however it is split among workers. Evaluation decodes: the encoder runs once, each beam step runs the decoder on the last token over transformers'
 key-value cache, which the beam search reorders. With targets, evaluation also reports the teacher-forced loss
 (AllenNLP's model returned none there, so its validation loss was a constant 0 and ``-loss``, its default
