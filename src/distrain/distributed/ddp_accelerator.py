@@ -21,6 +21,8 @@ from distrain.distributed.strategy import ParallelStrategy
 
 @dataclass
 class DdpAccelerator:
+    """``{"type": "torch" | "fairscale_fsdp", ...}`` with AllenNLP's arguments of that kind (see the module)."""
+
     type: Literal["torch", "fairscale_fsdp"] = "torch"
     find_unused_parameters: bool = False  # torch's
     mixed_precision: bool = False  # fairscale_fsdp's, as the two below
