@@ -152,6 +152,13 @@ CASES = {
              {**{key: "test_fixtures/generation/bart-tiny-random" for key in (
                  "dataset_reader.source_tokenizer.model_name", "dataset_reader.source_token_indexers.tokens.model_name",
                  "model.model_name")}, "model.beam_search.max_steps": 20}),
+    # t5-tiny-random stands for patrickvonplaten/t5-tiny-random (scripts/make_tiny_t5.py); AllenNLP's default beam
+    # (3 wide, 50 steps) cut to 20 steps as for bart
+    "t5": ("allennlp-models", "test_fixtures/generation/t5/experiment.jsonnet",
+           ["predictions", "predicted_log_probs", "predicted_text"], 10,
+           {**{key: "test_fixtures/generation/t5-tiny-random" for key in (
+               "dataset_reader.source_tokenizer.model_name", "dataset_reader.source_token_indexers.tokens.model_name",
+               "model.model_name")}, "model.beam_search": {"beam_size": 3, "max_steps": 20}}),
     # a crf_tagger whose ELMo-like embedder mixes the layers of the fixture's transformer LM archive (AllenNLP 0.x's
     # model.tar.gz, read from test_fixtures/lm/language_model/ when the tagger's archive is loaded)
     "bidirectional_lm_token_embedder": (

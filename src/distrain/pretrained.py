@@ -171,9 +171,14 @@ def load_model(name: str, auto_class: str = "AutoModel", **kwargs: Any) -> Any:
             dtype = kwargs.pop("dtype", None)
             config = transformers.AutoConfig.from_pretrained(locate(name), **kwargs)
             return model_from_config(config, auto_class, **({"dtype": dtype} if dtype is not None else {}))
-        return model_class.from_pretrained(locate(name), **kwargs)
+        model = model_class.from_pretrained(locate(name), **kwargs)
     except (OSError, ValueError) as error:
         raise _load_error(name, error) from None
+    if any(parameter.is_meta for parameter in model.parameters()):
+        # built on the meta device (fsdp's delayed init): transformers leaves two loaded weights that are both on
+        # the meta device untied, taking them for offloaded ones; tied, they are the one parameter again
+        model.tie_weights()
+    return model
 
 
 def _no_init_weights() -> Any:

@@ -186,6 +186,22 @@ def test_huggingface_adamw_with_bias_correction_is_torchs_adamw_close_to_transfo
     assert worst < 1e-4, worst
 
 
+def test_huggingface_adafactor_takes_allennlps_steps():
+    """transformers' Adafactor with AllenNLP's defaults (its own step size, no ``lr``): a factored matrix and a
+    vector after four steps (tests/allennlp_oracle/optimizer_steps.py)."""
+    golden = json.loads((TESTS / "allennlp_golden" / "optimizer_steps.json").read_text())
+    matrix = torch.nn.Parameter(torch.tensor(golden["start"]))
+    vector = torch.nn.Parameter(torch.tensor(golden["start"][0]))
+    built_optimizer = built(Optimizer, {"type": "huggingface_adafactor"},
+                            model_parameters=[("matrix", matrix), ("vector", vector)])
+    for gradient in golden["gradients"]:
+        matrix.grad, vector.grad = torch.tensor(gradient), torch.tensor(gradient[1])
+        built_optimizer.step()
+    expected_matrix, expected_vector = golden["adafactor"]
+    assert matrix.detach().flatten().tolist() == pytest.approx(sum(expected_matrix, []), abs=1e-7)
+    assert vector.detach().tolist() == pytest.approx(expected_vector, abs=1e-7)
+
+
 class Tagger(torch.nn.Module):
     def __init__(self) -> None:
         super().__init__()

@@ -1,5 +1,5 @@
 """What AllenNLP 2.10.1's ``huggingface_adamw`` (transformers 4.20's ``AdamW``) does to fixed parameters over four steps
-of fixed gradients, with and without ``correct_bias``, for tests/allennlp/test_allennlp_optim.py, written to
+of fixed gradients, with and without ``correct_bias``, and its ``huggingface_adafactor`` with its defaults, for tests/allennlp/test_allennlp_optim.py, written to
 tests/allennlp_golden/optimizer_steps.json. Run with the oracle's Python (built by ../shared/allennlp-oracle/setup.sh),
 not by pytest:
 
@@ -13,7 +13,7 @@ from pathlib import Path
 warnings.filterwarnings("ignore")
 
 import torch  # noqa: E402
-from allennlp.training.optimizers import HuggingfaceAdamWOptimizer  # noqa: E402
+from allennlp.training.optimizers import HuggingfaceAdafactor, HuggingfaceAdamWOptimizer  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "allennlp_golden" / "optimizer_steps.json"
 START = [[0.5, -1.25, 2.0], [0.0, 3.5, -0.75]]
@@ -33,7 +33,20 @@ def steps(correct_bias: bool) -> list:
     return after
 
 
+def adafactor_steps() -> list:
+    """A matrix (its second moments factored by rows and columns) and a vector (not factored)."""
+    matrix = torch.nn.Parameter(torch.tensor(START, dtype=torch.float32))
+    vector = torch.nn.Parameter(torch.tensor(START[0], dtype=torch.float32))
+    optimizer = HuggingfaceAdafactor([("matrix", matrix), ("vector", vector)])
+    for gradient in GRADIENTS:
+        matrix.grad = torch.tensor(gradient, dtype=torch.float32)
+        vector.grad = torch.tensor(gradient[1], dtype=torch.float32)
+        optimizer.step()
+    return [matrix.detach().tolist(), vector.detach().tolist()]
+
+
 if __name__ == "__main__":
     OUT.write_text(json.dumps({"start": START, "gradients": GRADIENTS, "options": OPTIONS,
-                               "correct_bias": steps(True), "no_bias_correction": steps(False)}, indent=1) + "\n")
+                               "correct_bias": steps(True), "no_bias_correction": steps(False),
+                               "adafactor": adafactor_steps()}, indent=1) + "\n")
     print(OUT)

@@ -11,6 +11,7 @@ from annotated_types import Ge, Gt, Le, MinLen
 from distrain.config.errors import Problem
 from distrain.distributed.auto_shares import AutoBalance, AutomaticShares
 from distrain.distributed.compression import GradientCompression
+from distrain.distributed.ddp_accelerator import DdpAccelerator
 from distrain.distributed.parallel_dims import ParallelDims
 from distrain.distributed.strategy import Parallelism, ParallelStrategy, PipelineSchedule
 from distrain.distributed.sync import EveryStep, SyncMode
@@ -67,6 +68,12 @@ class DistributedConfig:
     tensor_parallel_plan_overrides: dict[str, Literal["colwise", "rowwise", "none"]] | None = None
     pipeline_parallel_size: Annotated[int, Ge(1)] = 1
     pipeline: PipelineConfig | None = None
+    #: AllenNLP's name for ``strategy`` (see :mod:`distrain.distributed.ddp_accelerator`)
+    ddp_accelerator: DdpAccelerator | None = None
+
+    def __post_init__(self) -> None:
+        if self.ddp_accelerator is not None and self.strategy is None:
+            self.strategy = self.ddp_accelerator.strategy()
 
     @property
     def model_split(self) -> int:
@@ -123,6 +130,10 @@ class DistributedConfig:
         """Checks spanning several keys (single values are checked by their annotations)."""
         found = []
         world_size = world_size or self.world_size
+        if self.ddp_accelerator is not None:
+            found += self.ddp_accelerator.problems(f"{path}.ddp_accelerator")
+            if self.strategy is not None and "ddp_accelerator" not in self.strategy.description:
+                found.append(Problem(f"{path}.ddp_accelerator", "is AllenNLP's name for strategy; give one of them"))
         if self.uses_cuda and not all(device >= 0 for device in self.cuda_devices):
             found.append(Problem(f"{path}.cuda_devices", "cannot mix CUDA devices and CPU (-1) processes"))
         if not 0 <= self.node_rank < max(self.num_nodes, 1):

@@ -5,13 +5,16 @@ with AllenNLP's own step).
 runs it, which decays the weights before the update (transformers' after) and adds ``eps`` to the corrected root:
 6.1e-5 apart after four steps at lr 0.05, weight decay 0.01, eps 1e-6 (tests/allennlp/test_allennlp_optim.py).
 ``correct_bias: false`` (no bias correction, the original BERT recipe that allennlp-models' ``bert_base_srl``
-uses) has no torch kernel: transformers' own step runs it, equal to AllenNLP's.
+uses) has no torch kernel: transformers' own step runs it, equal to AllenNLP's. ``huggingface_adafactor`` is
+transformers' ``Adafactor`` itself (factored second moments, and by default its own step size from the step count
+and each parameter's scale: no ``lr``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from typing import Any
+from typing import Any, Iterator
 
 import torch
 
@@ -62,6 +65,84 @@ class HuggingfaceAdamW(Optimizer, torch.optim.AdamW):
                 if group["weight_decay"] > 0:
                     parameter.add_(parameter, alpha=-group["lr"] * group["weight_decay"])
         return loss
+
+
+@Optimizer.register("huggingface_adafactor")
+class HuggingfaceAdafactor(Optimizer):
+    """AllenNLP's ``huggingface_adafactor``: transformers' ``Adafactor`` with its (and AllenNLP's) defaults;
+    ``lr`` only with ``relative_step: false``, ``warmup_init`` only with it true (transformers refuses the rest)."""
+
+    def __init__(
+        self,
+        model_parameters: list[tuple[str, torch.nn.Parameter]],
+        parameter_groups: ParameterGroups | None = None,
+        lr: PositiveFloat | None = None,
+        eps: tuple[NonNegativeFloat, NonNegativeFloat] = (1e-30, 1e-3),
+        clip_threshold: PositiveFloat = 1.0,
+        decay_rate: float = -0.8,
+        beta1: Probability | None = None,
+        weight_decay: NonNegativeFloat = 0.0,
+        scale_parameter: bool = True,
+        relative_step: bool = True,
+        warmup_init: bool = False,
+    ) -> None:
+        if lr is not None and relative_step:
+            raise ValueError("lr is set by Adafactor itself with relative_step (its default); set relative_step: false")
+        if warmup_init and not relative_step:
+            raise ValueError("warmup_init needs relative_step: true")
+        groups = make_parameter_groups(model_parameters, parameter_groups)
+        torch.optim.Optimizer.__init__(self, groups, dict(
+            lr=lr, eps=tuple(eps), clip_threshold=clip_threshold, decay_rate=decay_rate, beta1=beta1,
+            weight_decay=weight_decay, scale_parameter=scale_parameter, relative_step=relative_step,
+            warmup_init=warmup_init))
+
+    @torch.no_grad()
+    def step(self, closure: Any = None) -> Any:
+        """transformers' step, on whole parameters: under fsdp a parameter is a shard (a DTensor) and Adafactor
+        factors a matrix's second moments by its rows and columns and scales by its root mean square, so each
+        rank steps the whole gathered parameter (its state is small: a row and a column per matrix) and keeps its
+        shard of the result, the one-process update."""
+        from transformers.optimization import Adafactor
+
+        with _whole_parameters(self):
+            return Adafactor.step(self, closure)
+
+    def __getattr__(self, name: str) -> Any:
+        """Adafactor's static helpers, which its step reaches through ``self`` (transformers is imported only
+        when a step runs, not whenever the optimizers are registered)."""
+        if name in ("_get_lr", "_get_options", "_rms", "_approx_sq_grad"):
+            from transformers.optimization import Adafactor
+
+            return getattr(Adafactor, name)
+        raise AttributeError(name)
+
+
+@contextlib.contextmanager
+def _whole_parameters(optimizer: torch.optim.Optimizer) -> Iterator[None]:
+    """Inside, the optimizer's sharded parameters (DTensors) are whole plain tensors with whole gradients, their
+    state under the whole tensor; after, each shard takes its part of the stepped whole and its state back."""
+    swapped = []
+    for group in optimizer.param_groups:
+        for index, parameter in enumerate(group["params"]):
+            if not hasattr(parameter, "full_tensor") or parameter.grad is None:
+                continue
+            whole = parameter.full_tensor()
+            whole.grad = parameter.grad.full_tensor()
+            if parameter in optimizer.state:
+                optimizer.state[whole] = optimizer.state.pop(parameter)
+            group["params"][index] = whole
+            swapped.append((group, index, parameter, whole))
+    try:
+        yield
+    finally:
+        from torch.distributed.tensor import distribute_tensor
+
+        for group, index, parameter, whole in swapped:
+            part = distribute_tensor(whole, parameter.device_mesh, parameter.placements, src_data_rank=None)
+            parameter.to_local().copy_(part.to_local())
+            if whole in optimizer.state:
+                optimizer.state[parameter] = optimizer.state.pop(whole)
+            group["params"][index] = parameter
 
 
 @Optimizer.register("adadelta")

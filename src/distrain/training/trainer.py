@@ -120,6 +120,7 @@ class GradientDescentTrainer(Trainer):
         regularizer: Any = None,
         moving_average: Lazy[MovingAverage] | None = None,
         run_confidence_checks: bool = True,  # AllenNLP's (a normalisation after a biased layer): accepted, unused
+        enable_default_callbacks: bool = True,  # AllenNLP's (its console logger): accepted; distrain logs alike
     ) -> None:
         self.model = model
         self.train_loader = train_loader

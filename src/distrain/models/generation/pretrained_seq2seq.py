@@ -2,8 +2,8 @@
 decoded by AllenNLP's beam search, scored by ROUGE and BLEU on the decoded token ids.
 
 Training: the decoder reads the target but its last token and predicts the target but its first (for BART the
-target is ``<s> ... </s>`` and the decoder starts from ``</s>``, as AllenNLP fed it), with label smoothing 0.1,
-averaged over target tokens; ``loss_weight`` is the token count, so the loss is the global batch's token mean
+target is ``<s> ... </s>`` and the decoder starts from ``</s>``, as AllenNLP fed it; T5 shifts instead, see
+:mod:`.t5`), with label smoothing 0.1 (T5: none), averaged over target tokens; ``loss_weight`` is the token count, so the loss is the global batch's token mean
 however it is split among workers. Evaluation decodes: the encoder runs once, each beam step runs the decoder on the last token over transformers'
 key-value cache, which the beam search reorders. With targets, evaluation also reports the teacher-forced loss
 (AllenNLP's model returned none there, so its validation loss was a constant 0 and ``-loss``, its default
@@ -30,6 +30,13 @@ LABEL_SMOOTHING = 0.1
 class PretrainedSeq2Seq(Model):
     """Subclasses load ``self.transformer`` (an ``AutoModelForSeq2SeqLM``) and call :meth:`setup_decoding`."""
 
+    #: the training loss's label smoothing (AllenNLP's ``bart`` smoothed, its ``t5`` did not)
+    label_smoothing = LABEL_SMOOTHING
+    #: the output key of the best beam's summed log-probability (AllenNLP's name for the model)
+    log_probabilities_key = "log_probabilities"
+    #: the beam search without a ``beam_search`` key (BeamSearch's defaults where empty)
+    default_beam: dict[str, int] = {}
+
     def setup_decoding(self, beam_search: Lazy[BeamSearch] | None, start_id: int, end_id: int, pad_id: int,
                        model_name: str) -> None:
         self.model_name = model_name
@@ -37,8 +44,9 @@ class PretrainedSeq2Seq(Model):
         self.end_id = end_id
         self.pad_id = pad_id
         self.beam_search = (beam_search.construct(end_index=end_id, vocab=self.vocab) if beam_search is not None
-                            else BeamSearch(end_index=end_id))
-        excluded = {index for index in (self.transformer.config.bos_token_id, pad_id, end_id) if index is not None}
+                            else BeamSearch(end_index=end_id, **self.default_beam))
+        bos_id = getattr(self.transformer.config, "bos_token_id", None)  # T5 has none
+        excluded = {index for index in (bos_id, start_id, pad_id, end_id) if index is not None}
         self.rouge = Rouge(exclude_indices=excluded)
         self.bleu = Bleu(exclude_indices=excluded)
 
@@ -65,7 +73,7 @@ class PretrainedSeq2Seq(Model):
         logits = self.transformer(input_ids=input_ids, attention_mask=input_mask, decoder_input_ids=decoder_ids,
                                   decoder_attention_mask=decoder_mask, use_cache=False, return_dict=True).logits
         losses = torch.nn.functional.cross_entropy(logits.float().transpose(1, 2), labels, reduction="none",
-                                                   label_smoothing=LABEL_SMOOTHING)
+                                                   label_smoothing=self.label_smoothing)
         counted = label_mask.to(losses.dtype)
         tokens = counted.sum()
         return {"decoder_logits": logits, "loss": (losses * counted).sum() / tokens.clamp(min=1), "loss_weight": tokens}
@@ -92,7 +100,8 @@ class PretrainedSeq2Seq(Model):
         predictions, log_probabilities = sequences[:, 0], scores[:, 0]  # the best beam: search sorts them
         self.rouge(predictions, target_ids)
         self.bleu(predictions, target_ids)
-        return {"predictions": predictions, "log_probabilities": log_probabilities, **self.readable(predictions)}
+        return {"predictions": predictions, self.log_probabilities_key: log_probabilities,
+                **self.readable(predictions)}
 
     def readable(self, predictions: torch.Tensor) -> dict[str, list]:
         """Each prediction's pieces (every id, the end tokens included) and its text without special tokens."""
@@ -104,7 +113,7 @@ class PretrainedSeq2Seq(Model):
                 "predicted_text": tokenizer.batch_decode(rows, skip_special_tokens=True)}
 
     def make_output_human_readable(self, output: dict[str, Any]) -> list[dict[str, Any]]:
-        keys = ("predicted_text", "predicted_tokens", "predictions", "log_probabilities")
+        keys = ("predicted_text", "predicted_tokens", "predictions", self.log_probabilities_key)
         return [dict(zip(keys, values)) for values in zip(*(_listed(output[key]) for key in keys))]
 
     def get_metrics(self, reset: bool = False) -> dict[str, float]:
