@@ -143,7 +143,7 @@ CASES = {
                              ["top_spans", "antecedent_indices", "predicted_antecedents", "clusters", "loss",
                               "_mention_scorer", "_antecedent_scorer"], 1,
                              {"model.spans_per_word": 1.0, "model.coarse_to_fine": True, "model.inference_order": 2}),
-    # sshleifer/bart-tiny-random cannot be downloaded: a tiny random BART made here (scripts/make_tiny_bart.py) stands
+    # sshleifer/bart-tiny-random cannot be downloaded: a tiny random BART made here (tests/allennlp_oracle/make_tiny_bart.py) stands
     # for it; the outputs are the beam search's best sequence, its summed log-probability and its text. The random
     # model never ends a summary: 20 beam steps instead of 140 (the rest would repeat its last token) keep the
     # suite's decoding of the 10 stories within its time
@@ -152,7 +152,7 @@ CASES = {
              {**{key: "test_fixtures/generation/bart-tiny-random" for key in (
                  "dataset_reader.source_tokenizer.model_name", "dataset_reader.source_token_indexers.tokens.model_name",
                  "model.model_name")}, "model.beam_search.max_steps": 20}),
-    # t5-tiny-random stands for patrickvonplaten/t5-tiny-random (scripts/make_tiny_t5.py); AllenNLP's default beam
+    # t5-tiny-random stands for patrickvonplaten/t5-tiny-random (tests/allennlp_oracle/make_tiny_t5.py); AllenNLP's default beam
     # (3 wide, 50 steps) cut to 20 steps as for bart
     "t5": ("allennlp-models", "test_fixtures/generation/t5/experiment.jsonnet",
            ["predictions", "predicted_log_probs", "predicted_text"], 10,

@@ -1,6 +1,6 @@
 """BART summarisation as AllenNLP 2.10.1 did it: its ``bart`` archive (tests/allennlp_golden/bart, trained by
 scripts/allennlp_golden.py on allennlp-models' CNN/DailyMail fixture with the tiny random BART of
-scripts/make_tiny_bart.py) decoded by distrain's beam search gives AllenNLP's token ids, summed log-probabilities
+tests/allennlp_oracle/make_tiny_bart.py) decoded by distrain's beam search gives AllenNLP's token ids, summed log-probabilities
 and text, and its ROUGE and BLEU; allennlp-models' ``bart_cnn_dm`` config passes ``distrain check``, trains an
 epoch and ends alike on 1 and 2 CPU workers; ``distrain predict`` writes the decoded text; ``distrain train`` on a
 url whose story is missing exits 2 with one line naming the url list's file:line and writes nothing.
@@ -42,7 +42,7 @@ def decoded():
         job, golden = golden_job("bart")
         with torch.inference_mode():
             mine = job.model(**job.dataset.batch(np.arange(COMPARED)))
-            job.model.train()  # teacher forcing, as AllenNLP's scripts/bart_teacher_forced_golden.py ran it
+            job.model.train()  # teacher forcing, as AllenNLP's tests/allennlp_oracle/bart_teacher_forced_golden.py ran it
             forced = [job.model(**job.dataset.batch(np.arange(index, index + 1))) for index in range(3)]
         return mine, golden[:COMPARED], forced
     finally:

@@ -1,5 +1,5 @@
 """T5 summarisation as AllenNLP 2.10.1 did it: its ``t5`` archive (tests/allennlp_golden/t5, trained by
-scripts/allennlp_golden.py on allennlp-models' t5 fixture with the tiny random T5 of scripts/make_tiny_t5.py), whose
+scripts/allennlp_golden.py on allennlp-models' t5 fixture with the tiny random T5 of tests/allennlp_oracle/make_tiny_t5.py), whose
 weights are AllenNLP's own T5 module's, loaded into transformers' T5 and decoded by distrain's beam search, gives
 AllenNLP's token ids, summed log-probabilities and text, and its teacher-forced loss and logits; allennlp-models'
 ``t5_cnn_dm`` config (Adafactor, fairscale's checkpoint wrapper and FSDP) passes ``distrain check``, trains an epoch on
@@ -30,7 +30,7 @@ COMPARED = 4  # validation stories decoded here (all 10 by ``distrain evaluate``
 @pytest.fixture(scope="module")
 def decoded():
     """distrain's decoding of AllenNLP's archive (the first validation stories in one batch) and its teacher-forced
-    outputs (one story at a time, as scripts/t5_teacher_forced_golden.py ran AllenNLP's)."""
+    outputs (one story at a time, as tests/allennlp_oracle/t5_teacher_forced_golden.py ran AllenNLP's)."""
     previous = os.getcwd()
     os.chdir(MODELS)
     try:

@@ -4,7 +4,7 @@ trained on allennlp-models' CNN/DailyMail fixture stories, and a 1-layer BART (`
 ``pytorch_model.bin``). Run with the oracle's Python, so AllenNLP 2.10.1's transformers (4.20) and distrain's
 (5.x) both read the result (4.20 reads no safetensors):
 
-    /work/oracle/bin/python scripts/make_tiny_bart.py
+    /work/oracle/bin/python tests/allennlp_oracle/make_tiny_bart.py
 
 Dropout is 0, so one worker and two give the same updates; ``init_std`` 0.2 (not BART's 0.02) makes the random
 model's next-token distributions peaked enough that beam search has no near-ties and ends some sequences early.
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GENERATION = ROOT / "tests" / "allennlp_fixtures" / "allennlp-models" / "test_fixtures" / "generation"
 OUT = GENERATION / "bart-tiny-random"
 SPECIAL = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]  # BART's ids 0-3, <mask> last as in BART's vocabulary
@@ -45,4 +45,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import argparse
+
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

@@ -3,7 +3,7 @@ archive (written by scripts/allennlp_golden.py) on the first validation stories,
 (label-smoothed, averaged over target tokens) and the decoder's logits at the first target positions (all of them
 would make the file megabytes). Run with the oracle's Python after the ``bart`` case:
 
-    /work/oracle/bin/python scripts/bart_teacher_forced_golden.py
+    /work/oracle/bin/python tests/allennlp_oracle/bart_teacher_forced_golden.py
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CASE = ROOT / "tests" / "allennlp_golden" / "bart"
 STORIES, POSITIONS = 3, 1
 
@@ -38,4 +38,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import argparse
+
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

@@ -4,7 +4,7 @@ cross-entropy averaged over the target's positions) and the decoder's logits at 
 them would make the file large). AllenNLP's ``t5`` model returns only the loss, so the logits are its T5 module's.
 Run with the oracle's Python after the ``t5`` case:
 
-    /work/oracle/bin/python scripts/t5_teacher_forced_golden.py
+    /work/oracle/bin/python tests/allennlp_oracle/t5_teacher_forced_golden.py
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CASE = ROOT / "tests" / "allennlp_golden" / "t5"
 STORIES, POSITIONS = 3, 3
 
@@ -42,4 +42,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import argparse
+
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()

@@ -4,7 +4,7 @@ pieces, ``<pad>``/``</s>``/``<unk>`` as ids 0-2, ``</s>`` appended) trained on a
 fixture stories, and a 1-layer T5 (``config.json`` + ``pytorch_model.bin``). Run with the oracle's Python, so
 AllenNLP 2.10.1's transformers (4.20) and distrain's (5.x) both read the result (4.20 reads no safetensors):
 
-    /work/oracle/bin/python scripts/make_tiny_t5.py
+    /work/oracle/bin/python tests/allennlp_oracle/make_tiny_t5.py
 
 The tokenizer is a ``tokenizer.json`` read as a plain fast tokenizer: T5's own tokenizer class wants
 sentencepiece's ``spiece.model`` in 4.20 and adds 100 ``<extra_id_*>`` tokens, and distrain's environment has no
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GENERATION = ROOT / "tests" / "allennlp_fixtures" / "allennlp-models" / "test_fixtures" / "generation"
 OUT = GENERATION / "t5-tiny-random"
 SPECIAL = ["<pad>", "</s>", "<unk>"]  # T5's ids 0, 1, 2
@@ -45,4 +45,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import argparse
+
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     main()
