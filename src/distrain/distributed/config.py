@@ -115,11 +115,6 @@ class DistributedConfig:
         """The configured relative shares (None: equal, or measured with ``auto``)."""
         return tuple(self.device_weights) if isinstance(self.device_weights, list) else None
 
-    def auto_balance(self) -> AutoBalance | None:
-        if self.device_weights == "auto":
-            return AutoBalance()
-        return self.device_weights if isinstance(self.device_weights, AutoBalance) else None
-
     def tensor_plan_override(self) -> PlanOverride | None:
         """``tensor_parallel_plan`` replaces the model's plan; ``tensor_parallel_plan_overrides`` extends it."""
         if self.tensor_parallel_plan is None and self.tensor_parallel_plan_overrides is None:
@@ -144,7 +139,7 @@ class DistributedConfig:
             found.append(Problem(f"{path}.backend", "nccl needs CUDA devices; CPU (-1) processes use gloo"))
         dims = self.dims(world_size)
         found += dims.problems(path)
-        if self.auto_balance() is not None and dims.dp_size < 2:
+        if _auto_balance(self) is not None and dims.dp_size < 2:
             found.append(Problem(f"{path}.device_weights", "auto balances shares between data-parallel workers; "
                                  f"this job has {dims.dp_size}"))
         if self.fixed_weights() is not None and len(self.device_weights) != dims.dp_size:
@@ -184,7 +179,7 @@ def build_parallelism(distributed: DistributedConfig, world: World) -> Paralleli
     strategy = (distributed.strategy.construct(world=world) if distributed.strategy is not None
                 else distributed.strategy_class()(world=world))
     sync = distributed.sync.construct(world=world) if distributed.sync is not None else EveryStep(world)
-    balance = distributed.auto_balance()
+    balance = _auto_balance(distributed)
     pipeline = distributed.pipeline
     return Parallelism(
         world, distributed.dims(world.size), strategy, sync, compression=distributed.gradient_compression,
@@ -261,3 +256,10 @@ def make_world(
         device=f"cuda:{device_id}" if device_id >= 0 else "cpu", weights=weights,
         dp_rank=dims.dp_rank(rank), dp_size=dims.dp_size,
     )
+
+
+def _auto_balance(distributed: DistributedConfig) -> AutoBalance | None:
+    """The measured-shares settings ``device_weights`` asks for (``"auto"``: the defaults), or None."""
+    if distributed.device_weights == "auto":
+        return AutoBalance()
+    return distributed.device_weights if isinstance(distributed.device_weights, AutoBalance) else None
