@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from support.allennlp import CONFIGS, check_and_train_an_epoch, golden_job, train_on_one_and_two_workers
+from support.allennlp import CONFIGS, check_and_train_an_epoch, golden_job, plain_sgd_on, train_on_one_and_two_workers
 from support.cli import run_cli
 from support.configs import write_config
 from support.distributed import final_metrics, max_weight_difference
@@ -103,12 +103,7 @@ def _small_parser(workers: int) -> dict:
     """The golden fixture's tiny parser, 2 epochs of global batches of 2 sentences on the fixture (the loader's
     batch size is each worker's); plain SGD, whose step is linear in the gradient."""
     config = json.loads((FIXTURE / "biaffine_dependency_parser" / "experiment.json").read_text())
-    config["train_data_path"] = config["validation_data_path"] = str(CONLLU)
-    config["data_loader"] = {"batch_size": 2 // workers}
-    config["trainer"] |= {"num_epochs": 2, "cuda_device": None, "optimizer": {"type": "sgd", "lr": 0.5}}
-    if workers > 1:
-        config["distributed"] = {"cuda_devices": [-1] * workers}
-    return config
+    return plain_sgd_on(config, str(CONLLU), workers)
 
 
 def test_two_workers_end_within_1e_5_of_one_worker(tmp_path):

@@ -90,3 +90,14 @@ def train_on_one_and_two_workers(workdir: Path, config_for) -> dict[int, Path]:
         trained = run_cli("train", str(path), "-s", str(runs[workers]), "-f", cwd=workdir)
         assert trained.returncode == 0, trained.stderr
     return runs
+
+
+def plain_sgd_on(config: dict, data_path: str, workers: int, global_batch: int = 2, lr: float = 0.5) -> dict:
+    """``config`` trained and validated on ``data_path``: 2 epochs of plain SGD (its step is linear in the gradient)
+    over global batches of ``global_batch`` split among ``workers`` CPU workers."""
+    config["train_data_path"] = config["validation_data_path"] = data_path
+    config["data_loader"] = {"batch_size": global_batch // workers}
+    config["trainer"] |= {"num_epochs": 2, "cuda_device": None, "optimizer": {"type": "sgd", "lr": lr}}
+    if workers > 1:
+        config["distributed"] = {"cuda_devices": [-1] * workers}
+    return config
