@@ -72,6 +72,23 @@ def generators_for(settings: GenerationSettings, prompt_numbers: Sequence[int]) 
     return [torch.Generator().manual_seed(settings.seed * SEED_STRIDE + number) for number in prompt_numbers]
 
 
+#: the running batch ``generate`` and the server build: ``slots`` (:class:`~distrain.generation.slot_batch.SlotBatch`,
+#: no padding) or ``padded`` (:class:`RunningBatch`)
+DEFAULT_BATCH = "slots"
+
+
+def batch_class(kind: str | None = None) -> type:
+    """The running batch of ``kind`` (default :data:`DEFAULT_BATCH`); both take the same arguments."""
+    kind = kind or DEFAULT_BATCH
+    if kind == "padded":
+        return RunningBatch
+    if kind == "slots":
+        from distrain.generation.slot_batch import SlotBatch
+
+        return SlotBatch
+    raise ValueError(f"no running batch {kind!r}: choose 'slots' or 'padded'")
+
+
 def generate(
     transformer: torch.nn.Module,
     prompts: Sequence[Sequence[int]],
@@ -85,7 +102,7 @@ def generate(
     rows leave as they finish. ``context_length`` caps prompt + continuation."""
     numbers = prompt_numbers if prompt_numbers is not None else range(len(prompts))
     requests = [Request(list(prompt), settings, number) for prompt, number in zip(prompts, numbers)]
-    batch = RunningBatch(transformer, end_ids, pad_id, context_length)
+    batch = batch_class()(transformer, end_ids, pad_id, context_length)
     batch.admit(requests)
     while len(batch):
         batch.step()
@@ -132,6 +149,11 @@ class RunningBatch:
     def cached_tokens(self) -> int:
         """Key-value positions held, padding included (rows x columns)."""
         return int(self.attention_mask.numel())
+
+    @property
+    def cache_width(self) -> int:
+        """The cache's columns: every row's past, padded to the longest."""
+        return int(self.attention_mask.shape[1])
 
     # ------------------------------------------------------------------------------ admission
     @torch.inference_mode()

@@ -11,9 +11,10 @@ tensor-parallel mirror drive either. What differs is inside:
   is read over several steps, beside the decoding rows, instead of stalling them);
 - logits are computed only at each row's last fed token (``logits_to_keep`` with their indices).
 
-A row admitted while others decode is read at the next step (fused with their decode), so its first
-token comes one step after it is read; into an empty batch, ``admit`` reads at once. ``rows`` lists
-every row, read or not; a row still being read has no token yet (``tokens`` empty) and chooses none.
+``admit`` reads the newcomers' prompts at once, in a pass of their own (so a prompt the model fails on
+fails there, alone, and the running rows are untouched); what the budget leaves of a long prompt is read
+with the next steps, beside the decoding rows. ``rows`` lists every row, read or not; a row still being
+read has no token yet (``tokens`` empty) and chooses none.
 """
 
 from __future__ import annotations
@@ -66,15 +67,23 @@ class SlotBatch:
     # ------------------------------------------------------------------------------ admission
     @torch.inference_mode()
     def admit(self, requests: Sequence[Request]) -> None:
-        """Give each request a slot; its prompt is read now if no row is decoding, else with the next step."""
+        """Give each request a slot and read the prompts now, as far as ``max_prefill_tokens`` allows (the
+        rest with the next steps). If that raises, the newcomers are not admitted and nothing else changes."""
+        if not requests:
+            return
         for request in requests:
             if not request.prompt:
                 raise ValueError("a prompt needs at least one token")
+        before = len(self.rows)
+        for request in requests:
             self._slot[id(request)] = self._take_slot()
             self._fed[id(request)] = 0
             self.rows.append(request)
-        if requests and not self._ready:
+        try:
             self._forward([])
+        except BaseException:  # the newcomers leave as if never admitted; the running rows are untouched
+            self._keep(list(range(before)))
+            raise
 
     # ---------------------------------------------------------------------------------- a step
     @torch.inference_mode()
@@ -174,9 +183,16 @@ class SlotBatch:
             self._fed[id(request)] = start + count
         # read rows in the order of ``rows``, so ``chosen`` lines up with what a follower holds
         order = {id(request): row for row, request in enumerate(self.rows)}
-        have = sorted((k for k, owner in enumerate(owners) if owner is not None), key=lambda k: order[id(owners[k])])
-        self._ready = [owners[k] for k in have]
-        self.logits = logits[have]
+        fresh = [k for k, owner in enumerate(owners) if owner is not None]
+        decoding_ids = {id(request) for request in decoding}
+        waiting = [row for row, request in enumerate(self._ready) if id(request) not in decoding_ids]  # not fed now
+        rows = [self._ready[row] for row in waiting] + [owners[k] for k in fresh]
+        if waiting:
+            logits = torch.cat([self.logits[waiting], logits[fresh]])
+        else:
+            logits = logits[fresh]
+        ready = sorted(range(len(rows)), key=lambda k: order[id(rows[k])])
+        self._ready, self.logits = [rows[k] for k in ready], logits[ready]
 
     def _call(self, input_ids: torch.Tensor, plan, ends: torch.Tensor) -> torch.Tensor:
         """The model over the flat step; the logits (float) at ``ends``, one row each."""

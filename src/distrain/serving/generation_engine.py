@@ -221,6 +221,8 @@ class GenerationEngine:
                     continue
                 events = []
                 for request in [*admissions.batch.rows, *finished]:
+                    if not request.tokens:  # its prompt is still being read (a slot batch reads long ones in chunks)
+                        continue
                     stream = streams[id(request)] if request.finish_reason is None else streams.pop(id(request))
                     events.append((stream, TokenEvent(request.tokens[-1], request.finish_reason)))
                 if self.on_step is not None:
