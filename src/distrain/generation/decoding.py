@@ -15,6 +15,9 @@ transformers models are (``input_ids``, ``attention_mask``, ``position_ids``, th
 tensor-parallel model works unchanged: every rank feeds the same tokens and draws the same samples.
 Only caches of plain full-attention layers (transformers' ``DynamicLayer``) can be joined; a model
 with sliding-window or recurrent layers is refused when it is admitted.
+
+:class:`~distrain.generation.slot_batch.SlotBatch` keeps the same contract without padding (a cache slot per
+row, written in place); :func:`batch_class` picks which one :func:`generate` and the server build.
 """
 
 from __future__ import annotations

@@ -42,7 +42,9 @@ class SlotBatch:
         parameters = inspect.signature(transformer.forward).parameters
         self._cache_argument = "cache" if "cache" in parameters else "past_key_values"
         self._keeps_logits = "logits_to_keep" in parameters
-        self.config = getattr(transformer, "config", None)
+        # the config whose attention implementation the step switches (a wrapper's inner model's, if need be)
+        self.config = next((module.config for module in transformer.modules()
+                            if hasattr(getattr(module, "config", None), "_attn_implementation")), None)
         self.cache = SlotCache()
         self.rows: list[Request] = []
         self._slot: dict[int, int] = {}  # id(request) -> its slot

@@ -187,7 +187,7 @@ def register_attention() -> None:
 
 def require_servable(transformer: torch.nn.Module) -> None:
     """Refuse, with one error naming the reason, a model whose layers the slot cache cannot serve."""
-    config = getattr(transformer, "config", None)
+    config = next((module.config for module in transformer.modules() if hasattr(module, "config")), None)
     if config is None:
         return
     reasons = []

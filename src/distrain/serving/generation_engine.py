@@ -76,7 +76,8 @@ class TokenStream:
 class GenerationEngine:
     """``submit`` a prompt (token ids) and iterate the :class:`TokenStream` it returns; ``cancel`` it
     if its client goes away. ``make_batch()`` builds an empty
-    :class:`~distrain.generation.decoding.RunningBatch` over the model."""
+    running batch over the model (a :class:`~distrain.generation.slot_batch.SlotBatch` or a
+    :class:`~distrain.generation.decoding.RunningBatch`: the same contract)."""
 
     def __init__(
         self,
