@@ -81,6 +81,11 @@ class SlotBatch:
             self._slot[id(request)] = self._take_slot()
             self._fed[id(request)] = 0
             self.rows.append(request)
+        # room for each newcomer's whole run now, so the slots grow (a copy) at admission, not mid-decode
+        longest = max(len(request.prompt) + request.settings.max_new_tokens for request in requests)
+        if self.context_length is not None:
+            longest = min(longest, self.context_length)
+        self.cache.reserve(max(self._slot.values()) + 1, longest)
         try:
             self._forward([])
         except BaseException:  # the newcomers leave as if never admitted; the running rows are untouched
@@ -189,12 +194,13 @@ class SlotBatch:
         decoding_ids = {id(request) for request in decoding}
         waiting = [row for row, request in enumerate(self._ready) if id(request) not in decoding_ids]  # not fed now
         rows = [self._ready[row] for row in waiting] + [owners[k] for k in fresh]
-        if waiting:
-            logits = torch.cat([self.logits[waiting], logits[fresh]])
-        else:
-            logits = logits[fresh]
         ready = sorted(range(len(rows)), key=lambda k: order[id(rows[k])])
-        self._ready, self.logits = [rows[k] for k in ready], logits[ready]
+        self._ready = [rows[k] for k in ready]
+        if waiting:
+            self.logits = torch.cat([self.logits[waiting], logits[fresh]])[ready]
+        else:  # one gather (none when every fed row is read, in order: each step of a steady batch)
+            picked = [fresh[k] for k in ready]
+            self.logits = logits if picked == list(range(len(logits))) else logits[picked]
 
     def _call(self, input_ids: torch.Tensor, plan, ends: torch.Tensor) -> torch.Tensor:
         """The model over the flat step; the logits (float) at ``ends``, one row each."""
