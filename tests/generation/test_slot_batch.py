@@ -39,11 +39,13 @@ def test_the_cache_writes_in_place_and_grows_without_losing_what_it_holds():
     assert cache.keys[0].shape == (8, 2, 16, 5) and torch.equal(cache.keys[0][:2, :, :4], again)
 
 
-def test_attention_reads_each_row_over_its_own_length_as_if_it_were_alone():
+@pytest.mark.parametrize("feeds", [[(2, 9, 1), (0, 3, 4), (1, 1, 1)],  # decode at 9, a chunk at 3-6, decode at 1
+                                   [(5, 2, 1), (0, 6, 1)]])  # two rows in 6 slots: gathered
+def test_attention_reads_each_row_over_its_own_length_as_if_it_were_alone(feeds):
     torch.manual_seed(0)
-    heads, kv_heads, dim, slots, capacity = 4, 2, 8, 3, 12
+    heads, kv_heads, dim, slots, capacity = 4, 2, 8, 6, 12
     keys, values = torch.randn(slots, kv_heads, capacity, dim), torch.randn(slots, kv_heads, capacity, dim)
-    plan = plan_step([(2, 9, 1), (0, 3, 4), (1, 1, 1)])  # decode at 9, a chunk at 3-6, decode at 1
+    plan = plan_step(feeds)
     query = torch.randn(1, heads, plan.tokens, dim)
     out, _ = slot_attention(torch.nn.Module(), query, keys, values, None, scaling=dim ** -0.5, slot_plan=plan)
     assert out.shape == (1, plan.tokens, heads, dim)

@@ -8,7 +8,8 @@ own position id: one token for a decoding row, a chunk of its prompt for a row s
 :class:`StepPlan` says which slot and position each token has; :class:`SlotCache` writes by it, and
 :func:`slot_attention` (registered with transformers' ``AttentionInterface`` as ``distrain_slots``)
 attends by it: the decoding rows together, over the first ``longest live length`` positions of the
-slots in use, each masked to its own length; a prefill chunk alone, causally over its own slot. So the
+slots in use, each masked to its own length (or, when few rows are left in scattered slots, over theirs
+gathered); a prefill chunk alone, causally over its own slot. So the
 matmuls see no padding at all and attention costs the longest live row, not the longest past row.
 
 The model is called as transformers models are, with ``cache=`` (or ``past_key_values=``) a
@@ -160,15 +161,22 @@ def slot_attention(module: torch.nn.Module, query: torch.Tensor, key: torch.Tens
     out = query.new_empty((query.shape[2], query.shape[1], value.shape[-1]))
     plan = slot_plan
     if plan.decode_tokens.numel():
-        used, longest = plan.used_slots, plan.longest
-        queries = query.new_zeros((used, query.shape[1], 1, query.shape[-1]))
-        queries[plan.decode_slots] = query[0, :, plan.decode_tokens].transpose(0, 1).unsqueeze(2)
-        lengths = torch.ones(used, dtype=torch.long, device=query.device)  # slots not decoding: a dummy row
-        lengths[plan.decode_slots] = plan.decode_lengths
+        longest, rows = plan.longest, plan.decode_tokens.numel()
+        queries = query[0, :, plan.decode_tokens].transpose(0, 1).unsqueeze(2)  # rows x heads x 1 x dim
+        if 2 * rows >= plan.used_slots:  # the slots in use are mostly decoding: read them in place, masked
+            used = plan.used_slots
+            placed = query.new_zeros((used, *queries.shape[1:]))
+            placed[plan.decode_slots] = queries
+            lengths = torch.ones(used, dtype=torch.long, device=query.device)  # slots not decoding: a dummy row
+            lengths[plan.decode_slots] = plan.decode_lengths
+            keys, values = key[:used, :, :longest], value[:used, :, :longest]
+        else:  # few rows left in scattered slots: gather theirs rather than read the dead ones between
+            placed, lengths = queries, plan.decode_lengths
+            keys = key[:, :, :longest].index_select(0, plan.decode_slots)
+            values = value[:, :, :longest].index_select(0, plan.decode_slots)
         mask = (torch.arange(longest, device=query.device)[None, :] < lengths[:, None])[:, None, None, :]
-        attended = sdpa(queries, key[:used, :, :longest], value[:used, :, :longest], attn_mask=mask,
-                        scale=scaling, enable_gqa=gqa)
-        out[plan.decode_tokens] = attended[plan.decode_slots, :, 0]
+        attended = sdpa(placed, keys, values, attn_mask=mask, scale=scaling, enable_gqa=gqa)
+        out[plan.decode_tokens] = attended[plan.decode_slots, :, 0] if placed is not queries else attended[:, :, 0]
     for first, count, slot, start in plan.chunks:
         end = start + count
         mask = (torch.arange(end, device=query.device)[None, :]
