@@ -129,6 +129,19 @@ class Request:
         self.generator = generators[0] if generators else None
 
 
+def take_token(request: Request, token: int, end_ids: set[int], context_length: int | None) -> bool:
+    """Append ``token`` to ``request``; whether that ended it (an end token, its budget or the context)."""
+    request.tokens.append(token)
+    budget = request.settings.max_new_tokens
+    if context_length is not None:
+        budget = min(budget, context_length - len(request.prompt))
+    if token in end_ids:
+        request.finish_reason = "stop"
+    elif len(request.tokens) >= budget:
+        request.finish_reason = "length"
+    return request.finish_reason is not None
+
+
 class RunningBatch:
     """The rows decoding now. ``end_ids`` stop a row; ``context_length`` caps prompt plus continuation."""
 
@@ -197,18 +210,8 @@ class RunningBatch:
     @torch.inference_mode()
     def advance(self, chosen: list[int]) -> list[Request]:
         """Every row takes its token in ``chosen`` (one a row); returns the rows that finished and left."""
-        finished = []
-        for request, token in zip(self.rows, chosen):
-            request.tokens.append(token)
-            budget = request.settings.max_new_tokens
-            if self.context_length is not None:
-                budget = min(budget, self.context_length - len(request.prompt))
-            if token in self.end_ids:
-                request.finish_reason = "stop"
-            elif len(request.tokens) >= budget:
-                request.finish_reason = "length"
-            if request.finish_reason is not None:
-                finished.append(request)
+        finished = [request for request, token in zip(self.rows, chosen)
+                    if take_token(request, token, self.end_ids, self.context_length)]
         staying = [row for row, request in enumerate(self.rows) if request.finish_reason is None]
         if len(staying) < len(self.rows):
             self._keep(staying)

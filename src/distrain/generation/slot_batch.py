@@ -24,7 +24,7 @@ from typing import Sequence
 
 import torch
 
-from distrain.generation.decoding import Request, choose_next
+from distrain.generation.decoding import Request, choose_next, take_token
 from distrain.generation.slots import ATTENTION, SlotCache, plan_step, register_attention, require_servable
 
 
@@ -104,18 +104,8 @@ class SlotBatch:
     def advance(self, chosen: list[int]) -> list[Request]:
         """Every read row takes its token in ``chosen`` (one a row, in ``rows`` order); the rows that
         finished and left. Then one forward pass: the chosen tokens and the next prompt chunks."""
-        finished = []
-        for request, token in zip(self._ready, chosen):
-            request.tokens.append(token)
-            budget = request.settings.max_new_tokens
-            if self.context_length is not None:
-                budget = min(budget, self.context_length - len(request.prompt))
-            if token in self.end_ids:
-                request.finish_reason = "stop"
-            elif len(request.tokens) >= budget:
-                request.finish_reason = "length"
-            if request.finish_reason is not None:
-                finished.append(request)
+        finished = [request for request, token in zip(self._ready, chosen)
+                    if take_token(request, token, self.end_ids, self.context_length)]
         decoding = [request for request in self._ready if request.finish_reason is None]
         if finished:
             self._keep([row for row, request in enumerate(self.rows) if request.finish_reason is None])
