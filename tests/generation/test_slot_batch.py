@@ -90,7 +90,7 @@ def run(batch, waiting: list[Request], seed: int) -> None:
 @pytest.mark.parametrize("model_type", ["llama", "gpt2"])
 def test_rows_joining_leaving_and_reading_in_chunks_get_their_one_at_a_time_tokens(model_type):
     model = tiny(model_type)
-    rows = requests(16, seed=11)
+    rows = requests(10, seed=11)
     batch = SlotBatch(model, {END}, PAD, context_length=64, max_prefill_tokens=6)  # long prompts read over steps
     run(batch, rows, seed=3)
     assert len(batch) == 0 and batch.cached_tokens == 0 and batch.cache.slots <= 16

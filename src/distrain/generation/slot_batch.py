@@ -24,7 +24,7 @@ from typing import Sequence
 
 import torch
 
-from distrain.generation.decoding import Request, choose_next, take_token
+from distrain.generation.request import Request, choose_next, take_token
 from distrain.generation.slots import ATTENTION, SlotCache, plan_step, register_attention, require_servable
 
 
