@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Sequence
 
-from distrain.generation.decoding import Request, RunningBatch
+from distrain.generation.decoding import Request, RunningBatch  # or a SlotBatch: the same contract
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class Admissions:
     def admissions(self) -> list[Request]:
         """The waiting requests that join before the next step (taken off the queue, not yet admitted)."""
         count = admissible([len(request.prompt) for request in self.waiting], len(self.batch),
-                           self.batch.attention_mask.shape[1], self.limits)
+                           self.batch.cache_width, self.limits)
         return [self.waiting.popleft() for _ in range(count)]
 
     def step(self) -> list[Request]:

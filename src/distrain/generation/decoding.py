@@ -15,61 +15,36 @@ transformers models are (``input_ids``, ``attention_mask``, ``position_ids``, th
 tensor-parallel model works unchanged: every rank feeds the same tokens and draws the same samples.
 Only caches of plain full-attention layers (transformers' ``DynamicLayer``) can be joined; a model
 with sliding-window or recurrent layers is refused when it is admitted.
+
+:class:`~distrain.generation.slot_batch.SlotBatch` keeps the same contract without padding (a cache slot per
+row, written in place); :func:`batch_class` picks which one :func:`generate` and the server build.
 """
 
 from __future__ import annotations
 
 import inspect
-from dataclasses import dataclass, field
-from typing import Annotated, Literal, Sequence
+from typing import Sequence
 
 import torch
-from annotated_types import Ge, Gt, Le
 
-SEED_STRIDE = 1_000_003  # a prime: the seeds of (seed, prompt) pairs do not collide for small values
+from distrain.generation.request import (  # noqa: F401 - the names the loop's users import from here
+    SEED_STRIDE, Continuation, GenerationSettings, Request, choose_next, generators_for, take_token)
 
-
-@dataclass(frozen=True)
-class GenerationSettings:
-    """``temperature`` 0 is greedy (the most likely token each step); above 0 it samples, from the
-    smallest set of tokens whose probabilities reach ``top_p``. ``seed`` fixes the samples."""
-
-    max_new_tokens: Annotated[int, Ge(1)] = 64
-    temperature: Annotated[float, Ge(0.0)] = 0.0
-    top_p: Annotated[float, Gt(0.0), Le(1.0)] = 1.0
-    seed: int = 0
+#: the running batch ``generate`` and the server build: ``slots`` (:class:`~distrain.generation.slot_batch.SlotBatch`,
+#: no padding) or ``padded`` (:class:`RunningBatch`)
+DEFAULT_BATCH = "slots"
 
 
-@dataclass(frozen=True)
-class Continuation:
-    """The new tokens (the end token included when it was generated) and why generation stopped:
-    ``stop`` (an end token) or ``length`` (``max_new_tokens`` or the model's context)."""
+def batch_class(kind: str | None = None) -> type:
+    """The running batch of ``kind`` (default :data:`DEFAULT_BATCH`); both take the same arguments."""
+    kind = kind or DEFAULT_BATCH
+    if kind == "padded":
+        return RunningBatch
+    if kind == "slots":
+        from distrain.generation.slot_batch import SlotBatch
 
-    tokens: list[int]
-    finish_reason: Literal["stop", "length"]
-
-
-def choose_next(logits: torch.Tensor, settings: GenerationSettings,
-                generators: Sequence[torch.Generator] | None) -> torch.Tensor:
-    """The next token of every row of ``logits`` (batch x vocabulary)."""
-    if settings.temperature == 0.0:
-        return logits.argmax(-1)
-    probabilities = torch.softmax(logits.float() / settings.temperature, dim=-1)
-    if settings.top_p < 1.0:
-        sorted_probabilities, order = probabilities.sort(dim=-1, descending=True)
-        before = sorted_probabilities.cumsum(-1) - sorted_probabilities  # mass of the tokens ranked above
-        sorted_probabilities = sorted_probabilities.masked_fill(before >= settings.top_p, 0.0)
-        probabilities = torch.zeros_like(probabilities).scatter(-1, order, sorted_probabilities)
-    assert generators is not None and len(generators) == logits.shape[0]
-    return torch.cat([torch.multinomial(row, 1, generator=generator)
-                      for row, generator in zip(probabilities.cpu(), generators)]).to(logits.device)
-
-
-def generators_for(settings: GenerationSettings, prompt_numbers: Sequence[int]) -> list[torch.Generator] | None:
-    """One random generator per prompt, seeded by ``(seed, prompt number)``; None when greedy."""
-    if settings.temperature == 0.0:
-        return None
-    return [torch.Generator().manual_seed(settings.seed * SEED_STRIDE + number) for number in prompt_numbers]
+        return SlotBatch
+    raise ValueError(f"no running batch {kind!r}: choose 'slots' or 'padded'")
 
 
 def generate(
@@ -85,28 +60,11 @@ def generate(
     rows leave as they finish. ``context_length`` caps prompt + continuation."""
     numbers = prompt_numbers if prompt_numbers is not None else range(len(prompts))
     requests = [Request(list(prompt), settings, number) for prompt, number in zip(prompts, numbers)]
-    batch = RunningBatch(transformer, end_ids, pad_id, context_length)
+    batch = batch_class()(transformer, end_ids, pad_id, context_length)
     batch.admit(requests)
     while len(batch):
         batch.step()
     return [Continuation(request.tokens, request.finish_reason or "length") for request in requests]
-
-
-@dataclass(eq=False)
-class Request:
-    """One prompt to continue; ``number`` seeds its samples (see :func:`generators_for`). Requests are
-    equal only to themselves: two clients may send the same prompt, and cancelling one must not touch
-    the other."""
-
-    prompt: list[int]
-    settings: GenerationSettings = GenerationSettings()
-    number: int = 0
-    tokens: list[int] = field(default_factory=list)
-    finish_reason: str | None = None
-
-    def __post_init__(self) -> None:
-        generators = generators_for(self.settings, [self.number])
-        self.generator = generators[0] if generators else None
 
 
 class RunningBatch:
@@ -132,6 +90,11 @@ class RunningBatch:
     def cached_tokens(self) -> int:
         """Key-value positions held, padding included (rows x columns)."""
         return int(self.attention_mask.numel())
+
+    @property
+    def cache_width(self) -> int:
+        """The cache's columns: every row's past, padded to the longest."""
+        return int(self.attention_mask.shape[1])
 
     # ------------------------------------------------------------------------------ admission
     @torch.inference_mode()
@@ -172,18 +135,8 @@ class RunningBatch:
     @torch.inference_mode()
     def advance(self, chosen: list[int]) -> list[Request]:
         """Every row takes its token in ``chosen`` (one a row); returns the rows that finished and left."""
-        finished = []
-        for request, token in zip(self.rows, chosen):
-            request.tokens.append(token)
-            budget = request.settings.max_new_tokens
-            if self.context_length is not None:
-                budget = min(budget, self.context_length - len(request.prompt))
-            if token in self.end_ids:
-                request.finish_reason = "stop"
-            elif len(request.tokens) >= budget:
-                request.finish_reason = "length"
-            if request.finish_reason is not None:
-                finished.append(request)
+        finished = [request for request, token in zip(self.rows, chosen)
+                    if take_token(request, token, self.end_ids, self.context_length)]
         staying = [row for row, request in enumerate(self.rows) if request.finish_reason is None]
         if len(staying) < len(self.rows):
             self._keep(staying)

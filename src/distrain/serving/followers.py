@@ -16,7 +16,7 @@ import os
 import signal
 from typing import Any
 
-from distrain.generation.decoding import Request, RunningBatch
+from distrain.generation.decoding import Request, RunningBatch, batch_class
 
 #: collectives wait this long: between requests an idle server sends nothing, and that is no failure
 IDLE = datetime.timedelta(days=365)
@@ -38,8 +38,9 @@ def _receive() -> tuple:
     return box[0]
 
 
-class MirroredBatch(RunningBatch):
-    """Rank 0's running batch: each change is sent to the other ranks before it is made here."""
+class Mirrored:
+    """Rank 0's running batch: each change is sent to the other ranks before it is made here. Mixed into
+    either running batch (:func:`mirrored`): both keep rows the same way, so a change is the same call."""
 
     def __init__(self, *arguments: Any) -> None:
         _send(("reset",))
@@ -58,6 +59,17 @@ class MirroredBatch(RunningBatch):
         rows = [row for row, other in enumerate(self.rows) if other is not request]
         _send(("keep", rows))
         self._keep(rows)
+
+
+class MirroredBatch(Mirrored, RunningBatch):
+    """The padded running batch, mirrored."""
+
+
+def mirrored(kind: type) -> type:
+    """``kind`` (a running batch class) with each change sent to the other ranks first."""
+    if kind is RunningBatch:
+        return MirroredBatch
+    return type(f"Mirrored{kind.__name__}", (Mirrored, kind), {"__doc__": f"{kind.__name__}, mirrored."})
 
 
 def follow(make_batch) -> None:
@@ -157,7 +169,7 @@ def _follower_main(rank: int, size: int, port: int, archive: str, overrides: dic
     store = dist.TCPStore("127.0.0.1", port, size, is_master=False, timeout=RENDEZVOUS)
     dist.init_process_group("gloo", store=store, rank=rank, world_size=size, timeout=IDLE)
     split(model, rank, size)
-    follow(lambda: RunningBatch(model.transformer, ends, pad, model.context_length()))
+    follow(lambda: batch_class()(model.transformer, ends, pad, model.context_length()))
 
 
 def _die_with_parent() -> None:

@@ -76,7 +76,8 @@ class TokenStream:
 class GenerationEngine:
     """``submit`` a prompt (token ids) and iterate the :class:`TokenStream` it returns; ``cancel`` it
     if its client goes away. ``make_batch()`` builds an empty
-    :class:`~distrain.generation.decoding.RunningBatch` over the model."""
+    running batch over the model (a :class:`~distrain.generation.slot_batch.SlotBatch` or a
+    :class:`~distrain.generation.decoding.RunningBatch`: the same contract)."""
 
     def __init__(
         self,
@@ -221,6 +222,8 @@ class GenerationEngine:
                     continue
                 events = []
                 for request in [*admissions.batch.rows, *finished]:
+                    if not request.tokens:  # its prompt is still being read (a slot batch reads long ones in chunks)
+                        continue
                     stream = streams[id(request)] if request.finish_reason is None else streams.pop(id(request))
                     events.append((stream, TokenEvent(request.tokens[-1], request.finish_reason)))
                 if self.on_step is not None:

@@ -73,11 +73,11 @@ class Predictor:
     def make_batch(self) -> Any:
         """An empty running batch over the model (the engine thread's); split over processes, one that
         sends each of its changes to the other ranks (:mod:`distrain.serving.followers`)."""
-        from distrain.generation.decoding import RunningBatch
-        from distrain.serving.followers import MirroredBatch
+        from distrain.generation.decoding import batch_class
+        from distrain.serving.followers import mirrored
 
         ends, pad, context = self.generation_setup()
-        kind = MirroredBatch if self.followers is not None else RunningBatch
+        kind = mirrored(batch_class()) if self.followers is not None else batch_class()
         return kind(self.model.transformer, ends, pad, context)
 
     def split_over(self, followers: Any) -> None:

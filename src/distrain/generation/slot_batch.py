@@ -1,0 +1,208 @@
+"""Continuous batching over a slot cache (:mod:`distrain.generation.slots`): rows decode without padding.
+
+:class:`SlotBatch` keeps :class:`~distrain.generation.decoding.RunningBatch`'s contract (``admit``,
+``step``, ``advance``, ``cancel``, ``len``, ``cached_tokens``, each row's ``tokens`` and
+``finish_reason``, each sampled row's own generator), so the scheduler, the server's engine and the
+tensor-parallel mirror drive either. What differs is inside:
+
+- a row admitted takes the lowest free slot and copies nobody's cache; a row that ends frees its slot;
+- a step is one forward pass over one flat sequence: the token each decoding row chose, then chunks of
+  the prompts still being read, as many prompt tokens as ``max_prefill_tokens`` allows (a long prompt
+  is read over several steps, beside the decoding rows, instead of stalling them);
+- logits are computed only at each row's last fed token (``logits_to_keep`` with their indices).
+
+``admit`` reads the newcomers' prompts at once, in a pass of their own (so a prompt the model fails on
+fails there, alone, and the running rows are untouched); what the budget leaves of a long prompt is read
+with the next steps, beside the decoding rows. ``rows`` lists every row, read or not; a row still being
+read has no token yet (``tokens`` empty) and chooses none.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Sequence
+
+import torch
+
+from distrain.generation.request import Request, choose_next, take_token
+from distrain.generation.slots import ATTENTION, SlotCache, plan_step, register_attention, require_servable
+
+
+class SlotBatch:
+    """The rows decoding now, each in its own cache slot. ``end_ids`` stop a row; ``context_length`` caps
+    prompt plus continuation; ``max_prefill_tokens`` caps the prompt tokens read in one step."""
+
+    def __init__(self, transformer: torch.nn.Module, end_ids: set[int], pad_id: int,
+                 context_length: int | None = None, max_prefill_tokens: int = 512) -> None:
+        require_servable(transformer)
+        register_attention()
+        self.transformer, self.end_ids, self.pad_id, self.context_length = transformer, end_ids, pad_id, context_length
+        self.max_prefill_tokens = max(1, max_prefill_tokens)
+        self.device = next(transformer.parameters()).device
+        parameters = inspect.signature(transformer.forward).parameters
+        self._cache_argument = "cache" if "cache" in parameters else "past_key_values"
+        self._keeps_logits = "logits_to_keep" in parameters
+        # the config whose attention implementation the step switches (a wrapper's inner model's, if need be)
+        self.config = next((module.config for module in transformer.modules()
+                            if hasattr(getattr(module, "config", None), "_attn_implementation")), None)
+        self.cache = SlotCache()
+        self.rows: list[Request] = []
+        self._slot: dict[int, int] = {}  # id(request) -> its slot
+        self._fed: dict[int, int] = {}  # id(request) -> tokens written to its slot
+        self._free: list[int] = []  # slots freed, reused lowest first
+        self._ready: list[Request] = []  # rows whose prompt is read: each has a row of self.logits
+        self.logits: torch.Tensor | None = None
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def cached_tokens(self) -> int:
+        """Key-value positions held by the rows (no padding)."""
+        return sum(self._fed.values())
+
+    @property
+    def cache_width(self) -> int:
+        """The longest row's cached positions (what a step's attention reads per row)."""
+        return max(self._fed.values(), default=0)
+
+    # ------------------------------------------------------------------------------ admission
+    @torch.inference_mode()
+    def admit(self, requests: Sequence[Request]) -> None:
+        """Give each request a slot and read the prompts now, as far as ``max_prefill_tokens`` allows (the
+        rest with the next steps). If that raises, the newcomers are not admitted and nothing else changes."""
+        if not requests:
+            return
+        for request in requests:
+            if not request.prompt:
+                raise ValueError("a prompt needs at least one token")
+        before = len(self.rows)
+        for request in requests:
+            self._slot[id(request)] = self._take_slot()
+            self._fed[id(request)] = 0
+            self.rows.append(request)
+        # room for each newcomer's whole run now, so the slots grow (a copy) at admission, not mid-decode
+        longest = max(len(request.prompt) + request.settings.max_new_tokens for request in requests)
+        if self.context_length is not None:
+            longest = min(longest, self.context_length)
+        self.cache.reserve(max(self._slot.values()) + 1, longest)
+        try:
+            self._forward([])
+        except BaseException:  # the newcomers leave as if never admitted; the running rows are untouched
+            self._keep(list(range(before)))
+            raise
+
+    # ---------------------------------------------------------------------------------- a step
+    @torch.inference_mode()
+    def step(self) -> list[Request]:
+        """Every read row takes its next token; returns the rows that finished (and left the batch)."""
+        if not self.rows:
+            return []
+        return self.advance(self._choose())
+
+    @torch.inference_mode()
+    def advance(self, chosen: list[int]) -> list[Request]:
+        """Every read row takes its token in ``chosen`` (one a row, in ``rows`` order); the rows that
+        finished and left. Then one forward pass: the chosen tokens and the next prompt chunks."""
+        finished = [request for request, token in zip(self._ready, chosen)
+                    if take_token(request, token, self.end_ids, self.context_length)]
+        decoding = [request for request in self._ready if request.finish_reason is None]
+        if finished:
+            self._keep([row for row, request in enumerate(self.rows) if request.finish_reason is None])
+        if self.rows:
+            self._forward(decoding)
+        return finished
+
+    def cancel(self, request: Request) -> None:
+        """Drop a row before it finishes (its client went away): its slot is free at once."""
+        self._keep([row for row, other in enumerate(self.rows) if other is not request])
+
+    # -------------------------------------------------------------------------------- helpers
+    def _choose(self) -> list[int]:
+        if not self._ready:
+            return []
+        chosen = self.logits.argmax(-1).tolist()
+        for row, request in enumerate(self._ready):
+            if request.generator is not None:
+                chosen[row] = int(choose_next(self.logits[row:row + 1], request.settings, [request.generator])[0])
+        return chosen
+
+    def _take_slot(self) -> int:
+        if self._free:
+            self._free.sort()
+            return self._free.pop(0)
+        return len(self._slot)
+
+    def _keep(self, rows: list[int]) -> None:
+        """Keep ``rows`` (indices into ``rows``); the others' slots are free at once, nothing is copied."""
+        kept = [self.rows[row] for row in rows]
+        kept_ids = {id(request) for request in kept}
+        for request in self.rows:
+            if id(request) not in kept_ids:
+                self._free.append(self._slot.pop(id(request)))
+                del self._fed[id(request)]
+        ready = [row for row, request in enumerate(self._ready) if id(request) in kept_ids]
+        self._ready = [self._ready[row] for row in ready]
+        if self.logits is not None:
+            self.logits = self.logits[ready] if self._ready else None
+        self.rows = kept
+        if not self.rows:  # all free: later slots start from 0 again
+            self._free.clear()
+
+    def _forward(self, decoding: list[Request]) -> None:
+        """One pass: the last token of each ``decoding`` row, then prompt chunks within the prefill budget;
+        afterwards the read rows (``decoding`` and prompts just finished) hold their next-token logits."""
+        feeds, tokens, fed_rows, owners = [], [], [], []
+        for request in decoding:
+            feeds.append((self._slot[id(request)], self._fed[id(request)], 1))
+            tokens.append(request.tokens[-1])
+            fed_rows.append(request)
+            owners.append(request)
+        budget, ready_ids = self.max_prefill_tokens, {id(request) for request in self._ready}
+        for request in self.rows:
+            fed = self._fed[id(request)]
+            if id(request) in ready_ids or budget <= 0:
+                continue
+            count = min(budget, len(request.prompt) - fed)
+            feeds.append((self._slot[id(request)], fed, count))
+            tokens += request.prompt[fed:fed + count]
+            fed_rows.append(request)
+            owners.append(request if fed + count == len(request.prompt) else None)  # None: more prompt to read
+            budget -= count
+        if not feeds:
+            return
+        plan = plan_step(feeds, self.device)
+        self.cache.reserve(plan.used_slots, int(plan.position.max()) + 1)
+        self.cache.plan = plan
+        ends = torch.tensor(feeds and [count for _, _, count in feeds], device=self.device).cumsum(0) - 1
+        logits = self._call(torch.tensor([tokens], device=self.device), plan, ends)
+        for request, (_, start, count) in zip(fed_rows, feeds):
+            self._fed[id(request)] = start + count
+        # read rows in the order of ``rows``, so ``chosen`` lines up with what a follower holds
+        order = {id(request): row for row, request in enumerate(self.rows)}
+        fresh = [k for k, owner in enumerate(owners) if owner is not None]
+        decoding_ids = {id(request) for request in decoding}
+        waiting = [row for row, request in enumerate(self._ready) if id(request) not in decoding_ids]  # not fed now
+        rows = [self._ready[row] for row in waiting] + [owners[k] for k in fresh]
+        ready = sorted(range(len(rows)), key=lambda k: order[id(rows[k])])
+        self._ready = [rows[k] for k in ready]
+        if waiting:
+            self.logits = torch.cat([self.logits[waiting], logits[fresh]])[ready]
+        else:  # one gather (none when every fed row is read, in order: each step of a steady batch)
+            picked = [fresh[k] for k in ready]
+            self.logits = logits if picked == list(range(len(logits))) else logits[picked]
+
+    def _call(self, input_ids: torch.Tensor, plan, ends: torch.Tensor) -> torch.Tensor:
+        """The model over the flat step; the logits (float) at ``ends``, one row each."""
+        keep = {"logits_to_keep": ends} if self._keeps_logits else {}
+        previous = getattr(self.config, "_attn_implementation", None)
+        if self.config is not None:
+            self.config._attn_implementation = ATTENTION
+        try:
+            output = self.transformer(input_ids=input_ids, position_ids=plan.position[None, :], use_cache=True,
+                                      slot_plan=plan, **{self._cache_argument: self.cache}, **keep)
+        finally:
+            if self.config is not None:
+                self.config._attn_implementation = previous
+        logits = output.logits[0]
+        return logits if self._keeps_logits else logits[ends]

@@ -1,0 +1,117 @@
+"""The decode step without padding (:mod:`distrain.generation.slots`, :class:`~distrain.generation.slot_batch.SlotBatch`):
+the step plan, the in-place slot writes and the attention over each row's own length, checked as pure functions;
+then rows that join, leave and read long prompts in chunks beside decoding rows get, greedy in fp32, the tokens
+they get one at a time (by the padded batch and by transformers' ``generate``)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from distrain.generation.decoding import GenerationSettings, Request, RunningBatch, generate
+from distrain.generation.slot_batch import SlotBatch
+from distrain.generation.slots import SlotCache, plan_step, slot_attention
+from generation.test_running_batch import END, PAD, requests, tiny
+
+
+# ------------------------------------------------------------------------------ pure pieces
+def test_a_plan_places_decode_tokens_and_prefill_chunks_at_their_slots_and_positions():
+    plan = plan_step([(2, 7, 1), (0, 0, 3), (1, 4, 1)])  # slot 2 decodes at 7, slot 0 reads 3, slot 1 decodes at 4
+    assert plan.slot.tolist() == [2, 0, 0, 0, 1] and plan.position.tolist() == [7, 0, 1, 2, 4]
+    assert plan.decode_tokens.tolist() == [0, 4] and plan.decode_slots.tolist() == [2, 1]
+    assert plan.decode_lengths.tolist() == [8, 5] and plan.longest == 8 and plan.used_slots == 3
+    assert plan.chunks == [(1, 3, 0, 0)]
+
+
+def test_the_cache_writes_in_place_and_grows_without_losing_what_it_holds():
+    cache = SlotCache(slots=2, capacity=4)
+    keys = torch.arange(2 * 3 * 5, dtype=torch.float).reshape(1, 2, 3, 5)  # 1 x heads x tokens x dim
+    plan = plan_step([(1, 2, 1), (0, 0, 2)])
+    cache.plan = plan
+    stored, _ = cache.update(keys, -keys, 0)
+    buffer = stored.data_ptr()
+    assert torch.equal(stored[1, :, 2], keys[0, :, 0]) and torch.equal(stored[0, :, :2], keys[0, :, 1:])
+    assert stored[1, :, :2].abs().sum() == 0  # nothing else written
+    cache.plan = plan_step([(1, 3, 1)])
+    again, _ = cache.update(keys[:, :, :1] + 100, keys[:, :, :1], 0)
+    assert again.data_ptr() == buffer and torch.equal(again[1, :, 3], keys[0, :, 0] + 100)  # in place
+    cache.reserve(5, 9)  # more rows and a longer row: one copy into tensors twice as large (or more)
+    assert cache.keys[0].shape == (8, 2, 16, 5) and torch.equal(cache.keys[0][:2, :, :4], again)
+
+
+@pytest.mark.parametrize("feeds", [[(2, 9, 1), (0, 3, 4), (1, 1, 1)],  # decode at 9, a chunk at 3-6, decode at 1
+                                   [(5, 2, 1), (0, 6, 1)]])  # two rows in 6 slots: gathered
+def test_attention_reads_each_row_over_its_own_length_as_if_it_were_alone(feeds):
+    torch.manual_seed(0)
+    heads, kv_heads, dim, slots, capacity = 4, 2, 8, 6, 12
+    keys, values = torch.randn(slots, kv_heads, capacity, dim), torch.randn(slots, kv_heads, capacity, dim)
+    plan = plan_step(feeds)
+    query = torch.randn(1, heads, plan.tokens, dim)
+    out, _ = slot_attention(torch.nn.Module(), query, keys, values, None, scaling=dim ** -0.5, slot_plan=plan)
+    assert out.shape == (1, plan.tokens, heads, dim)
+    expand = lambda t: t.repeat_interleave(heads // kv_heads, 0)  # noqa: E731
+    for token, (slot, position) in enumerate(zip(plan.slot.tolist(), plan.position.tolist())):
+        k, v = expand(keys[slot, :, :position + 1]), expand(values[slot, :, :position + 1])
+        weights = torch.softmax(query[0, :, token:token + 1] @ k.transpose(1, 2) * dim ** -0.5, -1)
+        torch.testing.assert_close(out[0, token], (weights @ v)[:, 0], rtol=1e-5, atol=1e-5)
+
+
+def test_a_finished_row_frees_its_slot_at_once_and_the_next_row_takes_it_without_a_copy():
+    model = tiny("llama")
+    batch = SlotBatch(model, {END}, PAD, context_length=64)
+    first, second, third = (Request([1, 7 + k, 8], GenerationSettings(max_new_tokens=9)) for k in range(3))
+    batch.admit([first, second, third])
+    batch.step()
+    buffer = batch.cache.keys[0].data_ptr()
+    batch.cancel(second)
+    assert batch._slot == {id(first): 0, id(third): 2} and batch.cached_tokens == 2 * 4
+    late = Request([1, 40, 41, 42, 43], GenerationSettings(max_new_tokens=3))
+    batch.admit([late])
+    assert batch._slot[id(late)] == 1 and batch.cache.keys[0].data_ptr() == buffer
+
+
+def test_a_model_the_slots_cannot_serve_is_refused_by_its_reason():
+    with pytest.raises(ValueError, match="sliding window of 4"):
+        SlotBatch(tiny("mistral", sliding_window=4), {END}, PAD, context_length=64)
+
+
+# ------------------------------------------------------------------------ equal to alone
+def run(batch, waiting: list[Request], seed: int) -> None:
+    """Admit 0 to 3 waiting rows at random steps until all have finished."""
+    rng, waiting = torch.Generator().manual_seed(seed), list(waiting)
+    while waiting or len(batch):
+        count = int(torch.randint(0, 4, (1,), generator=rng))
+        batch.admit(waiting[:count])
+        waiting = waiting[count:]
+        if len(batch):
+            batch.step()
+
+
+@pytest.mark.parametrize("model_type", ["llama", "gpt2"])
+def test_rows_joining_leaving_and_reading_in_chunks_get_their_one_at_a_time_tokens(model_type):
+    model = tiny(model_type)
+    rows = requests(10, seed=11)
+    batch = SlotBatch(model, {END}, PAD, context_length=64, max_prefill_tokens=6)  # long prompts read over steps
+    run(batch, rows, seed=3)
+    assert len(batch) == 0 and batch.cached_tokens == 0 and batch.cache.slots <= 16
+    for row in rows:
+        padded = RunningBatch(model, {END}, PAD, 64)
+        padded.admit([alone := Request(row.prompt, row.settings, row.number)])
+        while len(padded):
+            padded.step()
+        theirs = model.generate(torch.tensor([row.prompt]), attention_mask=torch.ones(1, len(row.prompt), dtype=torch.long),
+                                max_new_tokens=row.settings.max_new_tokens, do_sample=False, eos_token_id=END,
+                                pad_token_id=PAD)[0, len(row.prompt):].tolist()
+        assert row.tokens == alone.tokens == theirs[:len(row.tokens)], row.number
+        assert row.finish_reason == alone.finish_reason
+
+
+def test_a_sampled_row_draws_the_same_tokens_in_a_slot_batch_as_alone():
+    model = tiny("llama")
+    sampling = {"temperature": 1.0, "top_p": 0.9, "seed": 3}
+    together, apart = requests(6, seed=2, settings=sampling), requests(6, seed=2, settings=sampling)
+    run(SlotBatch(model, {END}, PAD, 64), together, seed=1)
+    for row in apart:
+        run(SlotBatch(model, {END}, PAD, 64), [row], seed=0)
+    assert [row.tokens for row in together] == [row.tokens for row in apart]
+    assert generate(model, [apart[0].prompt], apart[0].settings, {END}, PAD, 64)[0].tokens == apart[0].tokens
