@@ -262,7 +262,8 @@ def children_of(pid: int) -> list[int]:
 
 def test_tensor_parallel_2_serving_gives_the_completions_of_one_process(server, cycle_lm_archive, tmp_path):
     """``--tensor-parallel 2``: the Llama's linears split over 2 processes by its training plan; greedy and
-    seeded sampled completions, streamed or not and sharing steps, equal the one-process server's; SIGTERM
+    seeded sampled completions, streamed or not and sharing steps, equal the one-process server's (which
+    reads prompts whole, this one 3 tokens a step); SIGTERM
     drains and the other rank leaves with the server."""
     rng = random.Random(2)
     bodies = [{"prompt": " ".join(rng.choices(WORDS, k=rng.randint(1, 20))), "max_tokens": rng.randint(1, 20),
@@ -278,7 +279,9 @@ def test_tensor_parallel_2_serving_gives_the_completions_of_one_process(server, 
                         if line.startswith("data: {")) for answer in answers]
 
     expected = texts(server.url, stream=False)
-    with ServerProcess(cycle_lm_archive, tmp_path, "--tensor-parallel", "2") as split:
+    # prompts read 3 tokens a step: rank 0 sends the other rank its prefill budget, so both chunk them alike
+    with ServerProcess(cycle_lm_archive, tmp_path, "--tensor-parallel", "2", "--max-prefill-tokens", "3",
+                       "--dtype", "float32") as split:
         info = httpx.get(split.url + "/info", timeout=10).json()
         assert info["tensor_parallel"] == {"processes": 2, "split_parameters": 14}  # 7 linears in each of 2 layers
         others = children_of(split.pid)

@@ -204,5 +204,5 @@ class SlotBatch:
         finally:
             if self.config is not None:
                 self.config._attn_implementation = previous
-        logits = output.logits[0]
+        logits = output.logits[0].float()  # a bfloat16 model's too: tokens are chosen from float logits
         return logits if self._keeps_logits else logits[ends]

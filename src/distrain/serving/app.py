@@ -52,6 +52,8 @@ class ServeOptions:
     model_name: str | None = None
     #: torch's intra-op threads for a language model (default: the cores less one, for the event loop)
     torch_threads: int | None = None
+    #: the floating-point type the model's weights are cast to once at load (None: the archive's)
+    dtype: str | None = None
     #: every route but /health and the demo page's files needs ``Authorization: Bearer KEY`` (:mod:`.auth`)
     api_key: str | None = field(default=None, repr=False)
 

@@ -42,9 +42,9 @@ class Mirrored:
     """Rank 0's running batch: each change is sent to the other ranks before it is made here. Mixed into
     either running batch (:func:`mirrored`): both keep rows the same way, so a change is the same call."""
 
-    def __init__(self, *arguments: Any) -> None:
-        _send(("reset",))
-        super().__init__(*arguments)
+    def __init__(self, *arguments: Any, **options: Any) -> None:
+        _send(("reset", options))
+        super().__init__(*arguments, **options)
 
     def admit(self, requests) -> None:
         if requests:
@@ -83,8 +83,8 @@ def follow(make_batch) -> None:
         if kind == "stop":
             return
         try:
-            if kind == "reset":
-                batch = make_batch()
+            if kind == "reset":  # with rank 0's options (the prefill budget), so both chunk prompts alike
+                batch = make_batch(**arguments[0])
             elif kind == "admit":
                 batch.admit([Request(prompt, settings, number) for prompt, settings, number in arguments[0]])
             elif kind == "advance":
@@ -98,7 +98,8 @@ def follow(make_batch) -> None:
 class Followers:
     """Ranks 1..N-1, started from rank 0 (the server), which joins them in a gloo group."""
 
-    def __init__(self, size: int, archive: str, overrides: dict[str, Any], include_packages: list[str]) -> None:
+    def __init__(self, size: int, archive: str, overrides: dict[str, Any], include_packages: list[str],
+                 dtype: str | None = None) -> None:
         import torch.distributed as dist
 
         self.size = size
@@ -106,7 +107,7 @@ class Followers:
         context = multiprocessing.get_context("spawn")
         self.processes = [
             context.Process(target=_follower_main, name=f"distrain-serve-rank{rank}", daemon=True,
-                            args=(rank, size, store.port, archive, overrides, list(include_packages)))
+                            args=(rank, size, store.port, archive, overrides, list(include_packages), dtype))
             for rank in range(1, size)
         ]
         for process in self.processes:
@@ -149,7 +150,7 @@ def split(model: Any, rank: int, size: int) -> None:
 
 
 def _follower_main(rank: int, size: int, port: int, archive: str, overrides: dict[str, Any],
-                   include_packages: list[str]) -> None:
+                   include_packages: list[str], dtype: str | None = None) -> None:
     # a terminal's Ctrl-C or a process-group SIGTERM reaches every rank; the server drains and then tells us
     for stop_signal in (signal.SIGINT, signal.SIGTERM):
         signal.signal(stop_signal, signal.SIG_IGN)
@@ -164,12 +165,14 @@ def _follower_main(rank: int, size: int, port: int, archive: str, overrides: dic
 
     torch.set_num_threads(cpu_threads_per_worker(size))
     import_plugins(include_packages)
-    model = load_for_inference(archive, overrides)[0].model.eval()  # as the server's Predictor loads it
+    from distrain.serving.predictor import cast_model
+
+    model = cast_model(load_for_inference(archive, overrides)[0].model.eval(), dtype)  # as the server's Predictor
     ends, pad = model.end_and_pad_ids(load_tokenizer(model.tokenizer_name))
     store = dist.TCPStore("127.0.0.1", port, size, is_master=False, timeout=RENDEZVOUS)
     dist.init_process_group("gloo", store=store, rank=rank, world_size=size, timeout=IDLE)
     split(model, rank, size)
-    follow(lambda: batch_class()(model.transformer, ends, pad, model.context_length()))
+    follow(lambda **options: batch_class()(model.transformer, ends, pad, model.context_length(), **options))
 
 
 def _die_with_parent() -> None:

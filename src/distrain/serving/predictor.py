@@ -24,6 +24,24 @@ class Prepared:
     length: int
 
 
+#: what ``distrain serve --dtype`` accepts: the names of torch's floating-point types a model computes in
+DTYPES = ("float32", "bfloat16")
+
+
+def cast_model(model: Any, dtype: str | None) -> Any:
+    """``model`` with its floating-point weights and buffers cast once to ``dtype`` (a name in
+    :data:`DTYPES`; None leaves the archive's). Integer buffers (positions, vocabulary ids) stay as they are."""
+    if dtype is None:
+        return model
+    import torch
+
+    if dtype not in DTYPES:
+        from distrain.errors import UsageError
+
+        raise UsageError(f"--dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    return model.to(getattr(torch, dtype))
+
+
 class Predictor:
     def __init__(self, model: Any, reader: Any, vocab: Any, config: dict[str, Any] | None = None, device: str = "cpu") -> None:
         self.model = model.to(device).eval()
@@ -43,14 +61,16 @@ class Predictor:
             ) from None
 
     @classmethod
-    def from_archive(cls, archive_path: str, overrides: dict[str, Any] | None = None, device: str = "cpu") -> Predictor:
+    def from_archive(cls, archive_path: str, overrides: dict[str, Any] | None = None, device: str = "cpu",
+                     dtype: str | None = None) -> Predictor:
         """The archive's model with the reader ``distrain predict`` uses (the model's prediction reader:
-        its ``validation_dataset_reader``, else ``dataset_reader``, unless it predicts from other inputs)."""
+        its ``validation_dataset_reader``, else ``dataset_reader``, unless it predicts from other inputs),
+        its weights cast once to ``dtype`` (:func:`cast_model`)."""
         from distrain.experiment.archive_jobs import load_for_inference
 
         archive, experiment = load_for_inference(archive_path, overrides or {})
         reader = archive.model.prediction_reader(experiment.validation_dataset_reader)
-        return cls(archive.model, reader, archive.vocab, archive.config, device)
+        return cls(cast_model(archive.model, dtype), reader, archive.vocab, archive.config, device)
 
     # ------------------------------------------------------------------- language models
     @property
@@ -70,15 +90,16 @@ class Predictor:
         ends, pad = self.model.end_and_pad_ids(self.tokenizer)
         return ends, pad, self.model.context_length()
 
-    def make_batch(self) -> Any:
-        """An empty running batch over the model (the engine thread's); split over processes, one that
-        sends each of its changes to the other ranks (:mod:`distrain.serving.followers`)."""
+    def make_batch(self, **options: Any) -> Any:
+        """An empty running batch over the model (the engine thread's), with ``options`` (the prefill
+        budget); split over processes, one that sends each of its changes to the other ranks
+        (:mod:`distrain.serving.followers`)."""
         from distrain.generation.decoding import batch_class
         from distrain.serving.followers import mirrored
 
         ends, pad, context = self.generation_setup()
         kind = mirrored(batch_class()) if self.followers is not None else batch_class()
-        return kind(self.model.transformer, ends, pad, context)
+        return kind(self.model.transformer, ends, pad, context, **options)
 
     def split_over(self, followers: Any) -> None:
         """Split the model with ``followers`` (the other ranks of ``serve --tensor-parallel``)."""
