@@ -24,6 +24,7 @@ from typing import Sequence
 
 import torch
 
+from distrain.generation.packed_linears import PackedLinears
 from distrain.generation.request import Request, choose_next, take_token
 from distrain.generation.slots import ATTENTION, SlotCache, plan_step, register_attention, require_servable
 
@@ -45,6 +46,7 @@ class SlotBatch:
         # the config whose attention implementation the step switches (a wrapper's inner model's, if need be)
         self.config = next((module.config for module in transformer.modules()
                             if hasattr(getattr(module, "config", None), "_attn_implementation")), None)
+        self.linears = PackedLinears(transformer)  # their weights laid out once for the CPU's kernels
         self.cache = SlotCache()
         self.rows: list[Request] = []
         self._slot: dict[int, int] = {}  # id(request) -> its slot
@@ -199,8 +201,9 @@ class SlotBatch:
         if self.config is not None:
             self.config._attn_implementation = ATTENTION
         try:
-            output = self.transformer(input_ids=input_ids, position_ids=plan.position[None, :], use_cache=True,
-                                      slot_plan=plan, **{self._cache_argument: self.cache}, **keep)
+            with self.linears.applied():
+                output = self.transformer(input_ids=input_ids, position_ids=plan.position[None, :], use_cache=True,
+                                          slot_plan=plan, **{self._cache_argument: self.cache}, **keep)
         finally:
             if self.config is not None:
                 self.config._attn_implementation = previous
