@@ -564,3 +564,28 @@ def test_the_engine_streams_each_request_its_own_tokens_and_keeps_its_limits():
         assert not engine._thread.is_alive() and not engine.active
 
     asyncio.run(asyncio.wait_for(main(), 60))  # a stream that never ends fails here instead of hanging
+
+
+def test_dtype_bfloat16_serves_the_cycle_models_completions_and_says_when_the_cpu_makes_it_slow(server, cycle_lm_archive,
+                                                                                             tmp_path):
+    """``serve --dtype bfloat16``: the weights cast once at load (``/info``), tokens chosen from float logits,
+    and the trained cycle model's greedy completions (wide margins) equal the float32 server's, with rows
+    sharing steps and prompts read 3 tokens a step; a CPU without bfloat16 matrix instructions gets one
+    warning at load."""
+    from distrain.generation.packed_linears import cpu_packs
+
+    bodies = [{"prompt": prompt, "max_tokens": 10, "temperature": 0} for prompt in PROMPTS]
+
+    def completions(url: str) -> list[str]:
+        answers = post_concurrently(url + "/v1/completions", bodies, len(bodies))
+        assert {answer.status for answer in answers} == {200}
+        return [answer.body["choices"][0]["text"] for answer in answers]
+
+    with ServerProcess(cycle_lm_archive, tmp_path, "--dtype", "bfloat16", "--max-prefill-tokens", "3") as half:
+        assert httpx.get(half.url + "/info", timeout=10).json()["options"]["dtype"] == "bfloat16"
+        assert completions(half.url) == completions(server.url)
+        assert half.stop() == 0, half.output()[-3000:]
+        warned = "warning: --dtype bfloat16: this CPU has no bfloat16 matrix instructions" in half.output()
+        assert warned == (not cpu_packs(torch.bfloat16))
+    refused = run_cli("serve", str(cycle_lm_archive), "--dtype", "float16", timeout=60)
+    assert refused.returncode == 2 and "invalid choice: 'float16'" in refused.stderr

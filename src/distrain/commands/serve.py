@@ -115,6 +115,20 @@ def api_key_from(args: argparse.Namespace) -> str | None:
     return key
 
 
+def warn_if_slow_bfloat16() -> None:
+    """bfloat16 pays only where the CPU multiplies it natively; elsewhere say so once, at load."""
+    import sys
+
+    import torch
+
+    from distrain.generation.packed_linears import cpu_packs
+
+    if not cpu_packs(torch.bfloat16):
+        print("warning: --dtype bfloat16: this CPU has no bfloat16 matrix instructions (AVX-512 BF16, AMX), so "
+              "the model computes several times slower than in float32 here; it still halves the weights' memory",
+              file=sys.stderr, flush=True)
+
+
 LOOPBACK = ("127.", "::1", "localhost")
 
 
@@ -152,6 +166,8 @@ def run(args: argparse.Namespace) -> int:
 
     def load() -> Predictor:
         predictor = Predictor.from_archive(args.archive, overrides, dtype=args.dtype)
+        if args.dtype == "bfloat16" and predictor.generates:
+            warn_if_slow_bfloat16()
         if args.tensor_parallel > 1:
             from distrain.experiment.archive_jobs import tensor_parallel_config
             from distrain.serving.followers import Followers
