@@ -17,16 +17,19 @@ events), each sending its next request as soon as the last ended; prompts of 8 t
 the Shakespeare corpus and ``max_tokens`` from 16 to 128, both drawn with a fixed seed (every server
 gets the same sequence). The three servers of a dtype are measured in alternating rounds (``--rounds``, each
 ``--duration`` seconds in all; bfloat16 ``--bf16-duration``), so load drift on a shared machine hits all of them
-alike. Per server: generated tokens/s (the server's own ``distrain_generated_tokens`` counter over the measured
-window; the median over rounds), p50/p99 time to first token and inter-token latency (from the client's clock, per
-streamed chunk).
+alike. Per server: generated tokens/s (the server's own ``distrain_generated_tokens`` counter over exactly the
+measured window; the median over rounds), p50/p99 time to first token and inter-token latency (from the client's
+clock, per streamed chunk). At a window's end every stream still open is cut (its client disconnects, and the server
+drops the request) and the next window waits for the running batch to empty: no drain after the window (one request
+at a time, 32 streams in flight take a minute to drain here, ~5x that in bfloat16). A request cut before its first
+token counts its wait so far as its time to first token (a lower bound; ``cut_before_first_token=`` says how many).
 
 In this process, on 1 torch thread (as the server's decode thread), on the same archive's model cast to the dtype
 and on the same requests (the token ids ``Predictor.prompt_ids`` makes of the same prompts, each with its own
 ``max_tokens``, the first ``--hf-requests`` (64) of the clients' sequence):
 
 - ``model_alone``: distrain's running batch without HTTP or queue, ``--clients`` of the requests as one static batch
-  (no one joins), the best of 2;
+  (no one joins), the best of 2 (of 1 in bfloat16);
 - ``hf_generate_static``: transformers' ``generate`` on static batches of ``--clients`` requests (left padding with an
   attention mask, greedy, ``max_new_tokens`` the batch's largest, ``pad_token_id`` and the model's end ids as
   ``eos_token_id``), after one warm-up batch (the first ``--clients`` requests, at most 4 new tokens each) that is not
@@ -137,47 +140,79 @@ def workload(count: int, seed: int = 0, max_tokens: tuple[int, int] = (16, 128))
     return bodies
 
 
-async def stream_one(client, url: str, body: dict) -> tuple[float, list[float]]:
-    """(time to first chunk, gaps between chunks) of one streamed completion."""
+class Latencies:
+    """Per-chunk client times of one server: times to first token (``censored``: requests cut at the window's end
+    before their first token, counted as the time they had waited, a lower bound) and gaps between chunks."""
+
+    def __init__(self) -> None:
+        self.first: list[float] = []
+        self.gaps: list[float] = []
+        self.censored = 0
+
+
+async def stream_one(client, url: str, body: dict, latencies: Latencies) -> None:
+    """One streamed completion, its time to first chunk and the gaps between chunks recorded as they arrive (so a
+    stream cancelled at the window's end keeps what it got)."""
     started = time.perf_counter()
-    arrivals: list[float] = []
-    async with client.stream("POST", url + "/v1/completions", json=body) as response:
-        if response.status_code != 200:
-            raise SystemExit(f"{url}: {response.status_code} {await response.aread()!r}")
-        async for line in response.aiter_lines():
-            if line.startswith("data: ") and line != "data: [DONE]":
-                arrivals.append(time.perf_counter())
-    return arrivals[0] - started, [b - a for a, b in zip(arrivals, arrivals[1:])]
+    last = None
+    try:
+        async with client.stream("POST", url + "/v1/completions", json=body) as response:
+            if response.status_code != 200:
+                raise SystemExit(f"{url}: {response.status_code} {await response.aread()!r}")
+            async for line in response.aiter_lines():
+                if line.startswith("data: ") and line != "data: [DONE]":
+                    now = time.perf_counter()
+                    if last is None:
+                        latencies.first.append(now - started)
+                    else:
+                        latencies.gaps.append(now - last)
+                    last = now
+    finally:
+        if last is None:  # cut before its first token
+            latencies.first.append(time.perf_counter() - started)
+            latencies.censored += 1
 
 
-async def closed_loop(url: str, bodies: list[dict], clients: int, seconds: float) -> tuple[list[float], list[float]]:
-    """``clients`` clients, each streaming its next completion as soon as its last ended, for ``seconds``."""
+async def metric(client, url: str, name: str) -> float:
+    for line in (await client.get(url + "/metrics", timeout=10)).text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise SystemExit(f"the server exposes no {name}")
+
+
+async def closed_loop(url: str, bodies: list[dict], clients: int, seconds: float,
+                      latencies: Latencies | None = None) -> float:
+    """``clients`` clients, each streaming its next completion as soon as its last ended, for ``seconds``; then every
+    stream still open is cut (its client disconnects: the server drops the request) and, once the server's running
+    batch is empty, the generated tokens/s over exactly those ``seconds`` (the server's counter read at the cut)."""
     import httpx
 
-    first, gaps = [], []
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(timeout=300, limits=limits) as client:
-        end = time.perf_counter() + seconds
+    latencies = latencies if latencies is not None else Latencies()
+    limits = httpx.Limits(max_connections=clients + 1, max_keepalive_connections=clients + 1)
+    async with httpx.AsyncClient(timeout=3600, limits=limits) as client:
 
         async def worker(offset: int) -> None:
             i = offset
-            while time.perf_counter() < end:
-                ttft, between = await stream_one(client, url, bodies[i % len(bodies)])
-                first.append(ttft)
-                gaps.extend(between)
+            while True:
+                await stream_one(client, url, bodies[i % len(bodies)], latencies)
                 i += clients
 
-        await asyncio.gather(*(worker(k) for k in range(clients)))
-    return first, gaps
-
-
-def generated_tokens(server: Server) -> float:
-    import httpx
-
-    for line in httpx.get(server.url + "/metrics", timeout=10).text.splitlines():
-        if line.startswith("distrain_generated_tokens_total "):
-            return float(line.split()[1])
-    raise SystemExit("the server exposes no distrain_generated_tokens_total")
+        before = await metric(client, url, "distrain_generated_tokens_total")
+        started = time.perf_counter()
+        tasks = [asyncio.create_task(worker(k)) for k in range(clients)]
+        await asyncio.sleep(seconds)
+        after = await metric(client, url, "distrain_generated_tokens_total")
+        elapsed = time.perf_counter() - started
+        for task in tasks:
+            task.cancel()
+        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+        failures = [outcome for outcome in outcomes if not isinstance(outcome, asyncio.CancelledError)]
+        if failures:
+            raise failures[0]
+        deadline = time.perf_counter() + 120  # the cut requests leave the batch before its next step
+        while await metric(client, url, "distrain_running_batch_size") > 0 and time.perf_counter() < deadline:
+            await asyncio.sleep(0.05)
+    return (after - before) / elapsed
 
 
 def serve_has_dtype() -> bool:
@@ -210,29 +245,31 @@ def start_servers(archive: Path, dtypes: list[str], modes: tuple[str, ...], fold
 
 
 def measure(servers: dict[str, Server], dtype: str, bodies: list[dict], clients: int, seconds: float,
-            rounds: int) -> dict:
+            rounds: int) -> dict[str, dict]:
     """The servers of one dtype in alternating rounds (``seconds`` each in all) after a warm-up of each."""
-    pooled = {name: {"first": [], "gaps": [], "rates": []} for name in servers}
+    pooled = {name: {"latencies": Latencies(), "rates": []} for name in servers}
     for server in servers.values():
         asyncio.run(closed_loop(server.url, bodies, clients, min(3.0, seconds)))  # warm-up
     for _ in range(rounds):
         for name, server in servers.items():
-            before, started = generated_tokens(server), time.perf_counter()
-            first, gaps = asyncio.run(closed_loop(server.url, bodies, clients, seconds / rounds))
-            elapsed = time.perf_counter() - started  # the last streams end after the window: counted in full
-            pooled[name]["rates"].append((generated_tokens(server) - before) / elapsed)
-            pooled[name]["first"] += first
-            pooled[name]["gaps"] += gaps
+            pooled[name]["rates"].append(asyncio.run(closed_loop(server.url, bodies, clients, seconds / rounds,
+                                                                 pooled[name]["latencies"])))
     for name, figures in pooled.items():
-        rates = figures["rates"]
+        rates, latencies = figures["rates"], figures["latencies"]
         print(f"{name}: dtype={dtype} clients={clients} tokens_per_s={statistics.median(rates):.1f} "
               f"[{min(rates):.1f}-{max(rates):.1f}] "
-              f"ttft_p50_ms={1000 * statistics.median(figures['first']):.0f} "
-              f"ttft_p99_ms={1000 * percentile(figures['first'], 0.99):.0f} "
-              f"itl_p50_ms={1000 * statistics.median(figures['gaps']):.1f} "
-              f"itl_p99_ms={1000 * percentile(figures['gaps'], 0.99):.1f} completions={len(figures['first'])}",
-              flush=True)
+              f"ttft_p50_ms={ms(latencies.first, 0.5):.0f} ttft_p99_ms={ms(latencies.first, 0.99):.0f} "
+              f"itl_p50_ms={ms(latencies.gaps, 0.5):.1f} itl_p99_ms={ms(latencies.gaps, 0.99):.1f} "
+              f"requests={len(latencies.first)} "
+              f"cut_before_first_token={latencies.censored}", flush=True)
     return pooled
+
+
+def ms(values: list[float], q: float) -> float:
+    """The ``q`` quantile of ``values`` in milliseconds (the median for 0.5); nan if there are none."""
+    if not values:
+        return float("nan")
+    return 1000 * (statistics.median(values) if q == 0.5 else percentile(values, q))
 
 
 def counted(tokens: list[int], limit: int, ends: set[int]) -> int:
@@ -387,7 +424,7 @@ def in_process(archive: Path, dtypes: list[str], bodies: list[dict], clients: in
         found = {"flops": flops_per_token(model.transformer, per_generated)}
         try:
             found["model_alone"] = model_alone(model, ends, pad, context, prompts[:clients], limits[:clients], dtype,
-                                               tries=1 if quick else 2)
+                                               tries=1 if quick or dtype != "float32" else 2)
         except Exception as error:  # noqa: BLE001 - a dtype the running batch does not take yet
             print(f"model_alone: dtype={dtype} failed: {type(error).__name__}: {str(error)[:200]}", flush=True)
         found["hf_generate_static"] = hf_generate_static(model.transformer, ends, pad, prompts, limits, clients, dtype)
@@ -447,17 +484,19 @@ def main() -> None:
             print(f"distrain serve has no --dtype in this checkout: {dtype} measures the in-process baselines only",
                   flush=True)
     pooled: dict[str, dict] = {}
-    with tempfile.TemporaryDirectory(prefix="bench-generate-") as folder:
+    with tempfile.TemporaryDirectory(prefix="bench-generate-") as folder, ThreadPoolExecutor(2) as pool:
         archive = args.archive
         if archive is None and args.quick:
             from bench_llm import LLAMA_TINY
 
-            archive = train_archive(Path(folder) / "tiny_llama", LLAMA_TINY, sequence=32)
-        elif archive is None:
-            archive = DEFAULT_RUN / "model.tar.gz"
-            if not archive.exists():
-                archive = train_archive(DEFAULT_RUN)
-        bodies = workload(512, max_tokens=max_tokens)
+            training = pool.submit(train_archive, Path(folder) / "tiny_llama", LLAMA_TINY, sequence=32)
+        elif archive is None and not (DEFAULT_RUN / "model.tar.gz").exists():
+            training = pool.submit(train_archive, DEFAULT_RUN)
+        else:
+            training = None
+            archive = archive or DEFAULT_RUN / "model.tar.gz"
+        bodies = workload(512, max_tokens=max_tokens)  # while the archive trains (a subprocess)
+        archive = training.result() if training is not None else archive
         print(f"archive={archive} dtypes={','.join(dtypes)} clients={args.clients} rounds={args.rounds} "
               f"duration={'/'.join(f'{durations[d]:g}' for d in dtypes)}s prompts 8-128 tokens, "
               f"max_tokens {max_tokens[0]}-{max_tokens[1]}, greedy", flush=True)
@@ -468,7 +507,7 @@ def main() -> None:
                     pooled[dtype] = measure({mode: servers[dtype, mode] for mode in modes}, dtype, bodies, args.clients,
                                             durations[dtype], args.rounds)
             finally:
-                exits = {key: server.stop() for key, server in servers.items()}
+                exits = dict(zip(servers, pool.map(Server.stop, servers.values())))
             print("server exits: " + " ".join(f"{dtype}/{mode}={code}" for (dtype, mode), code in exits.items()),
                   flush=True)
         figures = in_process(archive, dtypes, bodies, args.clients, args.hf_requests, args.hf_batch_tokens, args.quick)
