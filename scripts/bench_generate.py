@@ -32,9 +32,10 @@ and on the same requests (the token ids ``Predictor.prompt_ids`` makes of the sa
   (no one joins), the best of 2 (of 1 in bfloat16);
 - ``hf_generate_static``: transformers' ``generate`` on static batches of ``--clients`` requests (left padding with an
   attention mask, greedy, ``max_new_tokens`` the batch's largest, ``pad_token_id`` and the model's end ids as
-  ``eos_token_id``), after one warm-up batch (the first ``--clients`` requests, at most 4 new tokens each) that is not
-  timed. Each request counts only the tokens it would have been given: up to and including its first end token, at
-  most its own ``max_tokens``; tokens/s = counted tokens / wall time of all batches;
+  ``eos_token_id``), after one warm-up batch (the first 4 requests, at most 4 new tokens each: in bfloat16 here a
+  warm-up of all 32 prompts took 36 s) that is not timed. Each request counts only the tokens it would have been
+  given: up to and including its first end token, at most its own ``max_tokens``; tokens/s = counted tokens / wall
+  time of all batches;
 - ``hf_generate_batch``: transformers' continuous batching (paged cache): the loop of ``generate_batch``
   (``continuous_batching_context_manager``, then ``add_request`` per request and ``get_result`` until all ended) with
   each request's own ``max_new_tokens`` (which ``generate_batch`` itself takes only as one value for all; its
@@ -42,7 +43,7 @@ and on the same requests (the token ids ``Predictor.prompt_ids`` makes of the sa
   (as the server's ``--max-batch-size``), a cache of pages of 256 tokens sized to that many of the longest request
   (transformers would size it from free memory: ~14 GB here, whose warm-up alone took 30 s on the tiny Llama),
   ``--hf-batch-tokens`` (512) tokens per step at most; timed from the first ``add_request`` to the last result, after
-  an untimed warm-up of the same manager. If it raises or returns no result on CPU, one line
+  an untimed warm-up of the same manager (as static's). If it raises or returns no result on CPU, one line
   ``hf_generate_batch: unavailable on CPU: <reason>``, and the best is the static one's;
 - ``best_transformers``: the larger tokens/s of the two that ran.
 
@@ -62,7 +63,9 @@ A ``distrain serve`` without ``--dtype`` (a checkout before it) serves float32 o
 in-process baselines alone and say so, and their ratios are not given.
 
 On a CPU without bfloat16 matrix units (this machine: AVX2, no AMX nor AVX-512 BF16) bfloat16 runs ~5x slower than
-float32, so its in-process baselines take most of the run (~15 minutes in all with the defaults here).
+float32 (``generate`` on 32 requests of 16 tokens: 12.4 against 64.7 tokens/s), so its in-process baselines take
+most of the run: ~15 minutes in all with the defaults here (estimated from a float32 run of the in-process baselines,
+~2 minutes, and that ratio; ~1 minute more to train the archive the first time).
 
     python scripts/bench_generate.py                          # 3 rounds of 30 s per dtype
     python scripts/bench_generate.py --dtypes float32 --duration 6 --rounds 1
@@ -319,7 +322,7 @@ def hf_generate_static(transformer, ends: set[int], pad: int, prompts: list[list
         return sum(counted(row[width:].tolist(), cap, ends) for row, cap in zip(output, caps))
 
     with torch.inference_mode():
-        run(prompts[:batch], [min(4, cap) for cap in limits[:batch]])  # warm-up, not timed
+        run(prompts[:4], [min(4, cap) for cap in limits[:4]])  # warm-up, not timed
         started, tokens = time.perf_counter(), 0
         for first in range(0, len(prompts), batch):
             tokens += run(prompts[first:first + batch], limits[first:first + batch])
@@ -360,7 +363,7 @@ def hf_generate_batch(transformer, ends: set[int], pad: int, prompts: list[list[
     try:
         with transformer.continuous_batching_context_manager(generation_config=generation, block=True, timeout=5,
                                                              continuous_batching_config=settings) as manager:
-            run(manager, prompts[:batch], [min(4, cap) for cap in limits[:batch]])  # warm-up, not timed
+            run(manager, prompts[:4], [min(4, cap) for cap in limits[:4]])  # warm-up, not timed
             started = time.perf_counter()
             tokens = run(manager, prompts, limits)
             rate = tokens / (time.perf_counter() - started)
