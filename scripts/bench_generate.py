@@ -59,8 +59,6 @@ Per dtype: ``continuous_vs_best_transformers_<dtype>=`` (the continuous server's
 ``continuous_vs_one_at_a_time_<dtype>=`` and ``continuous_vs_static_<dtype>=`` (medians of the per-round ratios).
 Then the elapsed time, and last ``continuous_vs_best_transformers=<the smallest of the per-dtype ones>``.
 
-A ``distrain serve`` without ``--dtype`` (a checkout before it) serves float32 only: other dtypes then measure the
-in-process baselines alone and say so, and their ratios are not given.
 
 On a CPU without bfloat16 matrix units (this machine: AVX2, no AMX nor AVX-512 BF16) bfloat16 runs ~5x slower than
 float32 (``generate`` on 32 requests of 16 tokens: 12.4 against 64.7 tokens/s), so its in-process baselines take
@@ -70,9 +68,10 @@ most of the run: ~15 minutes in all with the defaults here (estimated from a flo
     python scripts/bench_generate.py                          # 3 rounds of 30 s per dtype
     python scripts/bench_generate.py --dtypes float32 --duration 6 --rounds 1
     python scripts/bench_generate.py --quick     # a smoke run: a tiny Llama (bench_llm's LLAMA_TINY) trained in
-                                                 # a temporary folder, both dtypes, continuous and one_at_a_time only,
+                                                 # a temporary folder, float32 servers (continuous, one_at_a_time),
                                                  # 1 round of 0.5 s after a 0.5 s warm-up, 4 clients, max_tokens 4-8,
-                                                 # both transformers baselines on 8 requests, model_alone once,
+                                                 # both dtypes' transformers baselines on 8 requests,
+                                                 # model_alone once,
                                                  # 256-square and small decode-shape peaks
 """
 
@@ -81,7 +80,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import copy
-import importlib.util
 import json
 import random
 import statistics
@@ -221,19 +219,10 @@ async def closed_loop(url: str, bodies: list[dict], clients: int, seconds: float
     return (after - before) / elapsed
 
 
-def serve_has_dtype() -> bool:
-    """Whether this checkout's ``distrain serve`` takes ``--dtype`` (read from its source: asking ``--help`` costs a
-    process start)."""
-    spec = importlib.util.find_spec("distrain.commands.serve")
-    return spec is not None and '"--dtype"' in Path(spec.origin).read_text()
-
-
-def start_servers(archive: Path, dtypes: list[str], modes: tuple[str, ...], folder: Path,
-                  with_dtype: bool = True) -> dict[tuple[str, str], Server]:
-    """A server per (dtype, mode), started at once (each waits for its port and ``/ready``); all stopped if one fails.
-    Without ``with_dtype`` (a ``serve`` before ``--dtype``) the flag is left out: the archive's float32."""
+def start_servers(archive: Path, dtypes: list[str], modes: tuple[str, ...], folder: Path) -> dict[tuple[str, str], Server]:
+    """A server per (dtype, mode), started at once (each waits for its port and ``/ready``); all stopped if one fails."""
     # one at a time, 32 clients wait minutes for a place: no queue timeout, the time to first token says it
-    specs = {(dtype, mode): [*MODES[mode], "--request-timeout-s", "3600", *(["--dtype", dtype] if with_dtype else [])]
+    specs = {(dtype, mode): [*MODES[mode], "--request-timeout-s", "3600", "--dtype", dtype]
              for dtype in dtypes for mode in modes}
     with ThreadPoolExecutor(len(specs)) as pool:
         futures = {key: pool.submit(Server, archive, flags, folder) for key, flags in specs.items()}
@@ -467,8 +456,8 @@ def main() -> None:
                         help="requests the in-process transformers baselines generate (default 64: 2 static batches)")
     parser.add_argument("--hf-batch-tokens", type=int, default=512,
                         help="hf_generate_batch's max_batch_tokens, tokens per step at most (default 512)")
-    parser.add_argument("--quick", action="store_true", help="a tiny Llama trained in a temporary folder, both dtypes, "
-                        "continuous and one_at_a_time only, 1 round of 0.5 s after a 0.5 s warm-up with 4 clients, "
+    parser.add_argument("--quick", action="store_true", help="a tiny Llama trained in a temporary folder, float32 "
+                        "servers (continuous and one_at_a_time), both dtypes in this process, 1 round of 0.5 s after a 0.5 s warm-up with 4 clients, "
                         "max_tokens 4-8, the transformers baselines on 8 requests, the model alone timed once, "
                         "small matmul peaks: a smoke run")
     args = parser.parse_args()
@@ -483,12 +472,7 @@ def main() -> None:
     durations = {dtype: args.duration for dtype in dtypes}
     if args.bf16_duration is not None and "bfloat16" in durations:
         durations["bfloat16"] = args.bf16_duration
-    takes_dtype = serve_has_dtype()
-    served = dtypes if takes_dtype else [dtype for dtype in dtypes if dtype == "float32"]  # the archive's
-    for dtype in dtypes:
-        if dtype not in served:
-            print(f"distrain serve has no --dtype in this checkout: {dtype} measures the in-process baselines only",
-                  flush=True)
+    served = ["float32"] if args.quick else dtypes  # a quick run's bfloat16 is the in-process baselines only
     pooled: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="bench-generate-") as folder, ThreadPoolExecutor(2) as pool:
         archive = args.archive
@@ -507,7 +491,7 @@ def main() -> None:
               f"duration={'/'.join(f'{durations[d]:g}' for d in dtypes)}s prompts 8-128 tokens, "
               f"max_tokens {max_tokens[0]}-{max_tokens[1]}, greedy", flush=True)
         if served:
-            servers = start_servers(archive, served, modes, Path(folder), with_dtype=takes_dtype)
+            servers = start_servers(archive, served, modes, Path(folder))
             try:
                 for dtype in served:
                     pooled[dtype] = measure({mode: servers[dtype, mode] for mode in modes}, dtype, bodies, args.clients,
