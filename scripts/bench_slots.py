@@ -1,4 +1,5 @@
-"""The decode step with and without padding: the model alone, the padded running batch against the slot batch.
+"""The decode step with and without padding: the model alone, the padded running batch against the slot batch
+(with its linears on packed weights, and without: ``slots_unpacked``).
 
 bench_generate's workload without the server: ``--requests`` (32) requests, prompts of 8 to 128 tokens and
 16 to 128 new tokens (drawn with a fixed seed; the token ids are random: what is measured is the cost per
@@ -13,7 +14,8 @@ drift on a shared machine hits both alike:
 
 Per variant and workload: generated tokens/s (median and range over rounds). Then, from one profiled
 ``static`` run of each variant, the step's self CPU time split into attention (the SDPA kernels), matmuls
-(linear/mm/bmm), cache bookkeeping (cat, index, copy, fill, slicing) and the rest. Last line:
+(linear/mm/bmm, oneDNN's packed linear), cache bookkeeping (cat, index, copy, fill, slicing) and the rest.
+``slots_packed_vs_unpacked=`` is the median of the per-round static ratios. Last line:
 ``slots_vs_padded=<median over rounds of slot tokens/s / padded tokens/s, static>``.
 
     python scripts/bench_slots.py            # LLAMA_40M, 32 requests, 3 rounds
@@ -27,9 +29,9 @@ import random
 import statistics
 import time
 
-VARIANTS = ("padded", "slots")
+VARIANTS = ("padded", "slots", "slots_unpacked")
 ATTENTION = ("scaled_dot_product", "_flash_attention", "softmax", "baddbmm")
-MATMUL = ("aten::linear", "aten::addmm", "aten::mm", "aten::bmm", "aten::matmul")
+MATMUL = ("aten::linear", "aten::addmm", "aten::mm", "aten::bmm", "aten::matmul", "mkldnn::_linear_pointwise")
 BOOKKEEPING = ("aten::cat", "aten::index", "aten::index_put", "aten::index_copy", "aten::copy_", "aten::zeros",
                "aten::new_zeros", "aten::fill_", "aten::slice", "aten::select", "aten::pad", "aten::constant_pad_nd",
                "aten::empty", "aten::masked_fill", "aten::cumsum", "aten::arange", "aten::lt", "aten::le", "aten::ge")
@@ -59,13 +61,20 @@ def requests(work):
     return [Request(list(ids), GenerationSettings(max_new_tokens=new), number) for number, (ids, new) in enumerate(work)]
 
 
+def make_batch(model, variant: str):
+    """``padded``, ``slots``, or ``slots_unpacked``: the slot batch with torch's own linear (no packed weights)."""
+    from distrain.generation.decoding import batch_class
+
+    if variant == "slots_unpacked":
+        return batch_class("slots")(model, set(), 0, 512, packed_linears=False)
+    return batch_class(variant)(model, set(), 0, 512)
+
+
 def run_static(model, variant: str, work) -> tuple[float, list]:
     import torch
 
-    from distrain.generation.decoding import batch_class
-
     rows = requests(work)
-    batch = batch_class(variant)(model, set(), 0, 512)
+    batch = make_batch(model, variant)
     started = time.perf_counter()
     with torch.inference_mode():
         batch.admit(rows)
@@ -76,10 +85,9 @@ def run_static(model, variant: str, work) -> tuple[float, list]:
 
 def run_continuous(model, variant: str, work, rows_at_most: int) -> float:
     from distrain.generation.admission import Admissions, Limits
-    from distrain.generation.decoding import batch_class
 
     rows = requests(work)
-    scheduler = Admissions(batch_class(variant)(model, set(), 0, 512), Limits(max_batch_size=rows_at_most))
+    scheduler = Admissions(make_batch(model, variant), Limits(max_batch_size=rows_at_most))
     for row in rows:
         scheduler.submit(row)
     started = time.perf_counter()
@@ -137,14 +145,15 @@ def main() -> None:
             alone[variant] = rows
             if not args.quick:
                 continuous[variant].append(run_continuous(model, variant, more, args.requests))
-        same = same and [row.tokens for row in alone["padded"]] == [row.tokens for row in alone["slots"]]
+        same = same and all([row.tokens for row in alone["padded"]] == [row.tokens for row in alone[variant]]
+                            for variant in VARIANTS)
     for name, rates in (("static", static), ("continuous", continuous)):
         for variant in VARIANTS:
             if rates[variant]:
                 values = rates[variant]
                 print(f"{name} {variant}: tokens_per_s={statistics.median(values):.1f} "
                       f"[{min(values):.1f}-{max(values):.1f}]", flush=True)
-    print(f"greedy tokens equal, padded and slots: {same}")
+    print(f"greedy tokens equal, padded, slots and slots_unpacked: {same}")
     if not args.no_profile:
         for variant in VARIANTS:
             split = profile_split(model, variant, work)
@@ -158,6 +167,9 @@ def main() -> None:
         print(f"per-round slots/padded static: {' '.join(f'{r:.2f}' for r in ratios)}; "
               f"continuous: {' '.join(f'{r:.2f}' for r in ratios_c)}")
         print(f"continuous_slots_vs_padded={statistics.median(ratios_c):.2f}")
+    packed = [s / u for s, u in zip(static["slots"], static["slots_unpacked"])]
+    print(f"per-round slots/slots_unpacked static: {' '.join(f'{r:.2f}' for r in packed)}")
+    print(f"slots_packed_vs_unpacked={statistics.median(packed):.2f}")
     print(f"slots_vs_padded={statistics.median(ratios):.2f}")
 
 

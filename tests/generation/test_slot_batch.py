@@ -1,13 +1,15 @@
 """The decode step without padding (:mod:`distrain.generation.slots`, :class:`~distrain.generation.slot_batch.SlotBatch`):
 the step plan, the in-place slot writes and the attention over each row's own length, checked as pure functions;
 then rows that join, leave and read long prompts in chunks beside decoding rows get, greedy in fp32, the tokens
-they get one at a time (by the padded batch and by transformers' ``generate``)."""
+they get one at a time (by the padded batch and by transformers' ``generate``), with the linears on packed
+weights (:mod:`distrain.generation.packed_linears`) and without."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
+from distrain.generation import packed_linears
 from distrain.generation.decoding import GenerationSettings, Request, RunningBatch, generate
 from distrain.generation.slot_batch import SlotBatch
 from distrain.generation.slots import SlotCache, plan_step, slot_attention
@@ -87,11 +89,15 @@ def run(batch, waiting: list[Request], seed: int) -> None:
             batch.step()
 
 
-@pytest.mark.parametrize("model_type", ["llama", "gpt2"])
-def test_rows_joining_leaving_and_reading_in_chunks_get_their_one_at_a_time_tokens(model_type):
+@pytest.mark.parametrize("model_type,packed", [("llama", False), ("gpt2", False), ("llama", True)])
+def test_rows_joining_leaving_and_reading_in_chunks_get_their_one_at_a_time_tokens(model_type, packed, monkeypatch):
+    """``packed``: every linear of the tiny Llama on oneDNN's packed weights (the size floor lifted)."""
+    if packed:
+        monkeypatch.setattr(packed_linears, "SMALLEST", 0)
     model = tiny(model_type)
     rows = requests(10, seed=11)
     batch = SlotBatch(model, {END}, PAD, context_length=64, max_prefill_tokens=6)  # long prompts read over steps
+    assert (len(batch.linears) > 0) == packed
     run(batch, rows, seed=3)
     assert len(batch) == 0 and batch.cached_tokens == 0 and batch.cache.slots <= 16
     for row in rows:
@@ -115,3 +121,23 @@ def test_a_sampled_row_draws_the_same_tokens_in_a_slot_batch_as_alone():
         run(SlotBatch(model, {END}, PAD, 64), [row], seed=0)
     assert [row.tokens for row in together] == [row.tokens for row in apart]
     assert generate(model, [apart[0].prompt], apart[0].settings, {END}, PAD, 64)[0].tokens == apart[0].tokens
+
+
+def test_packed_linears_compute_torchs_linear_only_inside_their_block_and_repack_a_changed_weight():
+    big, small = torch.nn.Linear(1024, 512), torch.nn.Linear(64, 64)  # small: under the size floor, left alone
+    model = torch.nn.Sequential(big, torch.nn.ReLU(), torch.nn.Linear(512, 1024), small)
+    inputs = torch.randn(3, 5, 1024)
+    packed = packed_linears.PackedLinears(model)
+    assert [module for module, _ in packed.layers] == [big, model[2]]
+    with torch.inference_mode():
+        plain = model[:3](inputs)
+        with packed.applied():
+            assert "forward" in vars(big) and "forward" not in vars(small)
+            torch.testing.assert_close(model[:3](inputs), plain, rtol=1e-5, atol=1e-5)
+        assert "forward" not in vars(big)
+        big.weight.mul_(2)  # a changed weight is packed again by the next batch
+        changed = model[:3](inputs)
+        with packed_linears.PackedLinears(model).applied():
+            torch.testing.assert_close(model[:3](inputs), changed, rtol=1e-5, atol=1e-5)
+    half = packed_linears.PackedLinears(torch.nn.Linear(1024, 1024).to(torch.bfloat16))
+    assert len(half) == packed_linears.cpu_packs(torch.bfloat16)  # oneDNN's bfloat16 needs AVX-512 or AVX-NE-CONVERT

@@ -7,7 +7,7 @@ Inductor's freezing does for a compiled model on CPU. On this project's 2-core A
 linears took about 25% less time at 32 rows (``scripts/bench_slots.py`` states the step's figures).
 
 :class:`PackedLinears` finds the eligible layers (plain ``nn.Linear`` on CPU, weights not split over
-processes, a dtype oneDNN can reorder here) and, inside :meth:`PackedLinears.applied`, runs each of them
+processes, a dtype oneDNN can reorder here, at least :data:`SMALLEST` weights) and, inside :meth:`PackedLinears.applied`, runs each of them
 on its packed weight; outside it, the model is untouched. The packed copies are made once per weight (and
 again only if that weight changes), so they cost the eligible weights' memory once more.
 """
@@ -29,10 +29,16 @@ def _linear(packed: torch.Tensor, bias: torch.Tensor | None, input: torch.Tensor
     return torch.ops.mkldnn._linear_pointwise(input, packed, bias, "none", [], "")
 
 
+#: weights smaller than this stay with torch's linear: oneDNN's call costs more than MKL's repacking saves
+#: (the tests' 2-layer Llama of width 32 decoded at half the speed packed; at 512 x 512 the two were even)
+SMALLEST = 512 * 1024
+
+
 def _packable(module: torch.nn.Module) -> bool:
     weight = getattr(module, "weight", None)
     return (isinstance(module, torch.nn.Linear) and type(weight) in (torch.Tensor, torch.nn.Parameter)
-            and weight.device.type == "cpu" and weight.dtype in (torch.float32, torch.bfloat16))
+            and weight.device.type == "cpu" and weight.dtype in (torch.float32, torch.bfloat16)
+            and weight.numel() >= SMALLEST)
 
 
 def _packed(module: torch.nn.Linear) -> torch.Tensor | None:

@@ -31,10 +31,11 @@ from distrain.generation.slots import ATTENTION, SlotCache, plan_step, register_
 
 class SlotBatch:
     """The rows decoding now, each in its own cache slot. ``end_ids`` stop a row; ``context_length`` caps
-    prompt plus continuation; ``max_prefill_tokens`` caps the prompt tokens read in one step."""
+    prompt plus continuation; ``max_prefill_tokens`` caps the prompt tokens read in one step;
+    ``packed_linears`` runs the linear layers on weights packed once for the CPU (:mod:`.packed_linears`)."""
 
     def __init__(self, transformer: torch.nn.Module, end_ids: set[int], pad_id: int,
-                 context_length: int | None = None, max_prefill_tokens: int = 512) -> None:
+                 context_length: int | None = None, max_prefill_tokens: int = 512, packed_linears: bool = True) -> None:
         require_servable(transformer)
         register_attention()
         self.transformer, self.end_ids, self.pad_id, self.context_length = transformer, end_ids, pad_id, context_length
@@ -46,7 +47,7 @@ class SlotBatch:
         # the config whose attention implementation the step switches (a wrapper's inner model's, if need be)
         self.config = next((module.config for module in transformer.modules()
                             if hasattr(getattr(module, "config", None), "_attn_implementation")), None)
-        self.linears = PackedLinears(transformer)  # their weights laid out once for the CPU's kernels
+        self.linears = PackedLinears(transformer if packed_linears else torch.nn.Module())
         self.cache = SlotCache()
         self.rows: list[Request] = []
         self._slot: dict[int, int] = {}  # id(request) -> its slot
