@@ -23,7 +23,10 @@ torch thread (as the server's decode thread):
    the first file). Printed: ``perplexity float32=... bfloat16=... relative_difference=...``
    ((bfloat16 - float32) / float32).
 
-Each part prints its elapsed time. Last line: ``bf16_equal_to_fp32_share=<share of requests whose bf16
+Each part prints its elapsed time. ``--test-model``: the same on the test suite's trained model instead
+(tests/support/serving.py's cycle LM: a 2 x 32 Llama of context 64 trained on lines of words in a cyclic
+order, in a temporary folder): 64 prompts of 3-10 words from lines of a cycle corpus drawn with another seed,
+``max_tokens`` 8-32 (the context caps them), and perplexity blocks of 32 tokens of that corpus. Last line: ``bf16_equal_to_fp32_share=<share of requests whose bf16
 batched completion equals fp32 batched's>``; the run then exits 1 if any fp32 batched completion differs from
 fp32 one at a time's.
 
@@ -32,6 +35,7 @@ fp32 one at a time's.
     python scripts/generation_dtype_agreement.py --quick         # a smoke run: a tiny Llama (bench_llm's
                                                                  # LLAMA_TINY) trained in a temporary folder,
                                                                  # 8 requests of 4-8 tokens, 2 blocks
+    python scripts/generation_dtype_agreement.py --test-model    # the test suite's cycle LM (~1 minute)
 """
 
 from __future__ import annotations
@@ -85,19 +89,46 @@ def agreement(name: str, ours: list[list[int]], theirs: list[list[int]]) -> floa
     return equal / len(ours)
 
 
-def held_out_blocks(count: int) -> list[list[int]]:
-    """``count`` blocks of 256 ids from the corpus's last files in sorted order (the bench archive trains on
-    the first file's first blocks), tokenized as the packed_text reader does."""
+def shakespeare_ids(count: int) -> list[int]:
+    """At least ``count`` ids from the corpus's last files in sorted order (the bench archive trains on the first
+    file's first blocks), tokenized as the packed_text reader does."""
     from distrain.pretrained import load_tokenizer, resolve_package_path
 
     tokenizer = load_tokenizer(TOKENIZER)
     ids: list[int] = []
     for path in reversed(sorted(glob.glob(resolve_package_path(CORPUS)))):
-        text = Path(path).read_text(encoding="utf-8", errors="replace")[:(count * BLOCK - len(ids)) * 8 + 1000]
+        text = Path(path).read_text(encoding="utf-8", errors="replace")[:(count - len(ids)) * 8 + 1000]
         ids += tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"]
-        if len(ids) >= count * BLOCK:
+        if len(ids) >= count:
             break
-    return [ids[start:start + BLOCK] for start in range(0, count * BLOCK, BLOCK)]
+    return ids
+
+
+def blocks_of(ids: list[int], count: int, length: int) -> list[list[int]]:
+    return [ids[start:start + length] for start in range(0, count * length, length)]
+
+
+def cycle_model(folder: Path) -> tuple[Path, list[dict], list[int]]:
+    """The test suite's trained model (tests/support/serving.py's cycle LM, context 64), 64 request bodies (the
+    first 3-10 words of lines of a cycle corpus it was not trained on) and that corpus's ids."""
+    import random
+    import sys
+
+    from harness import ROOT
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from support.serving import TOKENIZER as CYCLE_TOKENIZER
+    from support.serving import train_cycle_lm, write_cycle_corpus
+
+    from distrain.pretrained import load_tokenizer
+
+    archive = train_cycle_lm(folder / "cycle")
+    lines = (write_cycle_corpus(folder / "held_out", seed=11) / "cycle.txt").read_text().splitlines()
+    rng = random.Random(0)
+    bodies = [{"prompt": " ".join(line.split()[:rng.randint(3, 10)]), "max_tokens": rng.randint(8, 32)}
+              for line in rng.sample(lines, 64)]
+    ids = load_tokenizer(CYCLE_TOKENIZER)("\n".join(lines), add_special_tokens=False)["input_ids"]
+    return archive, bodies, ids
 
 
 def perplexity(predictor, blocks: list[list[int]], per_pass: int = 4) -> float:
@@ -123,6 +154,8 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, nargs=2, default=(8, 32), metavar=("LOW", "HIGH"),
                         help="range of the requests' max_tokens (default 8 32)")
     parser.add_argument("--blocks", type=int, default=16, help="held-out blocks of 256 tokens for the perplexity")
+    parser.add_argument("--test-model", action="store_true", help="the test suite's cycle LM (trained in a temporary "
+                        "folder, ~10 s) instead: prompts of its held-out corpus, perplexity blocks of 32 tokens")
     parser.add_argument("--quick", action="store_true", help="a tiny Llama (bench_llm's LLAMA_TINY) trained in a "
                         "temporary folder, 8 requests of 4-8 tokens, 2 perplexity blocks: a smoke run")
     args = parser.parse_args()
@@ -134,9 +167,13 @@ def main() -> None:
     if args.quick:
         args.requests, args.max_tokens, args.blocks = 8, (4, 8), 2
     started = time.perf_counter()
+    block, ids = BLOCK, None
     with tempfile.TemporaryDirectory(prefix="generation-dtype-") as folder:
         archive = args.archive
-        if archive is None and args.quick:
+        if args.test_model:
+            archive, bodies, ids = cycle_model(Path(folder))
+            bodies, block = bodies[:args.requests], 32
+        elif archive is None and args.quick:
             from bench_llm import LLAMA_TINY
 
             archive = train_archive(Path(folder) / "tiny", LLAMA_TINY, sequence=32)
@@ -145,11 +182,13 @@ def main() -> None:
             if not archive.exists():
                 archive = train_archive(DEFAULT_RUN)
         predictors = {dtype: Predictor.from_archive(str(archive), dtype=dtype) for dtype in DTYPES}
-    bodies = workload(args.requests, max_tokens=tuple(args.max_tokens))
+    if ids is None:
+        bodies = workload(args.requests, max_tokens=tuple(args.max_tokens))
+        ids = shakespeare_ids(args.blocks * block)
     prompts = [predictors["float32"].prompt_ids(body["prompt"]) for body in bodies]
     budgets = [body["max_tokens"] for body in bodies]
     print(f"archive={archive} requests={args.requests} prompts of {min(map(len, prompts))}-{max(map(len, prompts))} "
-          f"tokens, max_tokens {args.max_tokens[0]}-{args.max_tokens[1]}, greedy, threads=1 "
+          f"tokens, max_tokens {min(budgets)}-{max(budgets)}, greedy, threads=1 "
           f"(ready in {time.perf_counter() - started:.1f} s)", flush=True)
 
     runs = {}
@@ -166,10 +205,10 @@ def main() -> None:
     agreement("bf16 one at a time vs fp32 batched", runs["bf16_one_at_a_time"], runs["fp32_batched"])
 
     began = time.perf_counter()
-    blocks = held_out_blocks(args.blocks)
+    blocks = blocks_of(ids, args.blocks, block)
     perplexities = {dtype: perplexity(predictors[dtype], blocks) for dtype in DTYPES}
     relative = (perplexities["bfloat16"] - perplexities["float32"]) / perplexities["float32"]
-    print(f"perplexity over {len(blocks)} held-out blocks of {BLOCK} tokens in {time.perf_counter() - began:.1f} s",
+    print(f"perplexity over {len(blocks)} held-out blocks of {block} tokens in {time.perf_counter() - began:.1f} s",
           flush=True)
     print(f"perplexity float32={perplexities['float32']:.4f} bfloat16={perplexities['bfloat16']:.4f} "
           f"relative_difference={relative:+.5f}", flush=True)
