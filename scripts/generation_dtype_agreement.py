@@ -23,7 +23,9 @@ torch thread (as the server's decode thread):
    the first file). Printed: ``perplexity float32=... bfloat16=... relative_difference=...``
    ((bfloat16 - float32) / float32).
 
-Each part prints its elapsed time. ``--test-model``: the same on the test suite's trained model instead
+Each part prints its elapsed time, and how many distinct tokens fp32 generated: the 2-step bench archive
+is nearly untrained and may answer everything with one token, which every dtype agrees on; ``--steps N``
+trains the same model for N steps instead (kept in ``runs/``; 8 blocks a step, the corpus's first files). ``--test-model``: the same on the test suite's trained model instead
 (tests/support/serving.py's cycle LM: a 2 x 32 Llama of context 64 trained on lines of words in a cyclic
 order, in a temporary folder): 64 prompts of 3-10 words from lines of a cycle corpus drawn with another seed,
 ``max_tokens`` 8-32 (the context caps them), and perplexity blocks of 32 tokens of that corpus. Last line: ``bf16_equal_to_fp32_share=<share of requests whose bf16
@@ -108,6 +110,34 @@ def blocks_of(ids: list[int], count: int, length: int) -> list[list[int]]:
     return [ids[start:start + length] for start in range(0, count * length, length)]
 
 
+def longer_trained(steps: int) -> Path:
+    """``bench_generate``'s archive trained for ``steps`` optimizer steps instead of 2 (``8 * steps`` blocks of the
+    corpus's first files, one epoch), kept in ``runs/generation_dtype_llama_<steps>``: the 2-step archive is
+    nearly untrained (it answers every prompt with one token, so its agreement says little)."""
+    import json
+
+    from bench_llm import LLAMA_40M
+    from bench_serve import distrain
+
+    run = DEFAULT_RUN.parent / f"generation_dtype_llama_{steps}"
+    if (run / "model.tar.gz").exists():
+        return run / "model.tar.gz"
+    config = {
+        "dataset_reader": {"type": "packed_text", "tokenizer_name": TOKENIZER, "sequence_length": BLOCK,
+                           "max_instances": 8 * steps},
+        "train_data_path": CORPUS,
+        "model": {"type": "causal_language_model", "tokenizer_name": TOKENIZER,
+                  "config": {**LLAMA_40M, "max_position_embeddings": 512}},
+        "data_loader": {"batch_size": 8},
+        "trainer": {"num_epochs": 1, "optimizer": {"type": "adamw", "lr": 1e-3}, "progress_bar": False},
+    }
+    run.mkdir(parents=True, exist_ok=True)
+    (run.parent / f"{run.name}.json").write_text(json.dumps(config))
+    print(f"training {run.name} ({steps} steps) in {run}", flush=True)
+    distrain("train", str(run.parent / f"{run.name}.json"), "-s", str(run), "--force", check=True)
+    return run / "model.tar.gz"
+
+
 def cycle_model(folder: Path) -> tuple[Path, list[dict], list[int]]:
     """The test suite's trained model (tests/support/serving.py's cycle LM, context 64), 64 request bodies (the
     first 3-10 words of lines of a cycle corpus it was not trained on) and that corpus's ids."""
@@ -154,6 +184,8 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, nargs=2, default=(8, 32), metavar=("LOW", "HIGH"),
                         help="range of the requests' max_tokens (default 8 32)")
     parser.add_argument("--blocks", type=int, default=16, help="held-out blocks of 256 tokens for the perplexity")
+    parser.add_argument("--steps", type=int, default=None, help="the bench archive trained for this many optimizer "
+                        "steps instead of 2 (8 blocks a step; kept in runs/generation_dtype_llama_STEPS)")
     parser.add_argument("--test-model", action="store_true", help="the test suite's cycle LM (trained in a temporary "
                         "folder, ~10 s) instead: prompts of its held-out corpus, perplexity blocks of 32 tokens")
     parser.add_argument("--quick", action="store_true", help="a tiny Llama (bench_llm's LLAMA_TINY) trained in a "
@@ -173,6 +205,8 @@ def main() -> None:
         if args.test_model:
             archive, bodies, ids = cycle_model(Path(folder))
             bodies, block = bodies[:args.requests], 32
+        elif archive is None and args.steps:
+            archive = longer_trained(args.steps)
         elif archive is None and args.quick:
             from bench_llm import LLAMA_TINY
 
@@ -198,6 +232,10 @@ def main() -> None:
         runs[name] = completions(predictors[dtype], prompts, budgets, rows)
         tokens = sum(map(len, runs[name]))
         print(f"{name}: {tokens} tokens in {time.perf_counter() - began:.1f} s", flush=True)
+    distinct = {token for tokens in runs["fp32_batched"] for token in tokens}
+    print(f"fp32 batched: {len(distinct)} distinct generated tokens, "
+          f"{sum(len(set(tokens)) == 1 for tokens in runs['fp32_batched'])}/{args.requests} completions one token "
+          f"repeated (a model that says one thing agrees with itself trivially)", flush=True)
     fp32_promise = sum(a == b for a, b in zip(runs["fp32_batched"], runs["fp32_one_at_a_time"]))
     print(f"fp32 batched equal to fp32 one at a time: {fp32_promise}/{args.requests}", flush=True)
     share = agreement("bf16 batched vs fp32 batched", runs["bf16_batched"], runs["fp32_batched"])
