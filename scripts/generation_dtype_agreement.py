@@ -110,7 +110,7 @@ def blocks_of(ids: list[int], count: int, length: int) -> list[list[int]]:
     return [ids[start:start + length] for start in range(0, count * length, length)]
 
 
-def longer_trained(steps: int) -> Path:
+def longer_trained(steps: int, lr: float = 1e-3) -> Path:
     """``bench_generate``'s archive trained for ``steps`` optimizer steps instead of 2 (``8 * steps`` blocks of the
     corpus's first files, one epoch), kept in ``runs/generation_dtype_llama_<steps>``: the 2-step archive is
     nearly untrained (it answers every prompt with one token, so its agreement says little)."""
@@ -119,7 +119,7 @@ def longer_trained(steps: int) -> Path:
     from bench_llm import LLAMA_40M
     from bench_serve import distrain
 
-    run = DEFAULT_RUN.parent / f"generation_dtype_llama_{steps}"
+    run = DEFAULT_RUN.parent / (f"generation_dtype_llama_{steps}" + (f"_lr{lr:g}" if lr != 1e-3 else ""))
     if (run / "model.tar.gz").exists():
         return run / "model.tar.gz"
     config = {
@@ -129,7 +129,7 @@ def longer_trained(steps: int) -> Path:
         "model": {"type": "causal_language_model", "tokenizer_name": TOKENIZER,
                   "config": {**LLAMA_40M, "max_position_embeddings": 512}},
         "data_loader": {"batch_size": 8},
-        "trainer": {"num_epochs": 1, "optimizer": {"type": "adamw", "lr": 1e-3}, "progress_bar": False},
+        "trainer": {"num_epochs": 1, "optimizer": {"type": "adamw", "lr": lr}, "progress_bar": False},
     }
     run.mkdir(parents=True, exist_ok=True)
     (run.parent / f"{run.name}.json").write_text(json.dumps(config))
@@ -186,6 +186,8 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=16, help="held-out blocks of 256 tokens for the perplexity")
     parser.add_argument("--steps", type=int, default=None, help="the bench archive trained for this many optimizer "
                         "steps instead of 2 (8 blocks a step; kept in runs/generation_dtype_llama_STEPS)")
+    parser.add_argument("--lr", type=float, default=1e-3, help="with --steps: the learning rate (default 1e-3; "
+                        "0 keeps the random init, whose small logit margins make a worst case for rounding)")
     parser.add_argument("--test-model", action="store_true", help="the test suite's cycle LM (trained in a temporary "
                         "folder, ~10 s) instead: prompts of its held-out corpus, perplexity blocks of 32 tokens")
     parser.add_argument("--quick", action="store_true", help="a tiny Llama (bench_llm's LLAMA_TINY) trained in a "
@@ -206,7 +208,7 @@ def main() -> None:
             archive, bodies, ids = cycle_model(Path(folder))
             bodies, block = bodies[:args.requests], 32
         elif archive is None and args.steps:
-            archive = longer_trained(args.steps)
+            archive = longer_trained(args.steps, args.lr)
         elif archive is None and args.quick:
             from bench_llm import LLAMA_TINY
 
