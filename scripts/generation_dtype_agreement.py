@@ -7,8 +7,8 @@ torch thread (as the server's decode thread):
 
 1. ``--requests`` (64) greedy requests, ``bench_generate``'s workload (prompts of 8-128 tokens of
    Shakespeare) with ``max_tokens`` 8-32 (``--max-tokens``; bench_generate draws 16-128, cut here so the
-   bfloat16 runs, slow on a CPU without bfloat16 matrix instructions, keep the whole run near 5 minutes
-   on a 2-core AVX2 EPYC), run four ways through the server's running batch
+   bfloat16 runs, slow on a CPU without bfloat16 matrix instructions, keep the whole run under 5 minutes
+   once the archive exists, on a 2-core AVX2 EPYC), run four ways through the server's running batch
    (``Predictor.make_batch(max_prefill_tokens=2048)``) under
    :class:`~distrain.generation.admission.Admissions`, rows joining and leaving as in the server:
    ``fp32 batched`` and ``bf16 batched`` (``Limits(max_batch_size=32)``), ``bf16 one at a time`` and
@@ -24,13 +24,17 @@ torch thread (as the server's decode thread):
    ((bfloat16 - float32) / float32).
 
 Each part prints its elapsed time, and how many distinct tokens fp32 generated: the 2-step bench archive
-is nearly untrained and may answer everything with one token, which every dtype agrees on; ``--steps N``
-trains the same model for N steps instead (kept in ``runs/``; 8 blocks a step, the corpus's first files). ``--test-model``: the same on the test suite's trained model instead
-(tests/support/serving.py's cycle LM: a 2 x 32 Llama of context 64 trained on lines of words in a cyclic
-order, in a temporary folder): 64 prompts of 3-10 words from lines of a cycle corpus drawn with another seed,
-``max_tokens`` 8-32 (the context caps them), and perplexity blocks of 32 tokens of that corpus. Last line: ``bf16_equal_to_fp32_share=<share of requests whose bf16
-batched completion equals fp32 batched's>``; the run then exits 1 if any fp32 batched completion differs from
-fp32 one at a time's.
+is nearly untrained and answers every prompt with one token ("."), which every dtype agrees on. Other
+models: ``--steps N`` trains the same Llama for N steps instead (8 blocks a step from the corpus's first
+files, kept in ``runs/generation_dtype_llama_N``; 32 steps still answer with one token), ``--steps 1 --lr
+0`` keeps its random init (diverse greedy tokens with small logit margins: a worst case for rounding), and
+``--test-model`` takes the test suite's trained model (tests/support/serving.py's cycle LM: a 2 x 32 Llama
+of context 64 trained on lines of words in a cyclic order, in a temporary folder) with 64 prompts of 3-10
+words from a cycle corpus drawn with another seed, ``max_tokens`` 8-32 (the context caps them) and
+perplexity blocks of 32 tokens of that corpus.
+
+Last line: ``bf16_equal_to_fp32_share=<share of requests whose bf16 batched completion equals fp32
+batched's>``; the run then exits 1 if any fp32 batched completion differs from fp32 one at a time's.
 
     python scripts/generation_dtype_agreement.py                 # the bench archive, 64 requests, 16 blocks
     python scripts/generation_dtype_agreement.py --archive runs/x/model.tar.gz --max-tokens 16 128
@@ -38,6 +42,7 @@ fp32 one at a time's.
                                                                  # LLAMA_TINY) trained in a temporary folder,
                                                                  # 8 requests of 4-8 tokens, 2 blocks
     python scripts/generation_dtype_agreement.py --test-model    # the test suite's cycle LM (~1 minute)
+    python scripts/generation_dtype_agreement.py --steps 1 --lr 0   # LLAMA_40M at its random init
 """
 
 from __future__ import annotations
@@ -254,8 +259,9 @@ def main() -> None:
           f"relative_difference={relative:+.5f}", flush=True)
     print(f"elapsed {time.perf_counter() - started:.1f} s", flush=True)
     print(f"bf16_equal_to_fp32_share={share:.3f}")
-    if fp32_promise != args.requests:  # after the figures: the float32 promise broken fails the run (and --quick's test)
-        raise SystemExit(f"float32 completions differ between batched and one at a time: {fp32_promise}/{args.requests} equal")
+    if fp32_promise != args.requests:  # after the figures: float32's promise broken fails the run (and --quick's test)
+        raise SystemExit(f"float32 completions differ between batched and one at a time: "
+                         f"{fp32_promise}/{args.requests} equal")
 
 
 if __name__ == "__main__":
