@@ -4,7 +4,8 @@ torch's ``linear`` on CPU calls MKL's sgemm, which re-lays the weight out in its
 call. At a decode step's shapes (tens of rows against weights of hundreds of thousands of entries) that
 costs about as much as the product itself. oneDNN's linear instead takes a weight reordered once, as
 Inductor's freezing does for a compiled model on CPU. On this project's 2-core AMD EPYC, the 40 M Llama's
-linears took about 25% less time at 32 rows (``scripts/bench_slots.py`` states the step's figures).
+linears took 17% less time and a continuous workload ran 1.21x the tokens/s (``scripts/bench_slots.py``,
+``slots`` against ``slots_unpacked``).
 
 :class:`PackedLinears` finds the eligible layers (plain ``nn.Linear`` on CPU, weights not split over
 processes, a dtype oneDNN can reorder here, at least :data:`SMALLEST` weights) and, inside :meth:`PackedLinears.applied`, runs each of them
