@@ -14,6 +14,8 @@ from distrain.errors import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from distrain.serving.dtype import DTYPES
+
     parser.add_argument("archive", help="model.tar.gz written by distrain train")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1; keep it unless --api-key is set)")
@@ -52,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-request-bytes", type=int, default=1_048_576, help="larger bodies get 413 (default 1 MiB)")
     parser.add_argument("--drain-timeout-s", type=float, default=30.0,
                         help="on SIGTERM/Ctrl-C, how long to answer what is queued before exiting anyway (default 30)")
-    parser.add_argument("--dtype", choices=("float32", "bfloat16"), default=None,  # predictor.DTYPES
+    parser.add_argument("--dtype", choices=DTYPES, default=None,
                         help="cast the model's weights once at load and compute in this type (default: the "
                              "archive's, float32 as trained); bfloat16 halves the weights' memory and is fast "
                              "where the CPU has bfloat16 matrix units (AMX, AVX-512 BF16) or on a GPU")

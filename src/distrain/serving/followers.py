@@ -165,7 +165,7 @@ def _follower_main(rank: int, size: int, port: int, archive: str, overrides: dic
 
     torch.set_num_threads(cpu_threads_per_worker(size))
     import_plugins(include_packages)
-    from distrain.serving.predictor import cast_model
+    from distrain.serving.dtype import cast_model
 
     model = cast_model(load_for_inference(archive, overrides)[0].model.eval(), dtype)  # as the server's Predictor
     ends, pad = model.end_and_pad_ids(load_tokenizer(model.tokenizer_name))
