@@ -41,15 +41,19 @@ def test_the_cache_writes_in_place_and_grows_without_losing_what_it_holds():
     assert cache.keys[0].shape == (8, 2, 16, 5) and torch.equal(cache.keys[0][:2, :, :4], again)
 
 
+@pytest.mark.parametrize("compiled", [False, True])
 @pytest.mark.parametrize("feeds", [[(2, 9, 1), (0, 3, 4), (1, 1, 1)],  # decode at 9, a chunk at 3-6, decode at 1
                                    [(5, 2, 1), (0, 6, 1)]])  # two rows in 6 slots: gathered
-def test_attention_reads_each_row_over_its_own_length_as_if_it_were_alone(feeds):
+def test_attention_reads_each_row_over_its_own_length_as_if_it_were_alone(feeds, compiled):
+    """``compiled``: the decoding rows through :mod:`distrain.generation.decode_attention`'s compiled loop."""
     torch.manual_seed(0)
     heads, kv_heads, dim, slots, capacity = 4, 2, 8, 6, 12
     keys, values = torch.randn(slots, kv_heads, capacity, dim), torch.randn(slots, kv_heads, capacity, dim)
     plan = plan_step(feeds)
+    plan.compiled_attention = compiled
     query = torch.randn(1, heads, plan.tokens, dim)
-    out, _ = slot_attention(torch.nn.Module(), query, keys, values, None, scaling=dim ** -0.5, slot_plan=plan)
+    with torch.inference_mode():  # as a batch steps (torch compiles for one grad mode)
+        out, _ = slot_attention(torch.nn.Module(), query, keys, values, None, scaling=dim ** -0.5, slot_plan=plan)
     assert out.shape == (1, plan.tokens, heads, dim)
     expand = lambda t: t.repeat_interleave(heads // kv_heads, 0)  # noqa: E731
     for token, (slot, position) in enumerate(zip(plan.slot.tolist(), plan.position.tolist())):
@@ -89,16 +93,23 @@ def run(batch, waiting: list[Request], seed: int) -> None:
             batch.step()
 
 
-@pytest.mark.parametrize("model_type,packed", [("llama", False), ("gpt2", False), ("llama", True)])
-def test_rows_joining_leaving_and_reading_in_chunks_get_their_one_at_a_time_tokens(model_type, packed, monkeypatch):
-    """``packed``: every linear of the tiny Llama on oneDNN's packed weights (the size floor lifted)."""
+@pytest.mark.parametrize("model_type,packed,compiled", [("llama", False, False), ("gpt2", False, False),
+                                                         ("llama", True, False), ("llama", True, True)])
+def test_rows_joining_leaving_and_reading_in_chunks_get_their_one_at_a_time_tokens(model_type, packed, compiled,
+                                                                                  monkeypatch):
+    """``packed``: every linear of the tiny Llama on oneDNN's packed weights (the size floor lifted);
+    ``compiled``: the decoding rows attend through the compiled loop, compiled once before the first row (for one
+    row and for many) and never again, whatever rows and lengths the batch goes through."""
     if packed:
         monkeypatch.setattr(packed_linears, "SMALLEST", 0)
     model = tiny(model_type)
     rows = requests(10, seed=11)
-    batch = SlotBatch(model, {END}, PAD, context_length=64, max_prefill_tokens=6)  # long prompts read over steps
-    assert (len(batch.linears) > 0) == packed
+    batch = SlotBatch(model, {END}, PAD, context_length=64, max_prefill_tokens=6,  # long prompts read over steps
+                      compiled_attention=compiled)
+    assert (len(batch.linears) > 0) == packed and batch.compiled_attention == compiled
+    graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
     run(batch, rows, seed=3)
+    assert torch._dynamo.utils.counters["stats"]["unique_graphs"] == graphs  # no compile while serving
     assert len(batch) == 0 and batch.cached_tokens == 0 and batch.cache.slots <= 16
     for row in rows:
         padded = RunningBatch(model, {END}, PAD, 64)

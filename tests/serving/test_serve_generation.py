@@ -263,7 +263,8 @@ def children_of(pid: int) -> list[int]:
 def test_tensor_parallel_2_serving_gives_the_completions_of_one_process(server, cycle_lm_archive, tmp_path):
     """``--tensor-parallel 2``: the Llama's linears split over 2 processes by its training plan; greedy and
     seeded sampled completions, streamed or not and sharing steps, equal the one-process server's (which
-    reads prompts whole, this one 3 tokens a step); SIGTERM
+    reads prompts whole and attends eagerly, this one 3 tokens a step, attending through the compiled loop on each
+    rank's heads); SIGTERM
     drains and the other rank leaves with the server."""
     rng = random.Random(2)
     bodies = [{"prompt": " ".join(rng.choices(WORDS, k=rng.randint(1, 20))), "max_tokens": rng.randint(1, 20),
@@ -281,7 +282,7 @@ def test_tensor_parallel_2_serving_gives_the_completions_of_one_process(server, 
     expected = texts(server.url, stream=False)
     # prompts read 3 tokens a step: rank 0 sends the other rank its prefill budget, so both chunk them alike
     with ServerProcess(cycle_lm_archive, tmp_path, "--tensor-parallel", "2", "--max-prefill-tokens", "3",
-                       "--dtype", "float32") as split:
+                       "--dtype", "float32", "--decode-attention", "compiled") as split:
         info = httpx.get(split.url + "/info", timeout=10).json()
         assert info["tensor_parallel"] == {"processes": 2, "split_parameters": 14}  # 7 linears in each of 2 layers
         others = children_of(split.pid)
@@ -570,8 +571,8 @@ def test_dtype_bfloat16_serves_the_cycle_models_completions_and_says_when_the_cp
                                                                                              tmp_path):
     """``serve --dtype bfloat16``: the weights cast once at load (``/info``), tokens chosen from float logits,
     and the trained cycle model's greedy completions (wide margins) equal the float32 server's, with rows
-    sharing steps and prompts read 3 tokens a step; a CPU without bfloat16 matrix instructions gets one
-    warning at load."""
+    sharing steps, prompts read 3 tokens a step and the decoding rows attending through the compiled loop; a CPU
+    without bfloat16 matrix instructions gets one warning at load."""
     from distrain.generation.packed_linears import cpu_packs
 
     bodies = [{"prompt": prompt, "max_tokens": 10, "temperature": 0} for prompt in PROMPTS]
@@ -581,8 +582,10 @@ def test_dtype_bfloat16_serves_the_cycle_models_completions_and_says_when_the_cp
         assert {answer.status for answer in answers} == {200}
         return [answer.body["choices"][0]["text"] for answer in answers]
 
-    with ServerProcess(cycle_lm_archive, tmp_path, "--dtype", "bfloat16", "--max-prefill-tokens", "3") as half:
-        assert httpx.get(half.url + "/info", timeout=10).json()["options"]["dtype"] == "bfloat16"
+    with ServerProcess(cycle_lm_archive, tmp_path, "--dtype", "bfloat16", "--max-prefill-tokens", "3",
+                       "--decode-attention", "compiled") as half:
+        options = httpx.get(half.url + "/info", timeout=10).json()["options"]
+        assert options["dtype"] == "bfloat16" and options["decode_attention"] == "compiled"
         assert completions(half.url) == completions(server.url)
         assert half.stop() == 0, half.output()[-3000:]
         warned = "warning: --dtype bfloat16: this CPU has no bfloat16 matrix instructions" in half.output()

@@ -58,6 +58,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="cast the model's weights once at load and compute in this type (default: the "
                              "archive's, float32 as trained); bfloat16 halves the weights' memory and is fast "
                              "where the CPU has bfloat16 matrix units (AMX, AVX-512 BF16) or on a GPU")
+    parser.add_argument("--decode-attention", choices=("auto", "compiled", "eager"), default="auto",
+                        help="language models: how the decoding rows attend: through a loop torch.compile builds at "
+                             "start (seconds, once per dtype), or eagerly (torch's SDPA); auto (default): compiled on "
+                             "CPU for attention 256 or more wide (heads x head size), else eager")
     parser.add_argument("--tensor-parallel", type=int, default=1, metavar="N",
                         help="split a language model over N local CPU processes with its tensor-parallel plan; "
                              "this process serves HTTP and drives every step (default 1)")
@@ -96,7 +100,7 @@ def options_from_args(args: argparse.Namespace):
         max_request_bytes=args.max_request_bytes, drain_timeout_s=args.drain_timeout_s,
         max_prefill_tokens=args.max_prefill_tokens, max_cached_tokens=args.max_cached_tokens, model_name=args.model_name,
         static_batching=args.batching == "static", torch_threads=args.torch_threads, api_key=api_key,
-        dtype=args.dtype,
+        dtype=args.dtype, decode_attention=args.decode_attention,
     )
 
 

@@ -71,10 +71,12 @@ class RunningBatch:
     """The rows decoding now. ``end_ids`` stop a row; ``context_length`` caps prompt plus continuation.
     Newcomers' prompts are read whole when they are admitted: ``max_prefill_tokens`` is the slot batch's
     option, accepted here so either batch takes the same arguments (the padded batch relies on
-    :class:`~distrain.generation.admission.Admissions` to keep the prompts admitted at once under it)."""
+    :class:`~distrain.generation.admission.Admissions` to keep the prompts admitted at once under it), and so
+    is ``compiled_attention`` (this batch attends through the model's own attention)."""
 
     def __init__(self, transformer: torch.nn.Module, end_ids: set[int], pad_id: int,
-                 context_length: int | None = None, max_prefill_tokens: int | None = None) -> None:
+                 context_length: int | None = None, max_prefill_tokens: int | None = None,
+                 compiled_attention: bool | None = None) -> None:
         self.transformer, self.end_ids, self.pad_id, self.context_length = transformer, end_ids, pad_id, context_length
         self.device = next(transformer.parameters()).device
         parameters = inspect.signature(transformer.forward).parameters

@@ -24,6 +24,7 @@ from typing import Sequence
 
 import torch
 
+from distrain.generation.decode_attention import WIDTH_STEP, compiles_attention
 from distrain.generation.packed_linears import PackedLinears
 from distrain.generation.request import Request, choose_next, take_token
 from distrain.generation.slots import ATTENTION, SlotCache, plan_step, register_attention, require_servable
@@ -32,10 +33,13 @@ from distrain.generation.slots import ATTENTION, SlotCache, plan_step, register_
 class SlotBatch:
     """The rows decoding now, each in its own cache slot. ``end_ids`` stop a row; ``context_length`` caps
     prompt plus continuation; ``max_prefill_tokens`` caps the prompt tokens read in one step;
-    ``packed_linears`` runs the linear layers on weights packed once for the CPU (:mod:`.packed_linears`)."""
+    ``packed_linears`` runs the linear layers on weights packed once for the CPU (:mod:`.packed_linears`);
+    ``compiled_attention`` has the decoding rows attend through a compiled loop (:mod:`.decode_attention`;
+    None: where it pays, see :func:`~distrain.generation.decode_attention.compiles_attention`)."""
 
     def __init__(self, transformer: torch.nn.Module, end_ids: set[int], pad_id: int,
-                 context_length: int | None = None, max_prefill_tokens: int = 512, packed_linears: bool = True) -> None:
+                 context_length: int | None = None, max_prefill_tokens: int = 512, packed_linears: bool = True,
+                 compiled_attention: bool | None = None) -> None:
         require_servable(transformer)
         register_attention()
         self.transformer, self.end_ids, self.pad_id, self.context_length = transformer, end_ids, pad_id, context_length
@@ -48,6 +52,7 @@ class SlotBatch:
         self.config = next((module.config for module in transformer.modules()
                             if hasattr(getattr(module, "config", None), "_attn_implementation")), None)
         self.linears = PackedLinears(transformer if packed_linears else torch.nn.Module())
+        self.compiled_attention = compiles_attention(transformer, self.config, compiled_attention)
         self.cache = SlotCache()
         self.rows: list[Request] = []
         self._slot: dict[int, int] = {}  # id(request) -> its slot
@@ -175,7 +180,11 @@ class SlotBatch:
         if not feeds:
             return
         plan = plan_step(feeds, self.device)
-        self.cache.reserve(plan.used_slots, int(plan.position.max()) + 1)
+        plan.compiled_attention = self.compiled_attention
+        # compiled attention reads a width rounded up to WIDTH_STEP, and torch compiles a partial read of the
+        # slots apart from a whole one: a spare WIDTH_STEP of positions keeps every read partial
+        spare = WIDTH_STEP if self.compiled_attention else 0
+        self.cache.reserve(plan.used_slots, int(plan.position.max()) + 1 + spare)
         self.cache.plan = plan
         ends = torch.tensor(feeds and [count for _, _, count in feeds], device=self.device).cumsum(0) - 1
         logits = self._call(torch.tensor([tokens], device=self.device), plan, ends)

@@ -54,6 +54,8 @@ class ServeOptions:
     torch_threads: int | None = None
     #: the floating-point type the model's weights are cast to once at load (None: the archive's)
     dtype: str | None = None
+    #: how the decoding rows attend: auto, compiled (:mod:`distrain.generation.decode_attention`) or eager
+    decode_attention: str = "auto"
     #: every route but /health and the demo page's files needs ``Authorization: Bearer KEY`` (:mod:`.auth`)
     api_key: str | None = field(default=None, repr=False)
 

@@ -251,7 +251,9 @@ def _make_engine(state: ServingState, predictor: Any):
 
     options = state.options
     limits = Limits(options.max_batch_size, options.max_prefill_tokens, options.max_cached_tokens, options.static_batching)
-    make_batch = functools.partial(predictor.make_batch, max_prefill_tokens=options.max_prefill_tokens)
+    compiled = {"auto": None, "compiled": True, "eager": False}[options.decode_attention]
+    make_batch = functools.partial(predictor.make_batch, max_prefill_tokens=options.max_prefill_tokens,
+                                   compiled_attention=compiled)
     return GenerationEngine(make_batch, limits, max_queue=options.max_queue,
                             timeout_s=options.request_timeout_s, on_step=state.metrics.observe_step,
                             on_token=state.metrics.observe_token, on_cancel=lambda stream, reason: state.metrics.cancelled.labels(reason).inc())
