@@ -60,10 +60,11 @@ Per dtype: ``continuous_vs_best_transformers_<dtype>=`` (the continuous server's
 Then the elapsed time, and last ``continuous_vs_best_transformers=<the smallest of the per-dtype ones>``.
 
 
-On a CPU without bfloat16 matrix units (this machine: AVX2, no AMX nor AVX-512 BF16) bfloat16 runs ~5x slower than
-float32 (``generate`` on 32 requests of 16 tokens: 12.4 against 64.7 tokens/s), so its in-process baselines take
-most of the run: ~15 minutes in all with the defaults here (estimated from a float32 run of the in-process baselines,
-~2 minutes, and that ratio; ~1 minute more to train the archive the first time).
+The servers and ``model_alone`` run distrain's defaults: the slot batch, its large linears on packed weights and, for
+this model (attention 512 wide), the decoding rows' attention through the loop ``torch.compile`` builds at start
+(``serve --decode-attention``). On a CPU without bfloat16 matrix instructions (AVX-512 BF16, AMX; the AVX2-only EPYC
+an earlier session had) bfloat16 runs ~5x slower than float32 (``generate`` on 32 requests of 16 tokens: 12.4
+against 64.7 tokens/s there), and the run takes ~15 minutes; on the AVX-512 BF16 EPYC (Zen 4) the defaults took 465 s.
 
     python scripts/bench_generate.py                          # 3 rounds of 30 s per dtype
     python scripts/bench_generate.py --dtypes float32 --duration 6 --rounds 1

@@ -1,10 +1,11 @@
 """The decode step with and without padding: the model alone, the padded running batch against the slot batch
-(with its linears on packed weights, and without: ``slots_unpacked``).
+(with its linears on packed weights, and without: ``slots_unpacked``; with its decoding rows attending through the
+compiled loop, and eagerly through torch's SDPA: ``slots_eager_attention``).
 
 bench_generate's workload without the server: ``--requests`` (32) requests, prompts of 8 to 128 tokens and
 16 to 128 new tokens (drawn with a fixed seed; the token ids are random: what is measured is the cost per
-token, and no row stops before its budget, so both variants do the same work), greedy, float32, eager, one
-torch thread, on ``bench_llm``'s ``LLAMA_40M`` with random init (8 layers of width 512, the 30,522-id
+token, and no row stops before its budget, so both variants do the same work), greedy, float32 (``--dtype
+bfloat16``: the model cast), one torch thread, on ``bench_llm``'s ``LLAMA_40M`` with random init (8 layers of width 512, the 30,522-id
 vocabulary). Two workloads, each variant in turn in every round (``--rounds``, default 3) in this process, so
 drift on a shared machine hits both alike:
 
@@ -15,7 +16,8 @@ drift on a shared machine hits both alike:
 Per variant and workload: generated tokens/s (median and range over rounds). Then, from one profiled
 ``static`` run of each variant, the step's self CPU time split into attention (the SDPA kernels), matmuls
 (linear/mm/bmm, oneDNN's packed linear), cache bookkeeping (cat, index, copy, fill, slicing) and the rest.
-``slots_packed_vs_unpacked=`` is the median of the per-round static ratios. Last line:
+``slots_packed_vs_unpacked=`` and ``slots_compiled_vs_eager_attention=`` are medians of the per-round static ratios.
+Last line:
 ``slots_vs_padded=<median over rounds of slot tokens/s / padded tokens/s, static>``.
 
     python scripts/bench_slots.py            # LLAMA_40M, 32 requests, 3 rounds
@@ -29,8 +31,8 @@ import random
 import statistics
 import time
 
-VARIANTS = ("padded", "slots", "slots_unpacked")
-ATTENTION = ("scaled_dot_product", "_flash_attention", "softmax", "baddbmm")
+VARIANTS = ("padded", "slots", "slots_unpacked", "slots_eager_attention")
+ATTENTION = ("scaled_dot_product", "_flash_attention", "softmax", "baddbmm", "CompiledFxGraph")
 MATMUL = ("aten::linear", "aten::addmm", "aten::mm", "aten::bmm", "aten::matmul", "mkldnn::_linear_pointwise")
 BOOKKEEPING = ("aten::cat", "aten::index", "aten::index_put", "aten::index_copy", "aten::copy_", "aten::zeros",
                "aten::new_zeros", "aten::fill_", "aten::slice", "aten::select", "aten::pad", "aten::constant_pad_nd",
@@ -62,11 +64,14 @@ def requests(work):
 
 
 def make_batch(model, variant: str):
-    """``padded``, ``slots``, or ``slots_unpacked``: the slot batch with torch's own linear (no packed weights)."""
+    """``padded``, ``slots``, ``slots_unpacked`` (the slot batch with torch's own linear: no packed weights) or
+    ``slots_eager_attention`` (the decoding rows through torch's SDPA, not the compiled loop)."""
     from distrain.generation.decoding import batch_class
 
     if variant == "slots_unpacked":
         return batch_class("slots")(model, set(), 0, 512, packed_linears=False)
+    if variant == "slots_eager_attention":
+        return batch_class("slots")(model, set(), 0, 512, compiled_attention=False)
     return batch_class(variant)(model, set(), 0, 512)
 
 
@@ -117,6 +122,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=32)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--dtype", choices=("float32", "bfloat16"), default="float32",
+                        help="the model's dtype (default float32; greedy tokens are compared in float32 only)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1, as a server's decode thread)")
     parser.add_argument("--no-profile", action="store_true", help="skip the profiled split of the step")
     parser.add_argument("--quick", action="store_true", help="LLAMA_TINY, 6 requests of 4-8 new tokens, 1 round, "
@@ -130,11 +137,11 @@ def main() -> None:
     architecture, new = LLAMA_40M, (16, 128)
     if args.quick:
         architecture, new, args.requests, args.rounds, args.no_profile = LLAMA_TINY, (4, 8), 6, 1, True
-    model = build_model(architecture)
+    model = build_model(architecture).to(getattr(torch, args.dtype))
     work = workload(args.requests, model.config.vocab_size, (8, 128), new)
     more = workload(2 * args.requests, model.config.vocab_size, (8, 128), new, seed=1)
     print(f"model={'LLAMA_TINY' if args.quick else 'LLAMA_40M'} requests={args.requests} prompts 8-128, "
-          f"new tokens {new[0]}-{new[1]}, greedy fp32 eager, threads={args.threads}, rounds={args.rounds}", flush=True)
+          f"new tokens {new[0]}-{new[1]}, greedy {args.dtype}, threads={args.threads}, rounds={args.rounds}", flush=True)
     alone = {variant: run_static(model, variant, work[:2])[1] for variant in VARIANTS}  # warm-up, and a check
     static, continuous = {v: [] for v in VARIANTS}, {v: [] for v in VARIANTS}
     same = True
@@ -153,7 +160,8 @@ def main() -> None:
                 values = rates[variant]
                 print(f"{name} {variant}: tokens_per_s={statistics.median(values):.1f} "
                       f"[{min(values):.1f}-{max(values):.1f}]", flush=True)
-    print(f"greedy tokens equal, padded, slots and slots_unpacked: {same}")
+    if args.dtype == "float32":
+        print(f"greedy tokens equal, {', '.join(VARIANTS)}: {same}")
     if not args.no_profile:
         for variant in VARIANTS:
             split = profile_split(model, variant, work)
@@ -170,6 +178,9 @@ def main() -> None:
     packed = [s / u for s, u in zip(static["slots"], static["slots_unpacked"])]
     print(f"per-round slots/slots_unpacked static: {' '.join(f'{r:.2f}' for r in packed)}")
     print(f"slots_packed_vs_unpacked={statistics.median(packed):.2f}")
+    compiled = [s / e for s, e in zip(static["slots"], static["slots_eager_attention"])]
+    print(f"per-round slots/slots_eager_attention static: {' '.join(f'{r:.2f}' for r in compiled)}")
+    print(f"slots_compiled_vs_eager_attention={statistics.median(compiled):.2f}")
     print(f"slots_vs_padded={statistics.median(ratios):.2f}")
 
 
