@@ -3,9 +3,9 @@
 torch's ``linear`` on CPU calls MKL's sgemm, which re-lays the weight out in its blocked format on every
 call. At a decode step's shapes (tens of rows against weights of hundreds of thousands of entries) that
 costs about as much as the product itself. oneDNN's linear instead takes a weight reordered once, as
-Inductor's freezing does for a compiled model on CPU. On this project's 2-core AMD EPYC, the 40 M Llama's
-linears took 17% less time and a continuous workload ran 1.21x the tokens/s (``scripts/bench_slots.py``,
-``slots`` against ``slots_unpacked``).
+Inductor's freezing does for a compiled model on CPU. On the 40 M Llama (``scripts/bench_slots.py``, ``slots``
+against ``slots_unpacked``) a continuous workload ran 1.21x the tokens/s on an AVX2-only EPYC (Zen 3), and a
+static one 1.42x in float32 and 1.17x in bfloat16 on an AVX-512 EPYC (Zen 4).
 
 :class:`PackedLinears` finds the eligible layers (plain ``nn.Linear`` on CPU, weights not split over
 processes, a dtype oneDNN can reorder here, at least :data:`SMALLEST` weights) and, inside :meth:`PackedLinears.applied`, runs each of them
@@ -91,7 +91,7 @@ class PackedLinears:
 def cpu_packs(dtype: torch.dtype) -> bool:
     """Whether oneDNN lays out ``dtype`` weights for this CPU's matrix kernels: false for bfloat16 on a CPU
     without AVX-512 or AVX-NE-CONVERT, where torch's bfloat16 products run several times slower than
-    float32's (measured 9 against 40-80 GFLOP/s on this project's AVX2-only EPYC)."""
+    float32's (measured 9 against 40-80 GFLOP/s on an AVX2-only EPYC)."""
     if not torch.backends.mkldnn.is_available():
         return False
     try:
