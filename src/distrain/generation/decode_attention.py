@@ -62,6 +62,7 @@ def width_bucket(longest: int, capacity: int) -> int:
 
 
 def _unlike(taken: set[int], start: int) -> int:
+    """The first size from ``start`` up that is not ``taken`` (which then holds it)."""
     size = start
     while size in taken:
         size += 1
@@ -75,8 +76,7 @@ def warm_up(heads: int, kv_heads: int, dim: int, dtype: torch.dtype, device: tor
     taken = {heads, kv_heads, dim, heads // kv_heads}
     slots = _unlike(taken, 5)
     capacity = _unlike(taken, 2 * WIDTH_STEP)
-    width = WIDTH_STEP if WIDTH_STEP not in taken else _unlike(taken, WIDTH_STEP)
-    taken.add(width)
+    width = _unlike(taken, WIDTH_STEP)
     many = _unlike(taken, 3)
     try:
         for rows in (many, 1):
