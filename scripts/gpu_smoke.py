@@ -26,6 +26,14 @@ tokens/s of the second epoch, and the FLOP/s that makes (6 N + 12 L d S per toke
 fraction of the GPU's peak measured here by a bf16 ``torch.mm`` of two 8192 x 8192 matrices. It
 FAILs if the run fails or its loss is not finite; the fraction is a figure, not a threshold.
 
+Generation (``--only generate``, also part of a full run): ``bench_slots``' workload (``--generate-requests``
+requests, prompts of 8 to 128 random tokens, 16 to 128 new tokens, greedy) on its 40.9 M Llama (random init) on
+cuda:0, in float32 and bfloat16: tokens/s of the padded running batch, the slot batch with torch's attention and
+with the compiled decode loop (Inductor's Triton kernels on a GPU), each request alone, and transformers'
+``generate`` on the requests as one left-padded batch; and the share of the batched greedy completions equal to
+each request decoded alone (cuBLAS may pick other kernels for other row counts, so the share is a figure). It
+FAILs if a variant fails.
+
 The last line is ``gpu_smoke_failures=N``. Exits 2 without a CUDA device.
 """
 
@@ -392,9 +400,75 @@ def llama(runner: Runner, checks: Checks, layers: int, hidden: int, sequence: in
                       f"GPU memory {figures['peak_bytes'] / 2**20:,.0f} MiB; training loss {loss:.3f}")
 
 
+def generation(checks: Checks, count: int, device: str = "cuda") -> None:
+    import torch
+    from bench_llm import LLAMA_40M
+    from bench_slots import build_model, requests, workload
+
+    from distrain.generation.decoding import batch_class
+
+    def decode(model, work, kind: str = "slots", **options) -> tuple[float, list[list[int]]]:
+        rows = requests(work)
+        batch = batch_class(kind)(model, set(), 0, 512, **options)
+        synchronize()
+        started = time.perf_counter()
+        with torch.inference_mode():
+            batch.admit(rows)
+            while len(batch):
+                batch.step()
+        synchronize()
+        return sum(len(row.tokens) for row in rows) / (time.perf_counter() - started), [row.tokens for row in rows]
+
+    def alone(model, work) -> tuple[float, list[list[int]]]:
+        started, tokens = time.perf_counter(), []
+        for request in work:
+            tokens += decode(model, [request], compiled_attention=False)[1]
+        return sum(map(len, tokens)) / (time.perf_counter() - started), tokens
+
+    def transformers_generate(model, work) -> float:
+        width = max(len(ids) for ids, _ in work)
+        input_ids = torch.tensor([[0] * (width - len(ids)) + ids for ids, _ in work], device=device)
+        mask = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for ids, _ in work], device=device)
+        synchronize()
+        started = time.perf_counter()
+        with torch.inference_mode():
+            model.generate(input_ids=input_ids, attention_mask=mask, max_new_tokens=max(new for _, new in work),
+                           min_new_tokens=max(new for _, new in work), do_sample=False, pad_token_id=0)
+        synchronize()
+        # every row runs to the longest budget (no end token): count only the tokens each request asked for
+        return sum(new for _, new in work) / (time.perf_counter() - started)
+
+    synchronize = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    model = build_model(LLAMA_40M)
+    work = workload(count, model.config.vocab_size, (8, 128), (16, 128))
+    for dtype in (torch.float32, torch.bfloat16):
+        name = f"generate_{str(dtype).removeprefix('torch.')}"
+        try:
+            model.to(device, dtype)
+            variants = {"padded": lambda w: decode(model, w, "padded"),
+                        "slots_eager_attention": lambda w: decode(model, w, compiled_attention=False),
+                        "slots_compiled_attention": lambda w: decode(model, w, compiled_attention=True)}
+            for run in variants.values():
+                run(work[:2])  # warm-up: cuBLAS's kernels, the compiled loop's
+            rates, tokens = {}, {}
+            for variant, run in variants.items():
+                rates[variant], tokens[variant] = run(work)
+            rates["one_at_a_time"], single = alone(model, work)
+            transformers_generate(model, work[:2])
+            rates["transformers_generate"] = transformers_generate(model, work)
+        except Exception as error:  # noqa: BLE001 - the report names it; the other cases go on
+            checks.report(name, False, f"{type(error).__name__}: {error}")
+            continue
+        equal = ", ".join(f"{variant} {sum(a == b for a, b in zip(tokens[variant], single))}/{len(single)}"
+                          for variant in tokens)
+        checks.report(name, True, f"Llama 40.9 M on {device}, {count} requests, tokens/s: " +
+                      ", ".join(f"{variant} {rate:,.0f}" for variant, rate in rates.items()) +
+                      f"; greedy completions equal to each request alone: {equal}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=["checks", "memory", "llama"], default=None)
+    parser.add_argument("--only", choices=["checks", "memory", "llama", "generate"], default=None)
     parser.add_argument("--gpus", type=int, default=1, help="GPUs for the memory variants (the checks use one)")
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--hidden", type=int, default=512)
@@ -402,6 +476,7 @@ def main() -> int:
     parser.add_argument("--llama-hidden", type=int, default=768, help="its width, a multiple of 64 (default 768)")
     parser.add_argument("--llama-sequence", type=int, default=512, help="tokens per block (default 512)")
     parser.add_argument("--llama-batch", type=int, default=16, help="blocks per step (default 16)")
+    parser.add_argument("--generate-requests", type=int, default=32, help="the generation case's requests (default 32)")
     parser.add_argument("--quick", action="store_true", help="the checks only (--only checks): a smoke run, on a GPU")
     args = parser.parse_args()
     if args.quick:
@@ -430,6 +505,8 @@ def main() -> int:
             memory(runner, mlm_config(folder, args.layers, args.hidden, sentences=3000), args.gpus)
         if args.only in (None, "llama"):
             llama(runner, checks, args.llama_layers, args.llama_hidden, args.llama_sequence, args.llama_batch)
+        if args.only in (None, "generate"):
+            generation(checks, args.generate_requests)
     print(f"gpu_smoke_failures={checks.failures}")
     return 1 if checks.failures else 0
 

@@ -14,10 +14,13 @@ and the key length it reads is rounded up to a multiple of :data:`WIDTH_STEP` (p
 are masked): one compiled kernel serves every batch. Sizes of 1 are the exception (torch specialises them),
 so :func:`warm_up` compiles both kinds, a single row and many, before the first request, with sizes that
 differ from each other and from the model's (torch also ties sizes that happen to be equal when it compiles).
+
+On a GPU, the eager path keeps torch's SDPA but not its cuDNN kernel (:func:`decode_sdpa_kernels`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import math
@@ -29,6 +32,19 @@ logger = logging.getLogger(__name__)
 #: the key length a step reads is rounded up to a multiple of this (and at least this): no size-1 width
 #: to specialise on, and a row growing by one token does not change the shape torch compiled for
 WIDTH_STEP = 16
+
+
+def decode_sdpa_kernels(device: torch.device) -> contextlib.AbstractContextManager:
+    """Where a decode step runs torch's SDPA on a GPU: every kernel but cuDNN's. cuDNN's attention, torch's
+    first choice for bfloat16 on recent NVIDIA GPUs, builds an execution plan for each new shape, and a decode
+    step's shapes change every step (rows join and leave, lengths grow). On one H200 (torch 2.11) the 40.9 M
+    Llama decoded 32 requests in bfloat16 at 262 tokens/s (padded batch) and 196 (slot batch) with it, 1,797
+    and 1,994 without (``torch.backends.cuda.enable_cudnn_sdp(False)``, the same workload). A no-op elsewhere."""
+    if device.type != "cuda":
+        return contextlib.nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    return sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH])
 
 
 def attend(queries: torch.Tensor, key: torch.Tensor, value: torch.Tensor, slots: torch.Tensor,

@@ -27,6 +27,7 @@ from typing import Sequence
 
 import torch
 
+from distrain.generation.decode_attention import decode_sdpa_kernels
 from distrain.generation.request import (  # noqa: F401 - the names the loop's users import from here
     SEED_STRIDE, Continuation, GenerationSettings, Request, choose_next, generators_for, take_token)
 
@@ -166,8 +167,9 @@ class RunningBatch:
         return chosen
 
     def _forward(self, input_ids, mask, positions, cache) -> torch.Tensor:
-        output = self.transformer(input_ids=input_ids, attention_mask=mask, position_ids=positions,
-                                  use_cache=True, **{self._cache_argument: cache}, **self._keep_last)
+        with decode_sdpa_kernels(self.device):
+            output = self.transformer(input_ids=input_ids, attention_mask=mask, position_ids=positions,
+                                      use_cache=True, **{self._cache_argument: cache}, **self._keep_last)
         return output.logits[:, -1]
 
     def _keep(self, rows: list[int]) -> None:

@@ -24,7 +24,7 @@ from typing import Sequence
 
 import torch
 
-from distrain.generation.decode_attention import WIDTH_STEP, compiles_attention
+from distrain.generation.decode_attention import WIDTH_STEP, compiles_attention, decode_sdpa_kernels
 from distrain.generation.packed_linears import PackedLinears
 from distrain.generation.request import Request, choose_next, take_token
 from distrain.generation.slots import ATTENTION, SlotCache, plan_step, register_attention, require_servable
@@ -211,7 +211,7 @@ class SlotBatch:
         if self.config is not None:
             self.config._attn_implementation = ATTENTION
         try:
-            with self.linears.applied():
+            with self.linears.applied(), decode_sdpa_kernels(self.device):
                 output = self.transformer(input_ids=input_ids, position_ids=plan.position[None, :], use_cache=True,
                                           slot_plan=plan, **{self._cache_argument: self.cache}, **keep)
         finally:
