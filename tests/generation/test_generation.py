@@ -64,6 +64,17 @@ def test_greedy_completions_are_transformers_generate_on_one_process_and_under_t
     split = predict(archive, prompts, tmp_path / "tp2.jsonl", "--batch-size", "2",
                     "-o", json.dumps({"distributed": {"cuda_devices": [-1, -1], "tensor_parallel_size": 2}}))
     assert split == one
+    # this width-32 model attends eagerly unless asked: the compiled loop continues each prompt alike
+    compiled = predict(archive, prompts, tmp_path / "compiled.jsonl", "--batch-size", "2",
+                       "-o", json.dumps({"model.decode_attention": "compiled"}))
+    assert compiled == one
+
+
+def test_an_unknown_decode_attention_is_named_by_its_key_path(archive, prompts, tmp_path):
+    result = run_cli("predict", str(archive), str(prompts), "--output-file", str(tmp_path / "out.jsonl"),
+                     "-o", json.dumps({"model.decode_attention": "fused"}))
+    assert result.returncode == 2 and "model.decode_attention" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "out.jsonl").exists()
 
 
 def test_sampled_completions_follow_the_seed_on_any_number_of_workers(archive, prompts, tmp_path):

@@ -56,12 +56,14 @@ def generate(
     pad_id: int,
     context_length: int | None = None,
     prompt_numbers: Sequence[int] | None = None,
+    compiled_attention: bool | None = None,
 ) -> list[Continuation]:
-    """Continue every prompt (token ids, non-empty) as one :class:`RunningBatch` that no one joins:
-    rows leave as they finish. ``context_length`` caps prompt + continuation."""
+    """Continue every prompt (token ids, non-empty) as one running batch (:data:`DEFAULT_BATCH`) that no one
+    joins: rows leave as they finish. ``context_length`` caps prompt + continuation; ``compiled_attention``
+    as the batch takes it (None: where it pays)."""
     numbers = prompt_numbers if prompt_numbers is not None else range(len(prompts))
     requests = [Request(list(prompt), settings, number) for prompt, number in zip(prompts, numbers)]
-    batch = batch_class()(transformer, end_ids, pad_id, context_length)
+    batch = batch_class()(transformer, end_ids, pad_id, context_length, compiled_attention=compiled_attention)
     batch.admit(requests)
     while len(batch):
         batch.step()

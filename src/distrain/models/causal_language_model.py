@@ -19,7 +19,7 @@ name the FSDP units, its config's ``base_model_tp_plan`` the tensor-parallel pla
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 import torch
 
@@ -113,7 +113,10 @@ class CausalLanguageModel(Model):
     its config, e.g. ``{"is_decoder": true}`` to run an encoder's weights causally) or ``config`` alone
     (an architecture's settings, random init). With ``config``, ``tokenizer_name`` sets ``vocab_size`` (unless the config
     does) and the special token ids, so the model fits the reader's tokenizer. ``generation``: how
-    ``distrain predict`` continues prompts (override it there with ``-o '{"model.generation.top_p": 0.9}'``).
+    ``distrain predict`` continues prompts (override it there with ``-o '{"model.generation.top_p": 0.9}'``);
+    ``decode_attention``: how its decoding rows attend (``compiled``: a loop ``torch.compile`` builds on the first
+    prompts, seconds; ``eager``: torch's SDPA; ``auto``: compiled on CPU for attention 256 or more wide, as
+    ``distrain serve --decode-attention``).
     ``adapter`` (e.g. ``{"type": "lora"}``) trains an adapter alone, the transformer (output layer included) frozen.
     ``loss_chunk_size``: compute the output layer and the loss together, that many tokens at a time, never the
     whole vocabulary's logits for every token (see the how-to "Train in bfloat16")."""
@@ -126,6 +129,7 @@ class CausalLanguageModel(Model):
         tokenizer_name: PretrainedName | None = None,
         metrics: dict[str, Metric] | None = None,
         generation: GenerationSettings = GenerationSettings(),
+        decode_attention: Literal["auto", "compiled", "eager"] = "auto",
         adapter: Adapter | None = None,
         loss_chunk_size: PositiveInt | None = None,
     ) -> None:
@@ -134,6 +138,7 @@ class CausalLanguageModel(Model):
 
         self.tokenizer_name = tokenizer_name or model_name
         self.generation = generation
+        self.decode_attention = decode_attention
 
         if model_name is not None:
             from distrain.pretrained import load_model
@@ -317,8 +322,9 @@ class CausalLanguageModel(Model):
         lengths = inputs["prompt_length"].tolist()
         prompts = [row[:length] for row, length in zip(inputs["input_ids"].tolist(), lengths)]
         ends, pad = self.end_and_pad_ids(tokenizer)
+        compiled = {"auto": None, "compiled": True, "eager": False}[self.decode_attention]
         continuations = generate(self.transformer, prompts, self.generation, ends, pad, self.context_length(),
-                                 inputs["prompt_number"].tolist())
+                                 inputs["prompt_number"].tolist(), compiled_attention=compiled)
         return [self.completion_record(tokenizer, ends, c.tokens, c.finish_reason) for c in continuations]
 
     def end_and_pad_ids(self, tokenizer: Any) -> tuple[set[int], int]:
