@@ -171,6 +171,21 @@ class SgdOptimizer(Optimizer, torch.optim.SGD):
             self, groups, lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
             nesterov=nesterov, **kernel_options(implementation, groups, fused_on_dtensors=False),
         )
+        self.implementation = implementation
+
+    def step(self, closure=None):
+        """torch's step; a group whose gradients come sparse (an embedding with ``sparse: true``) leaves the
+        fused kernel, which refuses them, for torch's loop: ``auto`` chose the kernel before any gradient was
+        seen. An explicit ``fused`` is refused with one line."""
+        for group in self.param_groups:
+            if group.get("fused") and any(p.grad is not None and p.grad.is_sparse for p in group["params"]):
+                if self.implementation == "fused":
+                    from distrain.errors import UsageError
+
+                    raise UsageError("trainer.optimizer.implementation: 'fused' SGD does not take sparse gradients "
+                                     "(an embedding with sparse: true); use 'auto', 'foreach' or 'for_loop'")
+                group["fused"] = False
+        return super().step(closure)
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
