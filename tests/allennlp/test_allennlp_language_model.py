@@ -101,6 +101,38 @@ def test_sampled_language_model_ends_alike_on_one_and_two_workers(tmp_path):
         assert two[key] == pytest.approx(one[key], abs=1e-5), key
 
 
+def test_sampled_language_model_killed_mid_run_recovers_to_the_uninterrupted_weights(tmp_path):
+    """The sampled fixture with its sparse softmax and SGD (a step per sentence, a checkpoint each step), killed
+    with SIGKILL after step 3 of 6 and resumed with ``--recover``: the resumed run draws the words the uninterrupted
+    run drew (the call count travels in the checkpoint), so it ends with the same weights and metrics."""
+    from distrain.config.loading import load_config
+    from training.test_recovery import metrics_without_duration, start_training, weights
+
+    config = load_config(LM / "language_model" / "experiment.jsonnet")
+    for split in ("train", "validation"):
+        config[f"{split}_data_path"] = str(LM / "language_model" / "sentences.txt")
+    config["data_loader"]["batch_size"] = 1
+    config["trainer"] |= {"num_epochs": 3, "optimizer": {"type": "sgd", "lr": 0.5}, "save_every_num_batches": 1,
+                          "callbacks": [{"type": "test_kill_switch"}]}
+    path = write_config(tmp_path / "lm.json", config)
+    # all three runs start alike (fresh interpreters): the LSTM's kernels round by the threads they are given
+    whole = start_training(path, tmp_path / "whole")
+    _, errors = whole.communicate(timeout=300)
+    assert whole.returncode == 0, errors
+    killed = start_training(path, tmp_path / "killed", env={"DISTRAIN_TEST_KILL_AT_STEP": "3"})
+    killed.communicate(timeout=300)
+    final = "checkpoints/epoch_0003_batch_00000000/model.safetensors"  # after the third epoch
+    assert killed.returncode == -9 and not (tmp_path / "killed" / final).exists()
+    recovered = start_training(path, tmp_path / "killed", "--recover")
+    _, errors = recovered.communicate(timeout=300)
+    assert recovered.returncode == 0, errors
+    expected, actual = weights(tmp_path / "whole" / final), weights(tmp_path / "killed" / final)
+    assert expected.keys() == actual.keys()
+    for name in expected:
+        assert torch.equal(expected[name], actual[name]), name
+    assert metrics_without_duration(tmp_path / "killed") == metrics_without_duration(tmp_path / "whole")
+
+
 def test_sampled_softmax_draws_the_same_words_for_any_split_of_a_call():
     """Two halves of the targets, each in its own module at the same call count (two workers), sum to the loss of
     all of them in one (one worker); the next call draws other words; evaluation is the full softmax."""

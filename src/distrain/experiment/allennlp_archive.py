@@ -138,8 +138,10 @@ def translate_state(model: torch.nn.Module, saved: dict[str, torch.Tensor], wher
             raise error(f"{where}: AllenNLP weight {name} has shape {tuple(tensor.shape)}, distrain's {target} "
                         f"{tuple(expected[target].shape)}")
         state[target] = tensor.to(expected[target].dtype)
-    if hasattr(model, "allennlp_derived"):  # what AllenNLP finds again on building, rather than saves
-        state.update({name: tensor for name, tensor in model.allennlp_derived().items() if name not in state})
+    for prefix, module in model.named_modules():  # what AllenNLP finds again on building, rather than saves
+        if hasattr(module, "allennlp_derived"):
+            for name, tensor in module.allennlp_derived().items():
+                state.setdefault(f"{prefix}.{name}" if prefix else name, tensor)
     missing = [name for name in expected if name not in state]
     if missing:
         more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""

@@ -6,8 +6,9 @@ AllenNLP draws from numpy's global generator, so each worker would draw its own 
 train as one. Here the draw of the ``k``-th training call is a pure function of ``(seed, k)``: ``seed`` is taken
 from torch's generator when the module is built (the same on every worker, as the initial weights are), and
 every worker makes the same calls per step (one per micro-batch, whatever its share, even an empty one), so all
-use the same words and the summed loss is the one-worker loss. The call count is not saved in checkpoints: a
-resumed run draws anew from call 0 (its samples differ from an uninterrupted run's; the loss is a sampled one).
+use the same words and the summed loss is the one-worker loss. The seed and the call count travel in the state
+dict (the buffer ``draws``, written when the state dict is taken), so a run resumed from a checkpoint draws the
+words the uninterrupted run draws; a state dict without them (an archive from before) leaves them as built.
 """
 
 from __future__ import annotations
@@ -52,6 +53,16 @@ class SampledSoftmaxLoss(torch.nn.Module):
         self.num_words, self.num_samples = num_words, num_samples
         self.seed = int(torch.randint(0, 2**62, ()).item())
         self.calls = 0
+        # the live values are the Python ints above (reading a buffer each call would wait on a GPU); the
+        # buffer carries them into and out of state dicts (checkpoints, archives)
+        self.register_buffer("draws", torch.tensor([self.seed, 0]), persistent=True)
+        self.register_state_dict_pre_hook(_write_draws)
+        self._register_load_state_dict_pre_hook(_default_draws, with_module=True)
+        self.register_load_state_dict_post_hook(_read_draws)
+
+    def allennlp_derived(self) -> dict[str, torch.Tensor]:
+        """An AllenNLP archive holds no draw state (AllenNLP draws from numpy's global generator): this module's own."""
+        return {"draws": torch.tensor([self.seed, self.calls])}
 
     def weights(self) -> tuple[torch.Tensor, torch.Tensor]:
         if self.sparse:
@@ -89,3 +100,15 @@ class SampledSoftmaxLoss(torch.nn.Module):
         """How often ``tries`` draws would pick each id: ``1 - (1 - p) ** tries``."""
         probability = torch.log((ids.float() + 2.0) / (ids.float() + 1.0)) / math.log(self.num_words + 1)
         return -(torch.exp(tries * torch.log1p(-probability)) - 1.0)
+
+
+def _write_draws(module: SampledSoftmaxLoss, prefix: str, keep_vars: bool) -> None:
+    module.draws.copy_(torch.tensor([module.seed, module.calls]))
+
+
+def _default_draws(module: SampledSoftmaxLoss, state_dict: dict, prefix: str, *_) -> None:
+    state_dict.setdefault(prefix + "draws", torch.tensor([module.seed, module.calls]))
+
+
+def _read_draws(module: SampledSoftmaxLoss, incompatible_keys) -> None:
+    module.seed, module.calls = (int(value) for value in module.draws.tolist())
