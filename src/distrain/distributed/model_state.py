@@ -47,8 +47,21 @@ def model_state_dict(model: torch.nn.Module, holding: Holding, world: World, dim
     if holding == "gathered":
         from torch.distributed.checkpoint.state_dict import get_model_state_dict
 
-        return get_model_state_dict(model, options=_full())
+        aliases = _tied_aliases(model)
+        return {name: value for name, value in get_model_state_dict(model, options=_full()).items()
+                if name not in aliases}
     return model.state_dict()
+
+
+def _tied_aliases(model: torch.nn.Module) -> set[str]:
+    """The later names of tied parameters (an output layer sharing the input embeddings): gathered, each name gets
+    a copy of its own, where one process's state dict shares one tensor that its weights file writes once."""
+    first: dict[int, str] = {}
+    aliases = set()
+    for name, parameter in model.named_parameters(remove_duplicate=False):
+        if first.setdefault(id(parameter), name) != name:
+            aliases.add(name)
+    return aliases
 
 
 def load_model_state_dict(model: torch.nn.Module, state: dict[str, Any], holding: Holding) -> None:
