@@ -18,7 +18,7 @@ import torch
 
 from support.allennlp import CONFIGS, GOLDEN, golden_job, train_on_one_and_two_workers
 from support.cli import run_cli
-from support.distributed import archived_weights, final_metrics
+from support.distributed import final_metrics, max_weight_difference
 from support.paths import TESTS
 
 MODELS = TESTS / "allennlp_fixtures" / "allennlp-models"
@@ -100,17 +100,8 @@ def runs(tmp_path_factory):
 def test_t5_cnn_dm_config_trains_an_epoch_and_two_fsdp_workers_end_within_1e_5_of_one(runs):
     one, two = final_metrics(runs[1]), final_metrics(runs[2])
     assert one["epoch"] == 0 and 0 <= one["validation_ROUGE-L"] <= 1 and 0 <= one["validation_BLEU"] <= 1
-    assert max_tied_weight_difference(runs[1], runs[2]) < 1e-5
+    # both archives hold T5's tied embeddings and output layer once, as t5.shared.weight (same names, fsdp too)
+    assert max_weight_difference(runs[1], runs[2]) < 1e-5
     assert abs(one["training_loss"] - two["training_loss"]) < 1e-5
     for name in ("validation_loss", "validation_ROUGE-1_F1", "validation_ROUGE-L", "validation_BLEU"):
         assert abs(one[name] - two[name]) < 1e-6, name
-
-
-def max_tied_weight_difference(one_worker, two_workers) -> float:
-    """The largest difference of the two runs' weights. One process's archive holds a tied weight once (T5's
-    embeddings and output layer: ``t5.shared.weight``); FSDP's gathered full state holds each name of it."""
-    one, two = archived_weights(one_worker), archived_weights(two_workers)
-    tied = {"t5.encoder.embed_tokens.weight", "t5.decoder.embed_tokens.weight", "t5.lm_head.weight"}
-    assert set(two) - set(one) == tied and set(one) <= set(two)
-    differences = [float((one[name] - two[name]).abs().max()) for name in one]
-    return max(differences + [float((one["t5.shared.weight"] - two[name]).abs().max()) for name in tied])
