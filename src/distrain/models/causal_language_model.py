@@ -313,6 +313,7 @@ class CausalLanguageModel(Model):
     def predict(self, inputs: dict[str, Any]) -> list[dict[str, Any]]:
         """Each prompt's continuation (see :mod:`distrain.generation.decoding`): its text, its number
         of tokens and why it ended (``stop``: an end token; ``length``: the token budget or context)."""
+        from distrain.generation.decode_attention import CHOICES
         from distrain.generation.decoding import generate
         from distrain.pretrained import load_tokenizer
 
@@ -322,9 +323,8 @@ class CausalLanguageModel(Model):
         lengths = inputs["prompt_length"].tolist()
         prompts = [row[:length] for row, length in zip(inputs["input_ids"].tolist(), lengths)]
         ends, pad = self.end_and_pad_ids(tokenizer)
-        compiled = {"auto": None, "compiled": True, "eager": False}[self.decode_attention]
         continuations = generate(self.transformer, prompts, self.generation, ends, pad, self.context_length(),
-                                 inputs["prompt_number"].tolist(), compiled_attention=compiled)
+                                 inputs["prompt_number"].tolist(), compiled_attention=CHOICES[self.decode_attention])
         return [self.completion_record(tokenizer, ends, c.tokens, c.finish_reason) for c in continuations]
 
     def end_and_pad_ids(self, tokenizer: Any) -> tuple[set[int], int]:

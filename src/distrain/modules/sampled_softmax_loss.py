@@ -55,14 +55,18 @@ class SampledSoftmaxLoss(torch.nn.Module):
         self.calls = 0
         # the live values are the Python ints above (reading a buffer each call would wait on a GPU); the
         # buffer carries them into and out of state dicts (checkpoints, archives)
-        self.register_buffer("draws", torch.tensor([self.seed, 0]), persistent=True)
+        self.register_buffer("draws", self.draw_state(), persistent=True)
         self.register_state_dict_pre_hook(_write_draws)
         self._register_load_state_dict_pre_hook(_default_draws, with_module=True)
         self.register_load_state_dict_post_hook(_read_draws)
 
+    def draw_state(self) -> torch.Tensor:
+        """``[seed, calls]``: what the ``draws`` buffer carries."""
+        return torch.tensor([self.seed, self.calls])
+
     def allennlp_derived(self) -> dict[str, torch.Tensor]:
         """An AllenNLP archive holds no draw state (AllenNLP draws from numpy's global generator): this module's own."""
-        return {"draws": torch.tensor([self.seed, self.calls])}
+        return {"draws": self.draw_state()}
 
     def weights(self) -> tuple[torch.Tensor, torch.Tensor]:
         if self.sparse:
@@ -103,11 +107,11 @@ class SampledSoftmaxLoss(torch.nn.Module):
 
 
 def _write_draws(module: SampledSoftmaxLoss, prefix: str, keep_vars: bool) -> None:
-    module.draws.copy_(torch.tensor([module.seed, module.calls]))
+    module.draws.copy_(module.draw_state())
 
 
 def _default_draws(module: SampledSoftmaxLoss, state_dict: dict, prefix: str, *_) -> None:
-    state_dict.setdefault(prefix + "draws", torch.tensor([module.seed, module.calls]))
+    state_dict.setdefault(prefix + "draws", module.draw_state())
 
 
 def _read_draws(module: SampledSoftmaxLoss, incompatible_keys) -> None:

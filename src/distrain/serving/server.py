@@ -247,13 +247,13 @@ def _set_torch_threads(threads: int | None) -> int:
 
 def _make_engine(state: ServingState, predictor: Any):
     from distrain.generation.admission import Limits
+    from distrain.generation.decode_attention import CHOICES
     from distrain.serving.generation_engine import GenerationEngine
 
     options = state.options
     limits = Limits(options.max_batch_size, options.max_prefill_tokens, options.max_cached_tokens, options.static_batching)
-    compiled = {"auto": None, "compiled": True, "eager": False}[options.decode_attention]
     make_batch = functools.partial(predictor.make_batch, max_prefill_tokens=options.max_prefill_tokens,
-                                   compiled_attention=compiled)
+                                   compiled_attention=CHOICES[options.decode_attention])
     return GenerationEngine(make_batch, limits, max_queue=options.max_queue,
                             timeout_s=options.request_timeout_s, on_step=state.metrics.observe_step,
                             on_token=state.metrics.observe_token, on_cancel=lambda stream, reason: state.metrics.cancelled.labels(reason).inc())
