@@ -1,6 +1,7 @@
 """The decode step with and without padding: the model alone, the padded running batch against the slot batch
 (with its linears on packed weights, and without: ``slots_unpacked``; with its decoding rows attending through the
-compiled loop, and eagerly through torch's SDPA: ``slots_eager_attention``).
+C++ loop, through the Inductor loop: ``slots_inductor_attention``, and eagerly through torch's SDPA:
+``slots_eager_attention``).
 
 bench_generate's workload without the server: ``--requests`` (32) requests, prompts of 8 to 128 tokens and
 16 to 128 new tokens (drawn with a fixed seed; the token ids are random: what is measured is the cost per
@@ -16,7 +17,9 @@ drift on a shared machine hits both alike:
 Per variant and workload: generated tokens/s (median and range over rounds). Then, from one profiled
 ``static`` run of each variant, the step's self CPU time split into attention (the SDPA kernels), matmuls
 (linear/mm/bmm, oneDNN's packed linear), cache bookkeeping (cat, index, copy, fill, slicing) and the rest.
-``slots_packed_vs_unpacked=`` and ``slots_compiled_vs_eager_attention=`` are medians of the per-round static ratios.
+``slots_packed_vs_unpacked=``, ``slots_compiled_vs_eager_attention=`` and ``slots_ragged_vs_inductor_attention=`` (the
+C++ loop over each row's own length against the Inductor loop over the longest row's) are medians of the per-round
+static ratios.
 Last line:
 ``slots_vs_padded=<median over rounds of slot tokens/s / padded tokens/s, static>``.
 
@@ -31,8 +34,8 @@ import random
 import statistics
 import time
 
-VARIANTS = ("padded", "slots", "slots_unpacked", "slots_eager_attention")
-ATTENTION = ("scaled_dot_product", "_flash_attention", "softmax", "baddbmm", "CompiledFxGraph")
+VARIANTS = ("padded", "slots", "slots_unpacked", "slots_eager_attention", "slots_inductor_attention")
+ATTENTION = ("scaled_dot_product", "_flash_attention", "softmax", "baddbmm", "CompiledFxGraph", "ragged_decode_attention")
 MATMUL = ("aten::linear", "aten::addmm", "aten::mm", "aten::bmm", "aten::matmul", "mkldnn::_linear_pointwise")
 BOOKKEEPING = ("aten::cat", "aten::index", "aten::index_put", "aten::index_copy", "aten::copy_", "aten::zeros",
                "aten::new_zeros", "aten::fill_", "aten::slice", "aten::select", "aten::pad", "aten::constant_pad_nd",
@@ -64,14 +67,22 @@ def requests(work):
 
 
 def make_batch(model, variant: str):
-    """``padded``, ``slots``, ``slots_unpacked`` (the slot batch with torch's own linear: no packed weights) or
-    ``slots_eager_attention`` (the decoding rows through torch's SDPA, not the compiled loop)."""
+    """``padded``, ``slots``, ``slots_unpacked`` (the slot batch with torch's own linear: no packed weights),
+    ``slots_eager_attention`` (the decoding rows through torch's SDPA, not a compiled kernel) or
+    ``slots_inductor_attention`` (through the Inductor loop, as where the C++ loop cannot be built)."""
+    from distrain.generation import ragged_attention
     from distrain.generation.decoding import batch_class
 
     if variant == "slots_unpacked":
         return batch_class("slots")(model, set(), 0, 512, packed_linears=False)
     if variant == "slots_eager_attention":
         return batch_class("slots")(model, set(), 0, 512, compiled_attention=False)
+    if variant == "slots_inductor_attention":
+        built, ragged_attention.kernel = ragged_attention.kernel, lambda: None
+        try:
+            return batch_class("slots")(model, set(), 0, 512, compiled_attention=True)
+        finally:
+            ragged_attention.kernel = built
     return batch_class(variant)(model, set(), 0, 512)
 
 
@@ -181,6 +192,9 @@ def main() -> None:
     compiled = [s / e for s, e in zip(static["slots"], static["slots_eager_attention"])]
     print(f"per-round slots/slots_eager_attention static: {' '.join(f'{r:.2f}' for r in compiled)}")
     print(f"slots_compiled_vs_eager_attention={statistics.median(compiled):.2f}")
+    ragged = [s / i for s, i in zip(static["slots"], static["slots_inductor_attention"])]
+    print(f"per-round slots/slots_inductor_attention static: {' '.join(f'{r:.2f}' for r in ragged)}")
+    print(f"slots_ragged_vs_inductor_attention={statistics.median(ragged):.2f}")
     print(f"slots_vs_padded={statistics.median(ratios):.2f}")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from distrain.generation import packed_linears
+from distrain.generation import decode_attention, packed_linears, ragged_attention
 from distrain.generation.decoding import GenerationSettings, Request, RunningBatch, generate
 from distrain.generation.slot_batch import SlotBatch
 from distrain.generation.slots import SlotCache, plan_step, slot_attention
@@ -41,16 +41,20 @@ def test_the_cache_writes_in_place_and_grows_without_losing_what_it_holds():
     assert cache.keys[0].shape == (8, 2, 16, 5) and torch.equal(cache.keys[0][:2, :, :4], again)
 
 
-@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("kernel", ["eager", "inductor", "ragged"])
 @pytest.mark.parametrize("feeds", [[(2, 9, 1), (0, 3, 4), (1, 1, 1)],  # decode at 9, a chunk at 3-6, decode at 1
                                    [(5, 2, 1), (0, 6, 1)]])  # two rows in 6 slots: gathered
-def test_attention_reads_each_row_over_its_own_length_as_if_it_were_alone(feeds, compiled):
-    """``compiled``: the decoding rows through :mod:`distrain.generation.decode_attention`'s compiled loop."""
+def test_attention_reads_each_row_over_its_own_length_as_if_it_were_alone(feeds, kernel):
+    """``kernel``: the decoding rows through torch's SDPA, or one of :mod:`distrain.generation.decode_attention`'s
+    compiled kernels (the Inductor loop, the C++ loop over each row's own length)."""
     torch.manual_seed(0)
     heads, kv_heads, dim, slots, capacity = 4, 2, 8, 6, 12
     keys, values = torch.randn(slots, kv_heads, capacity, dim), torch.randn(slots, kv_heads, capacity, dim)
     plan = plan_step(feeds)
-    plan.compiled_attention = compiled
+    plan.decode_kernel = {"eager": None, "inductor": decode_attention.inductor_kernel,
+                          "ragged": decode_attention.ragged_kernel}[kernel]
+    if kernel == "ragged":
+        assert ragged_attention.kernel() is not None, "the C++ kernel must build on the machines the suite runs on"
     query = torch.randn(1, heads, plan.tokens, dim)
     with torch.inference_mode():  # as a batch steps (torch compiles for one grad mode)
         out, _ = slot_attention(torch.nn.Module(), query, keys, values, None, scaling=dim ** -0.5, slot_plan=plan)
@@ -93,20 +97,26 @@ def run(batch, waiting: list[Request], seed: int) -> None:
             batch.step()
 
 
-@pytest.mark.parametrize("model_type,packed,compiled", [("llama", False, False), ("gpt2", False, False),
-                                                         ("llama", True, False), ("llama", True, True)])
-def test_rows_joining_leaving_and_reading_in_chunks_get_their_one_at_a_time_tokens(model_type, packed, compiled,
+@pytest.mark.parametrize("model_type,packed,kernel", [("llama", False, None), ("gpt2", False, None),
+                                                     ("llama", True, None), ("llama", True, "ragged"),
+                                                     ("llama", True, "inductor")])
+def test_rows_joining_leaving_and_reading_in_chunks_get_their_one_at_a_time_tokens(model_type, packed, kernel,
                                                                                   monkeypatch):
     """``packed``: every linear of the tiny Llama on oneDNN's packed weights (the size floor lifted);
-    ``compiled``: the decoding rows attend through the compiled loop, compiled once before the first row (for one
-    row and for many) and never again, whatever rows and lengths the batch goes through."""
+    ``kernel``: the decoding rows attend through a compiled kernel (the C++ loop, CPU's choice, or the Inductor
+    loop, the choice where that cannot be built), built once before the first row and never again (Inductor's:
+    for one row and for many), whatever rows and lengths the batch goes through."""
     if packed:
         monkeypatch.setattr(packed_linears, "SMALLEST", 0)
+    if kernel == "inductor":  # as on a machine where the C++ loop cannot be built
+        monkeypatch.setattr(ragged_attention, "kernel", lambda: None)
     model = tiny(model_type)
     rows = requests(10, seed=11)
     batch = SlotBatch(model, {END}, PAD, context_length=64, max_prefill_tokens=6,  # long prompts read over steps
-                      compiled_attention=compiled)
-    assert (len(batch.linears) > 0) == packed and batch.compiled_attention == compiled
+                      compiled_attention=kernel is not None)
+    assert (len(batch.linears) > 0) == packed
+    assert batch.decode_kernel is {None: None, "ragged": decode_attention.ragged_kernel,
+                                   "inductor": decode_attention.inductor_kernel}[kernel]
     graphs = torch._dynamo.utils.counters["stats"]["unique_graphs"]
     run(batch, rows, seed=3)
     assert torch._dynamo.utils.counters["stats"]["unique_graphs"] == graphs  # no compile while serving

@@ -1,20 +1,22 @@
-"""The decoding rows' attention as one fused loop, compiled once for every batch shape.
+"""The decoding rows' attention as one compiled kernel: each row has one query per head and reads its own slot.
 
-Each decoding row has one query per head and reads its own slot's keys and values, as far as the batch's
-longest row (positions past its own length are masked).
 torch's ``scaled_dot_product_attention`` on CPU runs that as a flash-attention kernel built for long queries:
 for a query of one token it spends most of its time outside the products, and in bfloat16 it ran 4x slower
-than float32 here (6.3 against 3.1 ms a layer for 32 rows of up to 200 positions, 8 heads of 64).
-:func:`attend` writes the same attention as plain tensor algebra: gather the rows' slots, score, mask past
-each row's length, softmax in float32, weigh the values. ``torch.compile`` (Inductor) turns it into one loop
-nest that reads each key and value it covers once and materialises nothing of size rows x positions x dim: 1.4 ms
-(bfloat16) and 2.4 ms (float32) at that shape.
+than float32 here (6.3 against 3.1 ms a layer for 32 rows of up to 200 positions, 8 heads of 64). Two
+compiled kernels replace it (:func:`decode_kernel` picks):
 
-Shapes vary every step (rows join and leave; rows grow), so the function is compiled with symbolic sizes
-and the key length it reads is rounded up to a multiple of :data:`WIDTH_STEP` (positions past a row's length
-are masked): one compiled kernel serves every batch. Sizes of 1 are the exception (torch specialises them),
-so :func:`warm_up` compiles both kinds, a single row and many, before the first request, with sizes that
-differ from each other and from the model's (torch also ties sizes that happen to be equal when it compiles).
+- on CPU, :mod:`.ragged_attention`'s C++ loop, which reads each row over its own length, nothing past it;
+- elsewhere (a GPU), or where that cannot be built, :func:`attend` compiled by ``torch.compile`` (Inductor):
+  plain tensor algebra (gather the rows' slots, score, mask past each row's length, softmax in float32, weigh
+  the values) that Inductor turns into one loop nest reading each key and value it covers once, as far as
+  the batch's longest row (positions past a row's own length are masked), and materialising nothing of size
+  rows x positions x dim: 1.4 ms (bfloat16) and 2.4 ms (float32) at that shape on CPU.
+
+Shapes vary every step (rows join and leave; rows grow), so :func:`attend` is compiled with symbolic sizes
+and the key length it reads is rounded up to a multiple of :data:`WIDTH_STEP`: one compiled kernel serves
+every batch. Sizes of 1 are the exception (torch specialises them), so :func:`warm_up` compiles both kinds,
+a single row and many, before the first request, with sizes that differ from each other and from the model's
+(torch also ties sizes that happen to be equal when it compiles).
 
 On a GPU, the eager path keeps torch's SDPA but not its cuDNN kernel (:func:`decode_sdpa_kernels`).
 """
@@ -25,8 +27,11 @@ import contextlib
 import functools
 import logging
 import math
+from typing import Callable
 
 import torch
+
+from distrain.generation import ragged_attention
 
 logger = logging.getLogger(__name__)
 
@@ -126,11 +131,27 @@ def attention_shape(config) -> tuple[int, int, int] | None:
     return heads, getattr(config, "num_key_value_heads", None) or heads, dim
 
 
-def compiles_attention(transformer: torch.nn.Module, config, wanted: bool | None) -> bool:
-    """Whether a batch over ``transformer`` attends through the compiled loop: ``wanted`` if given (False:
-    eager), else on CPU for an attention at least :data:`SMALLEST_WIDTH` wide; compiled now (on the first
-    batch of each shape and dtype) so the first request does not wait for it. False, with a warning, where
-    torch cannot compile here."""
+#: ``kernel(queries, key, value, slots, lengths, longest)``: :func:`attend`'s contract, ``longest`` the
+#: longest row's length (``max(lengths)``)
+DecodeKernel = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]
+
+
+def ragged_kernel(queries, key, value, slots, lengths, longest: int) -> torch.Tensor:
+    """The C++ loop (:mod:`.ragged_attention`): each row over its own length."""
+    return ragged_attention.kernel()(queries, key, value, slots, lengths)
+
+
+def inductor_kernel(queries, key, value, slots, lengths, longest: int) -> torch.Tensor:
+    """:func:`attend` compiled, over ``longest`` rounded up to :data:`WIDTH_STEP`."""
+    return compiled_attend()(queries, key, value, slots, lengths, width_bucket(longest, key.shape[2]))
+
+
+def decode_kernel(transformer: torch.nn.Module, config, wanted: bool | None) -> DecodeKernel | None:
+    """The compiled kernel a batch over ``transformer`` attends its decoding rows through, or None (torch's
+    SDPA, eagerly): ``wanted`` if given (False: eager), else on CPU for an attention at least
+    :data:`SMALLEST_WIDTH` wide. On CPU the C++ loop where it builds; else the Inductor loop, compiled now (on
+    the first batch of each shape and dtype) so the first request does not wait for it; None, with a warning,
+    where neither can be built here."""
     shape = attention_shape(config)
     parameter = next(transformer.parameters())
     # split over processes (serve --tensor-parallel), each holds its share of the heads: compile for those
@@ -140,11 +161,13 @@ def compiles_attention(transformer: torch.nn.Module, config, wanted: bool | None
     if wanted is None:
         wanted = (shape is not None and parameter.device.type == "cpu" and shape[0] * shape[2] >= SMALLEST_WIDTH)
     if not wanted:
-        return False
+        return None
+    if parameter.device.type == "cpu" and ragged_attention.kernel() is not None:
+        return ragged_kernel
     if shape is None:
         raise ValueError(f"compiled attention needs the model's heads and head size; {type(config).__name__} "
                          "does not say them")
-    return _warmed(*shape, parameter.dtype, parameter.device)
+    return inductor_kernel if _warmed(*shape, parameter.dtype, parameter.device) else None
 
 
 @functools.cache

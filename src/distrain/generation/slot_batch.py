@@ -24,7 +24,7 @@ from typing import Sequence
 
 import torch
 
-from distrain.generation.decode_attention import WIDTH_STEP, compiles_attention, decode_sdpa_kernels
+from distrain.generation.decode_attention import WIDTH_STEP, decode_kernel, decode_sdpa_kernels, inductor_kernel
 from distrain.generation.packed_linears import PackedLinears
 from distrain.generation.request import Request, choose_next, take_token
 from distrain.generation.slots import ATTENTION, SlotCache, plan_step, register_attention, require_servable
@@ -34,8 +34,8 @@ class SlotBatch:
     """The rows decoding now, each in its own cache slot. ``end_ids`` stop a row; ``context_length`` caps
     prompt plus continuation; ``max_prefill_tokens`` caps the prompt tokens read in one step;
     ``packed_linears`` runs the linear layers on weights packed once for the CPU (:mod:`.packed_linears`);
-    ``compiled_attention`` has the decoding rows attend through a compiled loop (:mod:`.decode_attention`;
-    None: where it pays, see :func:`~distrain.generation.decode_attention.compiles_attention`)."""
+    ``compiled_attention`` has the decoding rows attend through a compiled kernel (:mod:`.decode_attention`;
+    None: where it pays, see :func:`~distrain.generation.decode_attention.decode_kernel`)."""
 
     def __init__(self, transformer: torch.nn.Module, end_ids: set[int], pad_id: int,
                  context_length: int | None = None, max_prefill_tokens: int = 512, packed_linears: bool = True,
@@ -52,7 +52,8 @@ class SlotBatch:
         self.config = next((module.config for module in transformer.modules()
                             if hasattr(getattr(module, "config", None), "_attn_implementation")), None)
         self.linears = PackedLinears(transformer if packed_linears else torch.nn.Module())
-        self.compiled_attention = compiles_attention(transformer, self.config, compiled_attention)
+        self.decode_kernel = decode_kernel(transformer, self.config, compiled_attention)
+        self.compiled_attention = self.decode_kernel is not None
         self.cache = SlotCache()
         self.rows: list[Request] = []
         self._slot: dict[int, int] = {}  # id(request) -> its slot
@@ -180,10 +181,10 @@ class SlotBatch:
         if not feeds:
             return
         plan = plan_step(feeds, self.device)
-        plan.compiled_attention = self.compiled_attention
-        # compiled attention reads a width rounded up to WIDTH_STEP, and torch compiles a partial read of the
+        plan.decode_kernel = self.decode_kernel
+        # the Inductor loop reads a width rounded up to WIDTH_STEP, and torch compiles a partial read of the
         # slots apart from a whole one: a spare WIDTH_STEP of positions keeps every read partial
-        spare = WIDTH_STEP if self.compiled_attention else 0
+        spare = WIDTH_STEP if self.decode_kernel is inductor_kernel else 0
         self.cache.reserve(plan.used_slots, int(plan.position.max()) + 1 + spare)
         self.cache.plan = plan
         ends = torch.tensor(feeds and [count for _, _, count in feeds], device=self.device).cumsum(0) - 1

@@ -8,7 +8,7 @@ own position id: one token for a decoding row, a chunk of its prompt for a row s
 :class:`StepPlan` says which slot and position each token has; :class:`SlotCache` writes by it, and
 :func:`slot_attention` (registered with transformers' ``AttentionInterface`` as ``distrain_slots``)
 attends by it: the decoding rows together, each reading its own slot masked to its own length (through
-:mod:`.decode_attention`'s compiled loop where the batch asks for it; else torch's SDPA over the first
+:mod:`.decode_attention`'s compiled kernel where the batch asks for it; else torch's SDPA over the first
 ``longest live length`` positions of the slots in use, or, when few rows are left in scattered slots, over
 theirs gathered); a prefill chunk alone, causally over its own slot. So the
 matmuls see no padding at all and attention costs the longest live row, not the longest past row.
@@ -23,10 +23,9 @@ error (:func:`require_servable`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import torch
-
-from distrain.generation.decode_attention import compiled_attend, width_bucket
 
 ATTENTION = "distrain_slots"
 
@@ -48,8 +47,8 @@ class StepPlan:
     longest: int
     used_slots: int
     chunks: list[tuple[int, int, int, int]]
-    #: the decoding rows attend through :mod:`.decode_attention`'s compiled loop (else eager SDPA)
-    compiled_attention: bool = False
+    #: the compiled kernel the decoding rows attend through (:mod:`.decode_attention`; None: eager SDPA)
+    decode_kernel: Callable | None = None
 
     @property
     def tokens(self) -> int:
@@ -165,12 +164,11 @@ def slot_attention(module: torch.nn.Module, query: torch.Tensor, key: torch.Tens
     gqa = query.shape[1] != key.shape[1]
     out = query.new_empty((query.shape[2], query.shape[1], value.shape[-1]))
     plan = slot_plan
-    if plan.decode_tokens.numel() and plan.compiled_attention:
+    if plan.decode_tokens.numel() and plan.decode_kernel is not None:
         queries = query[0, :, plan.decode_tokens].transpose(0, 1)  # rows x heads x dim
         scaled = torch.empty(queries.shape, device=query.device)  # float32, strides as compiled (a 1-row view's are not)
         torch.mul(queries, scaling if scaling is not None else query.shape[-1] ** -0.5, out=scaled)
-        attended = compiled_attend()(scaled, key, value, plan.decode_slots, plan.decode_lengths,
-                                     width_bucket(plan.longest, key.shape[2]))
+        attended = plan.decode_kernel(scaled, key, value, plan.decode_slots, plan.decode_lengths, plan.longest)
         out[plan.decode_tokens] = attended.to(out.dtype)
     elif plan.decode_tokens.numel():
         longest, rows = plan.longest, plan.decode_tokens.numel()
