@@ -71,13 +71,78 @@ def test_a_finished_row_frees_its_slot_at_once_and_the_next_row_takes_it_without
     batch = SlotBatch(model, {END}, PAD, context_length=64)
     first, second, third = (Request([1, 7 + k, 8], GenerationSettings(max_new_tokens=9)) for k in range(3))
     batch.admit([first, second, third])
-    batch.step()
+    assert batch.cached_tokens == 0  # the prompts are read with the next step
+    batch.step()  # reads the prompts
+    assert batch.cached_tokens == 3 * 3 and not first.tokens
+    batch.step()  # each row's first token, fed
     buffer = batch.cache.keys[0].data_ptr()
     batch.cancel(second)
     assert batch._slot == {id(first): 0, id(third): 2} and batch.cached_tokens == 2 * 4
     late = Request([1, 40, 41, 42, 43], GenerationSettings(max_new_tokens=3))
     batch.admit([late])
     assert batch._slot[id(late)] == 1 and batch.cache.keys[0].data_ptr() == buffer
+
+
+def test_newcomers_are_read_in_the_decoding_rows_pass_and_a_prompt_the_model_fails_on_leaves_alone():
+    """A newcomer's prompt is read in the same forward pass as the decoding rows' tokens (no pass of its own);
+    where that pass raises, the running rows and the other newcomer go on as if nothing happened, and the
+    failing prompt leaves the batch with its error (``take_refused``)."""
+    poison, calls = 999, []
+
+    class Flaky(torch.nn.Module):
+        def __init__(self, inner) -> None:
+            super().__init__()
+            self.inner, self.config = inner, inner.config
+
+        def forward(self, input_ids, **inputs):
+            calls.append(input_ids.shape[1])
+            if input_ids.eq(poison).any():
+                raise ValueError("this prompt breaks the model")
+            return self.inner(input_ids=input_ids, **inputs)
+
+    model = tiny("llama")
+    batch = SlotBatch(Flaky(model), {END}, PAD, context_length=64)
+    running = Request([1, 7, 8], GenerationSettings(max_new_tokens=12))
+    batch.admit([running])
+    batch.step()
+    batch.step()
+    calls.clear()
+    poisoned, mate = Request([1, 40, poison], GenerationSettings(max_new_tokens=6)), Request([1, 30, 31],
+                                                                                          GenerationSettings(max_new_tokens=6))
+    batch.admit([mate])
+    batch.step()
+    assert calls == [1 + 3]  # the running row's token and the newcomer's prompt, one pass
+    batch.admit([poisoned])
+    batch.step()  # fails with the poisoned prompt in it; again without; then each newcomer's prompt alone
+    assert calls[1:] == [1 + 1 + 3, 1 + 1, 3]
+    [(refused, error)] = batch.take_refused()
+    assert refused is poisoned and "breaks the model" in str(error) and poisoned not in batch.rows
+    assert batch.take_refused() == []
+    while len(batch):
+        batch.step()
+    for row in (running, mate):
+        assert row.tokens == generate(model, [row.prompt], row.settings, {END}, PAD, 64)[0].tokens
+
+
+def test_a_pass_that_fails_without_a_newcomer_in_it_raises():
+    class Broken(torch.nn.Module):
+        def __init__(self, inner) -> None:
+            super().__init__()
+            self.inner, self.config, self.broken = inner, inner.config, False
+
+        def forward(self, **inputs):
+            if self.broken:
+                raise RuntimeError("the accelerator fell over")
+            return self.inner(**inputs)
+
+    model = Broken(tiny("llama"))
+    batch = SlotBatch(model, {END}, PAD, context_length=64)
+    batch.admit([Request([1, 7, 8], GenerationSettings(max_new_tokens=12))])
+    batch.step()
+    model.broken = True
+    batch.admit([Request([1, 9], GenerationSettings(max_new_tokens=3))])  # a newcomer in the failing pass too
+    with pytest.raises(RuntimeError, match="fell over"):
+        batch.step()
 
 
 def test_a_model_the_slots_cannot_serve_is_refused_by_its_reason():

@@ -486,14 +486,16 @@ def test_streamed_text_joins_to_the_whole_decoding_and_stops_before_a_stop_strin
 
 
 # ------------------------------------------------------------------------------- engine alone
-def test_the_engine_streams_each_request_its_own_tokens_and_keeps_its_limits():
+@pytest.mark.parametrize("kind", ["padded", "slots"])
+def test_the_engine_streams_each_request_its_own_tokens_and_keeps_its_limits(kind):
     """The engine without HTTP: concurrent requests get the tokens they get alone; a full queue, a
     deadline and a cancel are refused, timed out and dropped; a prompt whose prefill raises fails
     alone, a decode step that raises fails the rows it held, and the engine serves on; close() waits
-    for the streams in flight."""
+    for the streams in flight. ``kind``: the padded batch, which reads a newcomer's prompt as it admits it,
+    or the slot batch, which reads it in the next step's pass beside the decoding rows."""
     from generation.test_running_batch import END, PAD, requests, tiny
 
-    from distrain.generation.decoding import GenerationSettings, Request, RunningBatch, generate
+    from distrain.generation.decoding import GenerationSettings, Request, batch_class, generate
     from distrain.generation.admission import Limits
     from distrain.serving.batcher import Draining, QueueFull, RequestTimedOut
     from distrain.serving.generation_engine import GenerationEngine
@@ -520,7 +522,7 @@ def test_the_engine_streams_each_request_its_own_tokens_and_keeps_its_limits():
         return [event.token async for event in stream]
 
     async def main() -> None:
-        engine = GenerationEngine(lambda: RunningBatch(Flaky(), {END}, PAD, 64), Limits(max_batch_size=3), max_queue=8,
+        engine = GenerationEngine(lambda: batch_class(kind)(Flaky(), {END}, PAD, 64), Limits(max_batch_size=3), max_queue=8,
                                   timeout_s=5.0)
         engine.start()
         rows = requests(8, seed=7)

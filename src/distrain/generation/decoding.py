@@ -159,6 +159,11 @@ class RunningBatch:
         """Drop a row before it finishes (its client went away)."""
         self._keep([row for row, other in enumerate(self.rows) if other is not request])
 
+    def take_refused(self) -> list[tuple[Request, Exception]]:
+        """Always empty here: this batch reads a prompt in :meth:`admit`, which raises for one the model fails
+        on (a slot batch reads prompts with its steps and lists those here)."""
+        return []
+
     # -------------------------------------------------------------------------------- helpers
     def _choose(self) -> list[int]:
         """Greedy rows and sampled rows choose apart: each sampled row draws from its own generator."""

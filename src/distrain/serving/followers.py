@@ -89,6 +89,7 @@ def follow(make_batch) -> None:
                 batch.admit([Request(prompt, settings, number) for prompt, settings, number in arguments[0]])
             elif kind == "advance":
                 batch.advance(arguments[0])
+                batch.take_refused()  # rank 0 answers for them
             elif kind == "keep":
                 batch._keep(arguments[0])
         except Exception:  # noqa: BLE001 - rank 0 met the same failure on the same inputs and answers for it

@@ -220,6 +220,8 @@ class GenerationEngine:
                 except Exception as error:  # noqa: BLE001 - the model failed: fail the rows it held, keep serving
                     self._fail_running(streams, error)
                     continue
+                for request, error in admissions.batch.take_refused():  # a prompt the model failed on, alone
+                    self._fail(streams, [request], error)
                 events = []
                 for request in [*admissions.batch.rows, *finished]:
                     if not request.tokens:  # its prompt is still being read (a slot batch reads long ones in chunks)
@@ -235,8 +237,9 @@ class GenerationEngine:
             raise
 
     def _admit(self, newcomers: list, streams: dict[int, TokenStream]) -> None:
-        """Prefill ``newcomers`` together; if that raises, one at a time, so only a prompt the model fails
-        on is answered with the error (the running rows are untouched: newcomers join only once prefilled)."""
+        """Admit ``newcomers`` together; if that raises, one at a time, so only a prompt the model fails on is
+        answered with the error (the running rows are untouched: a padded batch's newcomers join only once
+        prefilled; a slot batch reads them with its next step and lists those it fails on in ``take_refused``)."""
         if not newcomers:
             return
         try:
