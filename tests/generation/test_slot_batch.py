@@ -227,3 +227,35 @@ def test_packed_linears_compute_torchs_linear_only_inside_their_block_and_repack
             torch.testing.assert_close(model[:3](inputs), changed, rtol=1e-5, atol=1e-5)
     half = packed_linears.PackedLinears(torch.nn.Linear(1024, 1024).to(torch.bfloat16))
     assert len(half) == packed_linears.cpu_packs(torch.bfloat16)  # oneDNN's bfloat16 needs AVX-512 or AVX-NE-CONVERT
+
+
+@pytest.mark.parametrize("kind", ["padded", "slots"])
+def test_the_chosen_tokens_are_handed_over_before_the_pass_that_feeds_them_back(kind):
+    """``step(on_taken)``: the server sends each token to its stream as soon as it is chosen, a pass earlier
+    than after the step (what the time to first token and each token's latency gain)."""
+    from distrain.generation.decoding import batch_class
+
+    passes = []
+
+    class Counting(torch.nn.Module):
+        def __init__(self, inner) -> None:
+            super().__init__()
+            self.inner, self.config = inner, inner.config
+
+        def forward(self, **inputs):
+            passes.append(1)
+            return self.inner(**inputs)
+
+    model = tiny("llama")
+    batch = batch_class(kind)(Counting(model), {END}, PAD, 64)
+    row = Request([1, 7, 8], GenerationSettings(max_new_tokens=5))
+    batch.admit([row])
+    handed = []
+    while len(batch):
+        before = len(passes)
+        batch.step(lambda finished: handed.append((len(passes) - before, list(row.tokens), list(finished))))
+        assert len(passes) == before + (1 if len(batch) else 0)
+    taken = [entry for entry in handed if entry[1]]
+    assert all(passes_so_far == 0 for passes_so_far, _, _ in handed)  # each before its step's pass
+    assert [tokens for _, tokens, _ in taken] == [row.tokens[:k] for k in range(1, len(row.tokens) + 1)]
+    assert taken[-1][2] == [row] and row.tokens == generate(model, [row.prompt], row.settings, {END}, PAD, 64)[0].tokens

@@ -23,7 +23,7 @@ row, written in place); :func:`batch_class` picks which one :func:`generate` and
 from __future__ import annotations
 
 import inspect
-from typing import Sequence
+from typing import Callable, Sequence
 
 import torch
 
@@ -134,20 +134,24 @@ class RunningBatch:
 
     # ---------------------------------------------------------------------------------- a step
     @torch.inference_mode()
-    def step(self) -> list[Request]:
-        """Every row takes its next token; returns the rows that finished (and left the batch)."""
+    def step(self, on_taken: Callable[[list[Request]], None] | None = None) -> list[Request]:
+        """Every row takes its next token; returns the rows that finished (and left the batch).
+        ``on_taken(finished)`` runs once the tokens are taken, before the pass that feeds them back."""
         if not self.rows:
             return []
-        return self.advance(self._choose())
+        return self.advance(self._choose(), on_taken)
 
     @torch.inference_mode()
-    def advance(self, chosen: list[int]) -> list[Request]:
-        """Every row takes its token in ``chosen`` (one a row); returns the rows that finished and left."""
+    def advance(self, chosen: list[int], on_taken: Callable[[list[Request]], None] | None = None) -> list[Request]:
+        """Every row takes its token in ``chosen`` (one a row); returns the rows that finished and left.
+        ``on_taken(finished)``, if given, runs before the pass that feeds the tokens back."""
         finished = [request for request, token in zip(self.rows, chosen)
                     if take_token(request, token, self.end_ids, self.context_length)]
         staying = [row for row, request in enumerate(self.rows) if request.finish_reason is None]
         if len(staying) < len(self.rows):
             self._keep(staying)
+        if on_taken is not None:
+            on_taken(finished)
         if self.rows:
             step_ids = torch.tensor([[request.tokens[-1]] for request in self.rows], device=self.device)
             self.attention_mask = torch.cat([self.attention_mask, self.attention_mask.new_ones((len(self.rows), 1))], 1)

@@ -24,7 +24,7 @@ read has no token yet (``tokens`` empty) and chooses none.
 from __future__ import annotations
 
 import inspect
-from typing import Sequence
+from typing import Callable, Sequence
 
 import torch
 
@@ -107,21 +107,25 @@ class SlotBatch:
 
     # ---------------------------------------------------------------------------------- a step
     @torch.inference_mode()
-    def step(self) -> list[Request]:
-        """Every read row takes its next token; returns the rows that finished (and left the batch)."""
+    def step(self, on_taken: Callable[[list[Request]], None] | None = None) -> list[Request]:
+        """Every read row takes its next token; returns the rows that finished (and left the batch).
+        ``on_taken(finished)`` runs once the tokens are taken, before the pass that feeds them back."""
         if not self.rows:
             return []
-        return self.advance(self._choose())
+        return self.advance(self._choose(), on_taken)
 
     @torch.inference_mode()
-    def advance(self, chosen: list[int]) -> list[Request]:
+    def advance(self, chosen: list[int], on_taken: Callable[[list[Request]], None] | None = None) -> list[Request]:
         """Every read row takes its token in ``chosen`` (one a row, in ``rows`` order); the rows that
-        finished and left. Then one forward pass: the chosen tokens and the next prompt chunks."""
+        finished and left. Then (after ``on_taken(finished)``, if given) one forward pass: the chosen tokens
+        and the next prompt chunks."""
         finished = [request for request, token in zip(self._ready, chosen)
                     if take_token(request, token, self.end_ids, self.context_length)]
         decoding = [request for request in self._ready if request.finish_reason is None]
         if finished:
             self._keep([row for row, request in enumerate(self.rows) if request.finish_reason is None])
+        if on_taken is not None:
+            on_taken(finished)
         if self.rows:
             self._forward_apart_from_failing_prompts(decoding)
         return finished

@@ -51,9 +51,9 @@ class Mirrored:
             _send(("admit", [(request.prompt, request.settings, request.number) for request in requests]))
         super().admit(requests)
 
-    def advance(self, chosen: list[int]) -> list[Request]:
+    def advance(self, chosen: list[int], on_taken=None) -> list[Request]:
         _send(("advance", chosen))
-        return super().advance(chosen)
+        return super().advance(chosen, on_taken)
 
     def cancel(self, request: Request) -> None:
         rows = [row for row, other in enumerate(self.rows) if other is not request]

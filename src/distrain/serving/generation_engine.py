@@ -215,26 +215,31 @@ class GenerationEngine:
                 self._admit(admissions.admissions(), streams)
                 if not len(admissions.batch):
                     continue
+                handed = []  # the tokens go to their streams before the pass that feeds them back
                 try:
-                    finished = admissions.batch.step()
+                    admissions.batch.step(lambda finished: handed.append(self._hand_over(streams, finished)))
                 except Exception as error:  # noqa: BLE001 - the model failed: fail the rows it held, keep serving
                     self._fail_running(streams, error)
                     continue
                 for request, error in admissions.batch.take_refused():  # a prompt the model failed on, alone
                     self._fail(streams, [request], error)
-                events = []
-                for request in [*admissions.batch.rows, *finished]:
-                    if not request.tokens:  # its prompt is still being read (a slot batch reads long ones in chunks)
-                        continue
-                    stream = streams[id(request)] if request.finish_reason is None else streams.pop(id(request))
-                    events.append((stream, TokenEvent(request.tokens[-1], request.finish_reason)))
                 if self.on_step is not None:
-                    self.on_step(len(admissions.batch), admissions.batch.cached_tokens, len(events))
-                self._loop.call_soon_threadsafe(self._deliver, events)
+                    self.on_step(len(admissions.batch), admissions.batch.cached_tokens, sum(handed))
         except BaseException as error:  # noqa: BLE001 - answer everyone rather than leave them waiting
             self.failure = error
             self._loop.call_soon_threadsafe(self._deliver, [(s, TokenEvent(None, error=error)) for s in streams.values()])
             raise
+
+    def _hand_over(self, streams: dict[int, TokenStream], finished: list) -> int:
+        """Send each running row's newest token (and each finished row's last) to its stream; how many."""
+        events = []
+        for request in [*self.admissions.batch.rows, *finished]:
+            if not request.tokens:  # its prompt is still being read (a slot batch reads it with a step)
+                continue
+            stream = streams[id(request)] if request.finish_reason is None else streams.pop(id(request))
+            events.append((stream, TokenEvent(request.tokens[-1], request.finish_reason)))
+        self._loop.call_soon_threadsafe(self._deliver, events)
+        return len(events)
 
     def _admit(self, newcomers: list, streams: dict[int, TokenStream]) -> None:
         """Admit ``newcomers`` together; if that raises, one at a time, so only a prompt the model fails on is
