@@ -57,7 +57,6 @@ class SlotBatch:
                             if hasattr(getattr(module, "config", None), "_attn_implementation")), None)
         self.linears = PackedLinears(transformer if packed_linears else torch.nn.Module())
         self.decode_kernel = decode_kernel(transformer, self.config, compiled_attention)
-        self.compiled_attention = self.decode_kernel is not None
         self.cache = SlotCache()
         self.rows: list[Request] = []
         self._slot: dict[int, int] = {}  # id(request) -> its slot
