@@ -15,10 +15,11 @@ import pytest
 import torch
 
 from support.allennlp import GOLDEN, archive_config, golden_job
+from support.allennlp_fixtures import ALLENNLP, needs_fixtures, repository
 from support.cli import run_cli
-from support.paths import TESTS
 
-FIXTURES = TESTS / "allennlp_fixtures"
+pytestmark = needs_fixtures
+
 CASES = json.loads((GOLDEN / "MADE_BY.json").read_text())["cases"]
 
 
@@ -26,7 +27,7 @@ CASES = json.loads((GOLDEN / "MADE_BY.json").read_text())["cases"]
 def in_repository(monkeypatch):
     """Run a case from its repository's folder, as AllenNLP's relative data paths expect."""
     def enter(case: str) -> Path:
-        folder = FIXTURES / CASES[case]["repository"]
+        folder = repository(CASES[case]["repository"])
         monkeypatch.chdir(folder)
         return folder
     return enter
@@ -95,7 +96,7 @@ def test_allennlp_transformer_qa_archive_gives_allennlps_span_scores(in_reposito
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_distrain_evaluate_on_an_allennlp_archive_gives_allennlps_metrics(case, tmp_path):
     folder = tmp_path / CASES[case]["repository"]
-    shutil.copytree(FIXTURES / CASES[case]["repository"], folder)
+    shutil.copytree(repository(CASES[case]["repository"]), folder)
     data = archive_config(case)["validation_data_path"]
     evaluated = run_cli("evaluate", str(GOLDEN / case / "model.tar.gz"), data, "--output-file", "metrics.json",
                         "--batch-size", str(CASES[case]["evaluate_batch_size"]), cwd=folder)
@@ -123,7 +124,7 @@ def test_distrain_serve_answers_with_an_allennlp_archives_probabilities(tmp_path
 
     case = "basic_classifier_seq2seq"
     golden = json.loads((GOLDEN / case / "outputs.json").read_text())
-    data = FIXTURES / CASES[case]["repository"] / archive_config(case)["validation_data_path"]
+    data = repository(CASES[case]["repository"]) / archive_config(case)["validation_data_path"]
     records = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]
     with ServerProcess(GOLDEN / case / "model.tar.gz", tmp_path / "server") as server:
         for record, theirs in zip(records, golden):
@@ -151,7 +152,7 @@ def test_an_allennlp_archive_of_a_model_distrain_lacks_is_one_line_naming_it(tmp
         (folder / "config.json").write_text(json.dumps(config))
 
     archive = _repacked("simple_tagger", tmp_path, rename_model)
-    data = FIXTURES / "allennlp" / "test_fixtures" / "data" / "sequence_tagging.tsv"
+    data = ALLENNLP / "test_fixtures" / "data" / "sequence_tagging.tsv"
     evaluated = run_cli("evaluate", str(archive), str(data), "--output-file", str(tmp_path / "m.json"))
     assert evaluated.returncode == 2
     assert evaluated.stderr.strip().splitlines()[-1].startswith("error: ")
@@ -169,7 +170,7 @@ def test_allennlp_weights_that_are_not_plain_tensors_are_refused_without_running
         (folder / "weights.th").write_bytes(pickle.dumps({"tag_projection_layer._module.weight": Payload()}))
 
     archive = _repacked("simple_tagger", tmp_path, poison)
-    data = FIXTURES / "allennlp" / "test_fixtures" / "data" / "sequence_tagging.tsv"
+    data = ALLENNLP / "test_fixtures" / "data" / "sequence_tagging.tsv"
     evaluated = run_cli("evaluate", str(archive), str(data), "--output-file", str(tmp_path / "m.json"))
     assert evaluated.returncode == 2, evaluated.stderr
     assert "weights.th is not a tensors-only torch file" in evaluated.stderr

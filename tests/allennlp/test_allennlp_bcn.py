@@ -10,9 +10,11 @@ import pytest
 import torch
 
 from support.allennlp import CONFIGS, golden_job
-from support.paths import TESTS
+from support.allennlp_fixtures import ALLENNLP_MODELS, ELMO, needs_fixtures
 
-MODELS = TESTS / "allennlp_fixtures" / "allennlp-models"
+pytestmark = needs_fixtures
+
+MODELS = ALLENNLP_MODELS
 
 
 def test_allennlp_bcn_archive_gives_allennlps_logits_and_probabilities(monkeypatch):
@@ -25,7 +27,6 @@ def test_allennlp_bcn_archive_gives_allennlps_logits_and_probabilities(monkeypat
             np.testing.assert_allclose(mine["class_probabilities"][0].numpy(), theirs["class_probabilities"], atol=1e-5)
 
 
-ELMO = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
 
 
 @pytest.fixture(scope="module")

@@ -19,12 +19,14 @@ import pytest
 import torch
 
 from support.allennlp import CONFIGS, check_and_train_an_epoch, golden_job
+from support.allennlp_fixtures import ALLENNLP_MODELS, needs_fixtures
 from support.cli import run_cli
 from support.configs import write_config
-from support.paths import TESTS
 from distrain.config.loading import load_config
 
-MODELS = TESTS / "allennlp_fixtures" / "allennlp-models"
+pytestmark = needs_fixtures
+
+MODELS = ALLENNLP_MODELS
 FIXTURE = MODELS / "test_fixtures" / "pair_classification" / "bias_mitigation"
 
 

@@ -13,16 +13,18 @@ import pytest
 import torch
 
 from support.allennlp import CONFIGS, assert_span_answers_match, check_and_train_an_epoch, train_on_one_and_two_workers
+from support.allennlp_fixtures import ALLENNLP, ALLENNLP_MODELS, ELMO, needs_fixtures
 from support.cli import run_cli
 from support.configs import write_config
 from support.distributed import final_metrics, max_weight_difference
 from support.paths import TESTS
 
+pytestmark = needs_fixtures
+
 GOLDEN = TESTS / "allennlp_golden" / "bidaf"
-MODELS = TESTS / "allennlp_fixtures" / "allennlp-models"
+MODELS = ALLENNLP_MODELS
 SQUAD = MODELS / "test_fixtures" / "rc" / "squad.json"
-GLOVE = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "embeddings" / "glove.6B.100d.sample.txt.gz"
-ELMO = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
+GLOVE = ALLENNLP / "test_fixtures" / "embeddings" / "glove.6B.100d.sample.txt.gz"
 
 
 def test_allennlp_bidaf_archive_gives_allennlps_span_scores_and_answers(monkeypatch):

@@ -17,15 +17,16 @@ import pytest
 import torch
 
 from support.allennlp import CONFIGS, check_and_train_an_epoch, golden_job, plain_sgd_on, train_on_one_and_two_workers
+from support.allennlp_fixtures import ALLENNLP_MODELS, ELMO, needs_fixtures
 from support.cli import run_cli
 from support.configs import write_config
 from support.distributed import final_metrics, max_weight_difference
-from support.paths import TESTS
 
-MODELS = TESTS / "allennlp_fixtures" / "allennlp-models"
+pytestmark = needs_fixtures
+
+MODELS = ALLENNLP_MODELS
 FIXTURE = MODELS / "test_fixtures" / "structured_prediction"
 TREES = FIXTURE / "example_ptb.trees"
-ELMO = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
 
 
 @pytest.fixture(scope="module")

@@ -17,12 +17,14 @@ import pytest
 import torch
 
 from support.allennlp import CONFIGS, GOLDEN, check_and_train_an_epoch, golden_job, train_on_one_and_two_workers
+from support.allennlp_fixtures import ALLENNLP_MODELS, needs_fixtures
 from support.cli import run_cli
 from support.configs import write_config
 from support.distributed import final_metrics, max_weight_difference
-from support.paths import TESTS
 
-MODELS = TESTS / "allennlp_fixtures" / "allennlp-models"
+pytestmark = needs_fixtures
+
+MODELS = ALLENNLP_MODELS
 FIXTURES = MODELS / "test_fixtures"
 COREF = FIXTURES / "coref"
 

@@ -15,13 +15,15 @@ import pytest
 import torch
 
 from support.allennlp import CONFIGS, check_and_train_an_epoch, golden_job, plain_sgd_on, train_on_one_and_two_workers
+from support.allennlp_fixtures import ALLENNLP_MODELS, needs_fixtures
 from support.cli import run_cli
 from support.configs import write_config
 from support.distributed import final_metrics, max_weight_difference
-from support.paths import TESTS
 from support.tagging_data import write_vectors
 
-MODELS = TESTS / "allennlp_fixtures" / "allennlp-models"
+pytestmark = needs_fixtures
+
+MODELS = ALLENNLP_MODELS
 FIXTURE = MODELS / "test_fixtures" / "structured_prediction"
 CONLLU = FIXTURE / "dependencies.conllu"
 

@@ -15,14 +15,15 @@ import pytest
 import torch
 
 from support.allennlp import CONFIGS, check_and_train_an_epoch, golden_job, train_on_one_and_two_workers
+from support.allennlp_fixtures import ALLENNLP_MODELS, ELMO, needs_fixtures
 from support.cli import run_cli
 from support.configs import write_config
 from support.distributed import final_metrics, max_weight_difference
-from support.paths import TESTS
 
-MODELS = TESTS / "allennlp_fixtures" / "allennlp-models"
+pytestmark = needs_fixtures
+
+MODELS = ALLENNLP_MODELS
 FIXTURE = MODELS / "test_fixtures" / "rc" / "dialog_qa"
-ELMO = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
 
 
 def test_allennlp_dialog_qa_archive_gives_allennlps_span_scores_loss_and_answers(monkeypatch):

@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from support.allennlp import check_and_train_an_epoch, sentences
+from support.allennlp_fixtures import ELMO, needs_fixtures
 from support.cli import run_cli
 from support.configs import write_config
 from support.paths import TESTS
@@ -23,9 +24,11 @@ from distrain.modules.elmo import ElmoBiLm, remove_sentence_boundaries
 from distrain.modules.token_embedders.elmo import ElmoTokenEmbedder
 from distrain.plugins import import_builtins
 
+pytestmark = needs_fixtures
+
 import_builtins()
 
-FIXTURES = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
+FIXTURES = ELMO
 GOLDEN = TESTS / "allennlp_golden" / "elmo"
 OPTIONS, WEIGHTS = str(FIXTURES / "options.json"), str(FIXTURES / "lm_weights.hdf5")
 

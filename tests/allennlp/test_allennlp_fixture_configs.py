@@ -12,10 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from support.allennlp_fixtures import ALLENNLP, needs_fixtures
 from support.cli import run_cli
 from support.paths import TESTS
 
-REPOSITORY = TESTS / "allennlp_fixtures" / "allennlp"
+pytestmark = needs_fixtures
+
+REPOSITORY = ALLENNLP
 GOLDEN = TESTS / "allennlp_golden"
 
 #: config -> the golden case AllenNLP trained from it

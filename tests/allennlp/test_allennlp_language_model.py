@@ -13,11 +13,13 @@ import pytest
 import torch
 
 from support.allennlp import CONFIGS, golden_job
+from support.allennlp_fixtures import ALLENNLP_MODELS, needs_fixtures
 from support.cli import run_cli
 from support.configs import write_config
-from support.paths import TESTS
 
-MODELS = TESTS / "allennlp_fixtures" / "allennlp-models"
+pytestmark = needs_fixtures
+
+MODELS = ALLENNLP_MODELS
 LM = MODELS / "test_fixtures" / "lm"
 
 

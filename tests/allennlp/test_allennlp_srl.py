@@ -18,16 +18,17 @@ import torch
 
 from support.allennlp import (CONFIGS, GOLDEN, archive_config, check_and_train_an_epoch, golden_job,
                               train_on_one_and_two_workers)
+from support.allennlp_fixtures import ALLENNLP_MODELS, ELMO, needs_fixtures
 from support.cli import run_cli
 from support.configs import write_config
 from support.distributed import final_metrics, max_weight_difference
-from support.paths import TESTS
 from support.srl_eval import official_table
 
-MODELS = TESTS / "allennlp_fixtures" / "allennlp-models"
+pytestmark = needs_fixtures
+
+MODELS = ALLENNLP_MODELS
 SRL = MODELS / "test_fixtures" / "structured_prediction" / "srl"
 CONLL = SRL / "conll_2012"
-ELMO = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
 
 
 def _predictions(case: str) -> list[tuple]:

@@ -17,11 +17,13 @@ import pytest
 import torch
 
 from support.allennlp import CONFIGS, GOLDEN, golden_job, train_on_one_and_two_workers
+from support.allennlp_fixtures import ALLENNLP_MODELS, needs_fixtures
 from support.cli import run_cli
 from support.distributed import final_metrics, max_weight_difference
-from support.paths import TESTS
 
-MODELS = TESTS / "allennlp_fixtures" / "allennlp-models"
+pytestmark = needs_fixtures
+
+MODELS = ALLENNLP_MODELS
 GENERATION = MODELS / "test_fixtures" / "generation"
 STORIES = GENERATION / "bart" / "data"
 COMPARED = 4  # validation stories decoded here (all 10 by ``distrain evaluate`` in test_allennlp_archives.py)

