@@ -4,12 +4,17 @@ the fixture data and its ``evaluate`` metrics. Run with the oracle's Python, nev
     bash ../shared/allennlp-oracle/setup.sh /tmp/oracle     # AllenNLP + allennlp-models 2.10.1, torch 1.12.1
     /tmp/oracle/bin/python scripts/allennlp_golden.py       # rewrites tests/allennlp_golden/ (and one fixture)
 
-Each case trains an unchanged fixture config of AllenNLP (``tests/allennlp_fixtures/allennlp``) or allennlp-models
-(``tests/allennlp_fixtures/allennlp-models``) from a copy of that folder, as AllenNLP's own tests do, then writes
+Each case trains an unchanged fixture config of AllenNLP or allennlp-models (their ``test_fixtures``, read where
+tests/support/allennlp_fixtures.py finds them: ``../shared/allennlp-fixtures``) from a copy of that repository's
+folder, with the project's own files laid over it (``tests/allennlp_overlay``), as AllenNLP's own tests do, then writes
 ``tests/allennlp_golden/CASE/``: ``model.tar.gz`` (the archive as AllenNLP wrote it), ``outputs.json`` (the model's
 outputs on each validation instance, one instance at a time, so no padding) and ``metrics.json`` (``evaluate`` on the
-validation data). ``MADE_BY.json`` records the command and versions. The ``basic_classifier_seq2seq`` archive is also
-written where ``experiment_from_archive.jsonnet`` expects one (``test_fixtures/basic_classifier/serialization/``).
+validation data). ``MADE_BY.json`` records the command and versions.
+
+The ``bidirectional_lm_token_embedder`` case reads a transformer language model archive where its config expects one,
+``test_fixtures/lm/language_model/model.tar.gz``, which the provided fixtures lack: before that case, the oracle trains
+``test_fixtures/lm/language_model/experiment_transformer.jsonnet`` (the fixture config of that very model) and writes
+its archive there, in the overlay.
 
 AllenNLP's default tokenizer is spaCy's ``en_core_web_sm``; no spaCy model package can be installed here, so the spaCy
 model is ``spacy.blank("en")`` (the same tokenization rules, without tagger or parser), as distrain's ``spacy``
@@ -22,11 +27,17 @@ import importlib.metadata
 import json
 import platform
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "allennlp_fixtures"
+sys.path.insert(0, str(ROOT / "tests"))
+from support.allennlp_fixtures import OVERLAY, copy_repository  # noqa: E402 - the one place naming the fixtures
+
+#: the transformer language model the lm token embedder's fixture config loads (see the docstring)
+LM_CONFIG = "test_fixtures/lm/language_model/experiment_transformer.jsonnet"
+LM_ARCHIVE = OVERLAY / "allennlp-models" / "test_fixtures" / "lm" / "language_model" / "model.tar.gz"
 GOLDEN = ROOT / "tests" / "allennlp_golden"
 
 #: case -> (repository folder, config, the outputs kept per instance, evaluate batch size, overrides)
@@ -159,8 +170,8 @@ CASES = {
            {**{key: "test_fixtures/generation/t5-tiny-random" for key in (
                "dataset_reader.source_tokenizer.model_name", "dataset_reader.source_token_indexers.tokens.model_name",
                "model.model_name")}, "model.beam_search": {"beam_size": 3, "max_steps": 20}}),
-    # a crf_tagger whose ELMo-like embedder mixes the layers of the fixture's transformer LM archive (AllenNLP 0.x's
-    # model.tar.gz, read from test_fixtures/lm/language_model/ when the tagger's archive is loaded)
+    # a crf_tagger whose ELMo-like embedder mixes the layers of a transformer LM archive (made by make_lm_archive, read
+    # from test_fixtures/lm/language_model/ when the tagger's archive is loaded)
     "bidirectional_lm_token_embedder": (
         "allennlp-models", "test_fixtures/lm/language_model/bidirectional_lm_characters_token_embedder.jsonnet",
         ["logits", "tags"], 32, {}),
@@ -196,6 +207,24 @@ def _as_json(value):
     return value
 
 
+def make_lm_archive() -> None:
+    """Train the fixture's transformer language model (:data:`LM_CONFIG`) and write its archive to :data:`LM_ARCHIVE`."""
+    import allennlp_models.lm  # noqa: F401 - registers simple_language_modeling and language_model
+    from allennlp.commands.train import train_model_from_file
+
+    with tempfile.TemporaryDirectory() as scratch:
+        workdir = copy_repository("allennlp-models", Path(scratch) / "allennlp-models")
+        previous = Path.cwd()
+        import os
+        os.chdir(workdir)
+        try:
+            train_model_from_file(LM_CONFIG, str(Path(scratch) / "run"))
+        finally:
+            os.chdir(previous)
+        LM_ARCHIVE.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(Path(scratch) / "run" / "model.tar.gz", LM_ARCHIVE)
+
+
 def make_case(name: str, repository: str, config: str, keys: list[str], batch_size: int, overrides: dict) -> dict:
     import allennlp_models.pair_classification  # noqa: F401 - registers snli, decomposable_attention, esim, bimpm
     import allennlp_models.classification  # noqa: F401 - registers bcn
@@ -219,7 +248,7 @@ def make_case(name: str, repository: str, config: str, keys: list[str], batch_si
     out.mkdir(parents=True)
     with tempfile.TemporaryDirectory() as scratch:
         workdir = Path(scratch) / repository
-        shutil.copytree(FIXTURES / repository, workdir)
+        copy_repository(repository, workdir)
         previous = Path.cwd()
         import os
         os.chdir(workdir)
@@ -271,12 +300,11 @@ def main() -> None:
     _blank_spacy()
     made = {}
     for name in wanted:
+        if name == "bidirectional_lm_token_embedder":
+            make_lm_archive()
+            print(f"the transformer LM archive: written to {LM_ARCHIVE}")
         made[name] = make_case(name, *CASES[name])
         print(f"{name}: written to {GOLDEN / name}")
-        if name == "basic_classifier_seq2seq":
-            target = FIXTURES / "allennlp" / "test_fixtures" / "basic_classifier" / "serialization" / "model.tar.gz"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(GOLDEN / name / "model.tar.gz", target)
     record_path = GOLDEN / "MADE_BY.json"
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
     record.update({

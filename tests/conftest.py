@@ -97,6 +97,15 @@ def one_process_references(tmp_path_factory) -> dict[str, Path]:
 
 
 # --------------------------------------------------------------------------------------------------- hooks
+def pytest_sessionstart(session) -> None:
+    """Where the fixtures must be there (``.ci/run`` sets ``DISTRAIN_TESTS_REQUIRE_FIXTURES``), a missing folder
+    stops the run before any test, naming it: CI fails rather than skipping the tests that read it."""
+    from support.allennlp_fixtures import MISSING, available
+
+    if os.environ.get("DISTRAIN_TESTS_REQUIRE_FIXTURES") and not available():
+        raise pytest.UsageError(f"{MISSING} (DISTRAIN_TESTS_REQUIRE_FIXTURES is set: they are required)")
+
+
 def pytest_collection_modifyitems(items: list) -> None:
     """Slowest files first, by their times in the last stored whole-suite run (``tests/support/durations.py``).
     pytest runs the suite on 2 processes (``-n 2 --dist loadfile`` in pyproject): each file goes whole to

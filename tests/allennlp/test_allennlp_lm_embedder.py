@@ -120,6 +120,37 @@ def test_two_workers_end_within_1e_5_of_one_worker(tmp_path):
     assert one["validation_evalb_f1_measure"] == two["validation_evalb_f1_measure"]
 
 
+def _as_allennlp_0x_wrote_it(archive: Path, folder: Path) -> Path:
+    """The LM archive with its config.json as AllenNLP 0.x wrote them (allennlp-models' old fixture archive was one):
+    a trailing comma, an ``iterator`` and a ``trainer.log_batch_size_period``, keys AllenNLP 2.x ignores."""
+    with tarfile.open(archive) as source:
+        source.extractall(folder / "old", filter="data")
+    config = json.loads((folder / "old" / "config.json").read_text())
+    config["iterator"] = {"type": "basic", "batch_size": 32}
+    config["trainer"]["log_batch_size_period"] = 10
+    text = json.dumps(config, indent=4)
+    assert text.count('"elmo_characters"\n') == 1
+    (folder / "old" / "config.json").write_text(text.replace('"elmo_characters"\n', '"elmo_characters",\n'))
+    with tarfile.open(folder / "old.tar.gz", "w:gz") as target:
+        for member in sorted((folder / "old").iterdir()):
+            target.add(member, member.name)
+    return folder / "old.tar.gz"
+
+
+def test_an_archive_config_as_allennlp_0x_wrote_it_loads_with_the_same_weights(tmp_path):
+    from distrain.experiment.language_model_embedder import BidirectionalLanguageModelTokenEmbedder
+
+    old = _as_allennlp_0x_wrote_it(LM_ARCHIVE, tmp_path)
+    with pytest.raises(json.JSONDecodeError):  # the trailing comma: plain JSON cannot read it
+        with tarfile.open(old) as archive:
+            json.loads(archive.extractfile("config.json").read())
+    new, legacy = (BidirectionalLanguageModelTokenEmbedder(str(path)) for path in (LM_ARCHIVE, old))
+    theirs = legacy.state_dict()
+    assert theirs.keys() == new.state_dict().keys()
+    assert all(torch.equal(value, theirs[name]) for name, value in new.state_dict().items())
+    assert torch.equal(legacy.boundaries, new.boundaries) and legacy.boundaries.numel() > 0
+
+
 def test_a_missing_archive_is_one_line_naming_its_key_before_data_is_read(tmp_path):
     config = _parser_with_the_embedder(1)
     config["model"]["text_field_embedder"]["token_embedders"]["elmo"]["archive_file"] = "no/lm.tar.gz"

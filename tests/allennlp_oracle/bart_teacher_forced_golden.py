@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the fixtures' one locator
+from support.allennlp_fixtures import ALLENNLP_MODELS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CASE = ROOT / "tests" / "allennlp_golden" / "bart"
@@ -22,7 +26,7 @@ def main() -> None:
     from allennlp.data import Batch
     from allennlp.models.archival import load_archive
 
-    os.chdir(ROOT / "tests" / "allennlp_fixtures" / "allennlp-models")
+    os.chdir(ALLENNLP_MODELS)
     archive = load_archive(str(CASE / "model.tar.gz"))
     model = archive.model
     model.train()  # the tiny BART has no dropout: training mode is deterministic

@@ -10,8 +10,12 @@ changes, are in them), for each setting in SETTINGS.
 """
 
 import json
+import sys
 import warnings
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the fixtures' one locator
+from support.allennlp_fixtures import ELMO  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
@@ -22,7 +26,7 @@ from allennlp.modules.elmo import batch_to_ids  # noqa: E402
 from allennlp.modules.token_embedders import ElmoTokenEmbedder  # noqa: E402
 
 TESTS = Path(__file__).resolve().parents[1]
-FIXTURES = TESTS / "allennlp_fixtures" / "allennlp" / "test_fixtures" / "elmo"
+FIXTURES = ELMO
 GOLDEN = TESTS / "allennlp_golden" / "elmo"
 
 WORDS = ["The", "ELMo", "naïve", "日本語", "", "<S>", "</S>", "@@PADDING@@", "x" * 60, "é" * 30, "[MASK]"]

@@ -13,11 +13,15 @@ model's next-token distributions peaked enough that beam search has no near-ties
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the fixtures' one locator
+from support.allennlp_fixtures import ALLENNLP_MODELS, OVERLAY  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
-GENERATION = ROOT / "tests" / "allennlp_fixtures" / "allennlp-models" / "test_fixtures" / "generation"
-OUT = GENERATION / "bart-tiny-random"
+GENERATION = ALLENNLP_MODELS / "test_fixtures" / "generation"
+OUT = OVERLAY / "allennlp-models" / "test_fixtures" / "generation" / "bart-tiny-random"
 SPECIAL = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]  # BART's ids 0-3, <mask> last as in BART's vocabulary
 
 

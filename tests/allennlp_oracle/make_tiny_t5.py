@@ -13,11 +13,15 @@ sentencepiece. Dropout is 0, so one worker and two give the same updates.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the fixtures' one locator
+from support.allennlp_fixtures import ALLENNLP_MODELS, OVERLAY  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
-GENERATION = ROOT / "tests" / "allennlp_fixtures" / "allennlp-models" / "test_fixtures" / "generation"
-OUT = GENERATION / "t5-tiny-random"
+GENERATION = ALLENNLP_MODELS / "test_fixtures" / "generation"
+OUT = OVERLAY / "allennlp-models" / "test_fixtures" / "generation" / "t5-tiny-random"
 SPECIAL = ["<pad>", "</s>", "<unk>"]  # T5's ids 0, 1, 2
 
 

@@ -13,6 +13,9 @@ import sys
 import warnings
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the fixtures' one locator
+from support.allennlp_fixtures import ALLENNLP_MODELS  # noqa: E402
+
 warnings.filterwarnings("ignore")
 
 import allennlp_models.mc.dataset_readers  # noqa: E402,F401
@@ -20,7 +23,7 @@ from allennlp.data import DatasetReader  # noqa: E402
 from allennlp_models.mc.dataset_readers.piqa_tt import PiqaReaderTransformerToolkit  # noqa: E402,F401
 
 TESTS = Path(__file__).resolve().parent.parent
-MC = TESTS / "allennlp_fixtures" / "allennlp-models" / "test_fixtures" / "mc"
+MC = ALLENNLP_MODELS / "test_fixtures" / "mc"
 DATA = {"piqa": "piqa.jsonl", "piqa_tt": "piqa.jsonl", "swag": "swag.csv", "commonsenseqa": "commonsenseqa.jsonl"}
 
 

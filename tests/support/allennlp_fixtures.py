@@ -80,3 +80,12 @@ ELMO = ALLENNLP / "test_fixtures" / "elmo"
 def repository(name: str) -> Path:
     """A repository's folder by name (``allennlp`` or ``allennlp-models``), as the golden cases record it."""
     return {"allennlp": ALLENNLP, "allennlp-models": ALLENNLP_MODELS}[name]
+
+
+def copy_repository(name: str, target: Path) -> Path:
+    """A real copy of a repository's fixtures with the project's files laid over them, as they are now on disk (the
+    oracle's scripts/allennlp_golden.py writes some of those files before a later case reads them)."""
+    shutil.copytree(SOURCE / name, target, ignore=shutil.ignore_patterns(".git"))
+    if (OVERLAY / name).is_dir():
+        shutil.copytree(OVERLAY / name, target, dirs_exist_ok=True)
+    return target
