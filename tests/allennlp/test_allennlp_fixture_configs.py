@@ -1,5 +1,5 @@
-"""Every experiment config of AllenNLP's own test fixtures (allennlp @80fb606 ``test_fixtures/``, copied with their
-data into tests/allennlp_fixtures/allennlp, laid out as in that repository) runs as it is: ``distrain check`` and
+"""Every experiment config of AllenNLP's own test fixtures (allennlp @80fb606 ``test_fixtures/`` with their data, read
+where tests/support/allennlp_fixtures.py finds them, laid out as in that repository) runs as it is: ``distrain check`` and
 ``distrain train`` succeed from the repository's folder with no file edited. Where the real AllenNLP 2.10.1 trained
 the same config (tests/allennlp_golden), distrain's vocabulary holds the same entries in every namespace.
 (``simple_tagger_with_elmo`` waits for ELMo, issue 39.)"""

@@ -1,6 +1,6 @@
 """allennlp-models' pair classifiers (``decomposable_attention``, ``esim``, ``bimpm``): their fixture configs
-(allennlp-models v2.10.1 ``test_fixtures/pair_classification``, copied with snli.jsonl, quora_paraphrase.tsv and the
-GloVe sample) end within 1e-5 on one and two CPU workers (the same global batch), and their ``training_config`` files
+(allennlp-models' ``test_fixtures/pair_classification``, with its snli.jsonl, quora_paraphrase.tsv and the GloVe
+sample, read where tests/support/allennlp_fixtures.py finds them) end within 1e-5 on one and two CPU workers (the same global batch), and their ``training_config`` files
 (tests/allennlp_configs: only the data paths and the GloVe file changed) pass ``distrain check`` and train an epoch
 on SNLI-format (Quora-format for bimpm) lines. AllenNLP's own archives of the fixtures are compared in
 test_allennlp_archives.py."""
