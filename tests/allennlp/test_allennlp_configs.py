@@ -1,8 +1,9 @@
-"""AllenNLP's own configs, copied in tests/allennlp_configs/ with their sources named, pass ``distrain check``
-and train an epoch on small data in their own formats: the guide's classifier (its reader and model
-written against :mod:`distrain.allennlp`, tests/plugins/my_text_classifier), AllenNLP's basic-classifier
-fixture and allennlp-models' SST config with a local GloVe file. A stated size that contradicts the
-inferred one is one line with its key path and both sizes, before any data is read.
+"""Configs in AllenNLP's format pass ``distrain check`` and train an epoch on small data in their own formats:
+distrain's own TSV classifier of the AllenNLP tutorial (a reader, model and predictor written against
+:mod:`distrain.allennlp`, tests/plugins/tsv_text_classifier, with its config beside it), and AllenNLP's own
+configs copied in tests/allennlp_configs/ with their sources named: AllenNLP's basic-classifier fixture and
+allennlp-models' SST config with a local GloVe file. A stated size that contradicts the inferred one is one
+line with its key path and both sizes, before any data is read.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pytest
 from support.allennlp import CONFIGS, FILLER, NEGATIVE, POSITIVE, check_and_train_an_epoch, sentences
 from support.cli import run_cli
 from support.distributed import final_metrics, max_weight_difference
+from support.paths import PLUGINS
 from distrain.config.loading import load_config
 
 def write_json(path: Path, config: dict) -> Path:
@@ -29,10 +31,10 @@ def write_json(path: Path, config: dict) -> Path:
 def workdir(tmp_path_factory) -> Path:
     """Each config's data in its own format, at the relative paths the configs name."""
     root = tmp_path_factory.mktemp("allennlp")
-    reviews = root / "data" / "movie_review"
+    reviews = root / "data" / "reviews_tsv"
     reviews.mkdir(parents=True)
-    for name, seed in (("train", 1), ("dev", 2)):
-        (reviews / f"{name}.tsv").write_text("".join(f"{' '.join(w)}\t{y}\n" for w, y in sentences(24, seed)))
+    for name, seed in (("train", 1), ("validation", 2)):  # label first, as the config's columns say
+        (reviews / f"{name}.tsv").write_text("".join(f"{y}\t{' '.join(w)}\n" for w, y in sentences(32, seed)))
     imdb = root / "test_fixtures" / "data" / "text_classification_json"
     imdb.mkdir(parents=True)
     (imdb / "imdb_corpus.jsonl").write_text("".join(
@@ -49,45 +51,47 @@ def workdir(tmp_path_factory) -> Path:
     with gzip.open(sst / "glove.840B.300d.txt.gz", "wt") as vectors:
         for index, word in enumerate(vocabulary):
             vectors.write(word + "".join(f" {((index * 7 + d) % 11) / 10 - 0.5:.1f}" for d in range(300)) + "\n")
-    for name in ("my_text_classifier.jsonnet", "common.jsonnet", "experiment_seq2vec.jsonnet",
+    shutil.copy(PLUGINS / "tsv_text_classifier.jsonnet", root)
+    for name in ("common.jsonnet", "experiment_seq2vec.jsonnet",
                  "basic_stanford_sentiment_treebank.jsonnet", "stanford_sentiment_treebank_roberta.jsonnet"):
         shutil.copy(CONFIGS / name, root / name)
     return root
 
 
-GUIDE = ("--include-package", "my_text_classifier")
+TSV = ("--include-package", "tsv_text_classifier")
 
 
-def test_guide_text_classifier_passes_check_and_trains_an_epoch_on_two_cpu_workers(workdir):
-    """The guide's config as it is, with the distributed block of its multi-GPU chapter on CPU processes."""
-    config = load_config(workdir / "my_text_classifier.jsonnet") | {"distributed": {"cuda_devices": [-1, -1]}}
-    path = write_json(workdir / "guide.json", config)
-    checked = run_cli("check", str(path), *GUIDE, cwd=workdir)
+def test_tsv_text_classifier_passes_check_and_trains_an_epoch_on_two_cpu_workers(workdir):
+    """The tutorial's config as it is, with AllenNLP's distributed block on CPU processes (and the model's
+    dropout on: the config leaves it at 0)."""
+    config = load_config(workdir / "tsv_text_classifier.jsonnet") | {"distributed": {"cuda_devices": [-1, -1]}}
+    path = write_json(workdir / "tsv.json", config)
+    checked = run_cli("check", str(path), *TSV, cwd=workdir)
     assert checked.returncode == 0, checked.stderr
-    trained = run_cli("train", str(path), *GUIDE, "-s", "runs/guide", "-f", "-o", '{"trainer.num_epochs": 1}',
-                      cwd=workdir)
+    trained = run_cli("train", str(path), *TSV, "-s", "runs/tsv", "-f", "-o",
+                      '{"trainer.num_epochs": 1, "model.dropout": 0.2}', cwd=workdir)
     assert trained.returncode == 0, trained.stderr
-    metrics = json.loads((workdir / "runs" / "guide" / "metrics.json").read_text())
+    metrics = json.loads((workdir / "runs" / "tsv" / "metrics.json").read_text())
     assert metrics["epoch"] == 0 and 0 <= metrics["validation_accuracy"] <= 1
-    assert (workdir / "runs" / "guide" / "model.tar.gz").exists()
-    assert (workdir / "runs" / "guide" / "out_worker1.log").exists()
+    assert (workdir / "runs" / "tsv" / "model.tar.gz").exists()
+    assert (workdir / "runs" / "tsv" / "out_worker1.log").exists()
 
 
-def test_guide_text_classifier_with_bucket_batches_ends_alike_on_one_and_two_workers(workdir):
-    """AllenNLP's batch size is each worker's: 8 on one worker is the global batch of 4 on each of two.
+def test_tsv_text_classifier_with_bucket_batches_ends_alike_on_one_and_two_workers(workdir):
+    """AllenNLP's batch size is each worker's: 16 on one worker is the global batch of 8 on each of two.
     Bucket batches (noisy length sort) keep one global order whatever the world size, so the two runs take
-    the same steps: weights and metrics within 1e-5 after 2 epochs."""
+    the same steps: weights and metrics within 1e-5 after 2 epochs (dropout stays 0: its masks would differ)."""
     runs = {}
     for workers in (1, 2):
-        config = load_config(workdir / "my_text_classifier.jsonnet")
-        config["data_loader"] = {"batch_sampler": {"type": "bucket", "sorting_keys": ["text"], "padding_noise": 0.2,
-                                                   "batch_size": 8 // workers}}
+        config = load_config(workdir / "tsv_text_classifier.jsonnet")
+        config["data_loader"] = {"batch_sampler": {"type": "bucket", "sorting_keys": ["words"],
+                                                   "padding_noise": 0.2, "batch_size": 16 // workers}}
         config["trainer"]["num_epochs"] = 2
         if workers > 1:
             config["distributed"] = {"cuda_devices": [-1] * workers}
-        path = write_json(workdir / f"guide_bucket_{workers}.json", config)
-        runs[workers] = workdir / "runs" / f"guide_bucket_{workers}"
-        trained = run_cli("train", str(path), *GUIDE, "-s", str(runs[workers]), "-f", cwd=workdir)
+        path = write_json(workdir / f"tsv_bucket_{workers}.json", config)
+        runs[workers] = workdir / "runs" / f"tsv_bucket_{workers}"
+        trained = run_cli("train", str(path), *TSV, "-s", str(runs[workers]), "-f", cwd=workdir)
         assert trained.returncode == 0, trained.stderr
     assert max_weight_difference(runs[1], runs[2]) <= 1e-5
     one, two = final_metrics(runs[1]), final_metrics(runs[2])
@@ -95,17 +99,18 @@ def test_guide_text_classifier_with_bucket_batches_ends_alike_on_one_and_two_wor
         assert two[key] == pytest.approx(one[key], abs=1e-5), key
 
 
-def test_guide_config_with_allennlps_boe_and_its_embedding_dim_passes_check_and_a_wrong_dim_is_one_line(workdir):
-    """AllenNLP registers ``boe`` as another name of ``bag_of_embeddings`` (``embedding_dim``, ``averaged``)."""
-    config = load_config(workdir / "my_text_classifier.jsonnet")
-    config["model"]["encoder"] = {"type": "boe", "embedding_dim": 10}
-    checked = run_cli("check", str(write_json(workdir / "guide_boe.json", config)), *GUIDE, cwd=workdir)
+def test_tsv_config_with_allennlps_boe_and_its_embedding_dim_passes_check_and_a_wrong_dim_is_one_line(workdir):
+    """AllenNLP registers ``boe`` as another name of ``bag_of_embeddings`` (``embedding_dim``, ``averaged``);
+    the model's ``pooler`` is checked against its ``embedder`` as AllenNLP's ``encoder`` would be."""
+    config = load_config(workdir / "tsv_text_classifier.jsonnet")
+    config["model"]["pooler"] = {"type": "boe", "embedding_dim": 16}
+    checked = run_cli("check", str(write_json(workdir / "tsv_boe.json", config)), *TSV, cwd=workdir)
     assert checked.returncode == 0, checked.stderr
-    config["model"]["encoder"]["embedding_dim"] = 12
+    config["model"]["pooler"]["embedding_dim"] = 12
     config["train_data_path"] = "no/such/file.tsv"  # the sizes are compared before any data is read
-    wrong = run_cli("check", str(write_json(workdir / "guide_boe_wrong.json", config)), *GUIDE, cwd=workdir)
+    wrong = run_cli("check", str(write_json(workdir / "tsv_boe_wrong.json", config)), *TSV, cwd=workdir)
     assert wrong.returncode == 2
-    assert wrong.stderr.strip() == "error: model.encoder.embedding_dim: is 12, but the embedder gives 10"
+    assert wrong.stderr.strip() == "error: model.pooler.embedding_dim: is 12, but the embedder gives 16"
 
 
 def seq2vec_config(workdir: Path) -> dict:

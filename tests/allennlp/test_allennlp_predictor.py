@@ -1,13 +1,14 @@
-"""The AllenNLP guide's quick start as its reader does it: a project folder holding the ``my_text_classifier``
-package is trained with ``--include-package my_text_classifier`` (nothing else puts it on ``sys.path``, on two
-CPU workers), and the guide's ``SentenceClassifierPredictor``, written against :mod:`distrain.allennlp`, predicts
-from the archive what ``distrain predict`` does. The base ``Predictor`` reads a distrain reader's JSON records;
-``sanitize`` is AllenNLP's."""
+"""The AllenNLP tutorial's project as its reader lays it out: a folder holding distrain's own
+``tsv_text_classifier`` package (written against :mod:`distrain.allennlp`) is trained with
+``--include-package tsv_text_classifier`` (nothing else puts it on ``sys.path``, on two CPU workers), and the
+model's default predictor, ``TextLabelPredictor``, predicts from the archive what ``distrain predict`` does.
+The base ``Predictor`` reads a distrain reader's JSON records; ``sanitize`` is AllenNLP's."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,24 +19,24 @@ import pytest
 import spacy
 import torch
 
-from support.allennlp import CONFIGS, sentences
+from support.allennlp import sentences
 from support.cli import run_cli
 from support.configs import text_config, write_config
 from support.paths import PLUGINS, ROOT
 from distrain.allennlp import Predictor, Token, load_archive, sanitize
 from distrain.registry import RegistryError
 
-GUIDE_PREDICT = """
+PREDICT = """
 import json
-import my_text_classifier  # the script's own folder: the project, as for the guide's quick_start/predict.py
+import tsv_text_classifier  # from the script's own folder: the project, as the tutorial's predict.py
 from distrain.allennlp import Predictor
 
-predictor = Predictor.from_path("model/model.tar.gz", "sentence_classifier")
+predictor = Predictor.from_path("model/model.tar.gz")  # no name: the model's default_predictor
 vocab = predictor._model.vocab
-texts = [line.split("\\t")[0] for line in open("data/movie_review/test.tsv")]
+texts = [line.rstrip("\\n").split("\\t")[1] for line in open("data/reviews_tsv/test.tsv")]
 outputs = [predictor.predict(text) for text in texts]
 print(json.dumps({"type": type(predictor).__name__, "outputs": outputs,
-                  "batch": predictor.predict_batch_json([{"sentence": text} for text in texts]),
+                  "batch": predictor.predict_batch_json([{"text": text} for text in texts]),
                   "labels": [vocab.get_token_from_index(i, "labels") for i in range(vocab.get_vocab_size("labels"))]}))
 """
 
@@ -53,41 +54,64 @@ def distrain(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Path:
-    """The guide's quick_start folder: the package, its config unchanged, and reviews at the config's paths."""
-    root = tmp_path_factory.mktemp("quick_start")
-    shutil.copytree(PLUGINS / "my_text_classifier", root / "my_text_classifier",
+    """The tutorial's project folder: the package, its config as it is, and reviews at the config's paths
+    (label first; capitalised, so the reader's lowercasing is what makes the test words known)."""
+    root = tmp_path_factory.mktemp("tsv_project")
+    shutil.copytree(PLUGINS / "tsv_text_classifier", root / "tsv_text_classifier",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(CONFIGS / "my_text_classifier.jsonnet", root)
-    reviews = root / "data" / "movie_review"
+    shutil.copy(PLUGINS / "tsv_text_classifier.jsonnet", root)
+    reviews = root / "data" / "reviews_tsv"
     reviews.mkdir(parents=True)
-    for name, count, seed in (("train", 160, 11), ("dev", 40, 12), ("test", 12, 13)):
-        (reviews / f"{name}.tsv").write_text("".join(f"{' '.join(w)}\t{y}\n" for w, y in sentences(count, seed)))
+    for name, count, seed in (("train", 160, 11), ("validation", 40, 12), ("test", 12, 13)):
+        (reviews / f"{name}.tsv").write_text(
+            "".join(f"{y}\t{' '.join(w).upper() if name == 'test' else ' '.join(w)}\n"
+                    for w, y in sentences(count, seed)))
     return root
 
 
-def test_guide_package_trains_from_its_folder_and_its_predictor_predicts_what_distrain_predict_does(project):
-    trained = distrain("train", "my_text_classifier.jsonnet", "-s", "model", "--include-package", "my_text_classifier",
-                       "-o", '{"distributed": {"cuda_devices": [-1, -1]}}', cwd=project)
+def test_tsv_package_trains_from_its_folder_and_its_predictor_predicts_what_distrain_predict_does(project):
+    trained = distrain("train", "tsv_text_classifier.jsonnet", "-s", "model", "--include-package",
+                       "tsv_text_classifier", "-o", '{"distributed": {"cuda_devices": [-1, -1]}}', cwd=project)
     assert trained.returncode == 0, trained.stderr[-3000:]
     assert (project / "model" / "out_worker1.log").exists()
-    predicted = distrain("predict", "model/model.tar.gz", "data/movie_review/test.tsv", "--output-file",
-                         "predictions.jsonl", "--include-package", "my_text_classifier", cwd=project)
+    predicted = distrain("predict", "model/model.tar.gz", "data/reviews_tsv/test.tsv", "--output-file",
+                         "predictions.jsonl", "--include-package", "tsv_text_classifier", cwd=project)
     assert predicted.returncode == 0, predicted.stderr[-3000:]
-    (project / "predict.py").write_text(GUIDE_PREDICT)
+    (project / "predict.py").write_text(PREDICT)
     script = subprocess.run([sys.executable, "predict.py"], cwd=project, env=project_environment(),
                             capture_output=True, text=True, timeout=300)
     assert script.returncode == 0, script.stderr[-3000:]
     result = json.loads(script.stdout)
-    assert result["type"] == "SentenceClassifierPredictor" and sorted(result["labels"]) == ["neg", "pos"]
-    expected = [json.loads(line)["probs"] for line in (project / "predictions.jsonl").read_text().splitlines()]
+    assert result["type"] == "TextLabelPredictor" and sorted(result["labels"]) == ["neg", "pos"]
+    expected = [json.loads(line) for line in (project / "predictions.jsonl").read_text().splitlines()]
     assert len(result["outputs"]) == len(expected) == 12
-    for output, batched, probs in zip(result["outputs"], result["batch"], expected):
-        assert list(output) == ["probs"] and output["probs"] == pytest.approx(probs, abs=1e-6)
-        assert batched["probs"] == pytest.approx(probs, abs=1e-6)
-    # trained on reviews whose label words decide: the test reviews are classified
-    gold = [line.rsplit("\t", 1)[1] for line in (project / "data/movie_review/test.tsv").read_text().splitlines()]
-    guessed = [result["labels"][max(range(2), key=lambda i: o["probs"][i])] for o in result["outputs"]]
-    assert sum(g == y for g, y in zip(guessed, gold)) >= 10
+    for output, batched, written in zip(result["outputs"], result["batch"], expected):
+        assert list(written) == ["probs", "label", "probability"]
+        assert written["probability"] == max(written["probs"])
+        assert written["label"] == result["labels"][written["probs"].index(written["probability"])]
+        assert list(output) == ["label", "probability"] and output["label"] == written["label"]
+        assert output["probability"] == pytest.approx(written["probability"], abs=1e-6)
+        assert batched["label"] == written["label"] and batched["probs"] == pytest.approx(written["probs"], abs=1e-6)
+    # trained on lowercase reviews whose label words decide: the upper-case test reviews are classified
+    gold = [line.split("\t", 1)[0] for line in (project / "data/reviews_tsv/test.tsv").read_text().splitlines()]
+    assert sum(output["label"] == y for output, y in zip(result["outputs"], gold)) >= 10
+
+
+def test_the_tsv_reader_takes_the_columns_it_is_given_lowercases_and_names_a_short_row(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(PLUGINS))
+    from tsv_text_classifier import LabelledTextTsvReader
+
+    path = tmp_path / "rows.tsv"
+    path.write_text("7\tpos\tGreat Fun\n\n8\tneg\tDull\n")
+    reader = LabelledTextTsvReader(text_column=2, label_column=1, lowercase=True)
+    read = [(instance["words"], instance["label"]) for instance in reader._read(str(path))]
+    assert [([token.text for token in words.tokens], label.label) for words, label in read] == [
+        (["great", "fun"], "pos"), (["dull"], "neg")]
+    assert set(reader.text_to_instance("Unlabelled text")) == {"words"}
+    path.write_text("pos\tgood\nneg\n")
+    short = f"{path}:2: only 1 tab-separated column(s), for text_column 0 and label_column 1"
+    with pytest.raises(ValueError, match=re.escape(short)):
+        list(LabelledTextTsvReader(label_column=1)._read(str(path)))
 
 
 @pytest.fixture(scope="module")

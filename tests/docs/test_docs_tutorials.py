@@ -25,6 +25,16 @@ def test_the_tutorials_the_issue_asks_for_exist_and_are_in_the_navigation():
     assert all(f"tutorials/{name}.md" in navigation for name in names)
 
 
+def test_the_allennlp_tutorials_package_and_config_are_the_ones_the_tests_train():
+    """The AllenNLP tutorial's file blocks are tests/plugins/tsv_text_classifier and its config, character for
+    character, so what tests/allennlp checks on 2 workers and predicts with is the code the page shows."""
+    plugins = DOCS.parent / "tests" / "plugins"
+    shown = {block.title: block.text for block in code_blocks(DOCS / "tutorials" / "allennlp.md")
+             if block.title and block.title.startswith("tsv_text_classifier")}
+    files = sorted((plugins / "tsv_text_classifier").glob("*.py")) + [plugins / "tsv_text_classifier.jsonnet"]
+    assert shown == {str(path.relative_to(plugins)): path.read_text() for path in files}
+
+
 @pytest.mark.parametrize("page", TUTORIALS, ids=[page.stem for page in TUTORIALS])
 def test_tutorial_commands_run_as_written(page, prepared_data, tmp_path):
     steps, not_run, checked = run_tutorial(page, make_checkout(tmp_path, prepared_data / "data"),

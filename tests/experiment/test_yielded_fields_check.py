@@ -1,4 +1,4 @@
-"""A reader that does not declare its fields (one a user wrote, as AllenNLP's guide does) is checked through
+"""A reader that does not declare its fields (one a user wrote, as AllenNLP readers are written) is checked through
 what it yields: the first instance of each split against the model's ``forward``, once the data is read.
 ``check`` and ``train`` both stop there with one line, exit 2, before any step; ``train`` leaves no run
 folder behind. The wording is the declared-fields check's, so both paths read alike."""
@@ -9,17 +9,17 @@ import pytest
 from support.cli import run_cli
 from support.configs import write_config
 
-PLUGINS = ("--include-package", "my_text_classifier", "--include-package", "strict_forward")
+PLUGINS = ("--include-package", "tsv_text_classifier", "--include-package", "strict_forward")
 ROWS = ["good fun\tpos", "awful plot\tneg", "great film\tpos", "dull mess\tneg"] * 3
 
 
 def tsv_config(tmp_path, **data_loader) -> dict:
-    """The guide's ``classification-tsv`` reader (it yields ``text`` and ``label``) before a model whose
+    """The AllenNLP tutorial's ``tsv_labelled_text`` reader (it yields ``words`` and ``label``) before a model whose
     ``forward(tokens, label=None)`` takes no ``**kwargs``."""
     for name in ("train", "dev"):
         (tmp_path / f"{name}.tsv").write_text("\n".join(ROWS) + "\n")
     return {
-        "dataset_reader": {"type": "classification-tsv"},
+        "dataset_reader": {"type": "tsv_labelled_text"},
         "train_data_path": str(tmp_path / "train.tsv"),
         "validation_data_path": str(tmp_path / "dev.tsv"),
         "model": {"type": "strict_forward_classifier"},
@@ -29,9 +29,9 @@ def tsv_config(tmp_path, **data_loader) -> dict:
 
 
 def mismatch(tmp_path) -> str:
-    return (f'error: dataset_reader: field "text" of classification-tsv\'s first instance in {tmp_path / "train.tsv"} '
+    return (f'error: dataset_reader: field "words" of tsv_labelled_text\'s first instance in {tmp_path / "train.tsv"} '
             'is taken by no argument of model strict_forward_classifier.forward (tokens, label), which needs '
-            '"tokens"; its fields: label, text')
+            '"tokens"; its fields: label, words')
 
 
 def error_lines(result) -> list[str]:
@@ -65,13 +65,13 @@ def test_validation_reader_is_named_and_a_forward_with_kwargs_is_told_what_it_ne
     config = tsv_config(tmp_path)
     config["dataset_reader"] = {"type": "text_classification_json"}
     config["train_data_path"] = str(text_data["train"])
-    config["validation_dataset_reader"] = {"type": "classification-tsv"}
+    config["validation_dataset_reader"] = {"type": "tsv_labelled_text"}
     config["model"] = {"type": "basic_classifier", "embedding_dim": 4, "encoder": {"type": "boe"}}
     result = run_cli("check", str(write_config(tmp_path / "c.json", config)), *PLUGINS)
     assert result.returncode == 2, result.stderr
     assert error_lines(result) == [
         'error: model: basic_classifier.forward needs "tokens", which no field of validation_dataset_reader '
-        f"(classification-tsv's first instance in {tmp_path / 'dev.tsv'}) gives; its fields: label, text"]
+        f"(tsv_labelled_text's first instance in {tmp_path / 'dev.tsv'}) gives; its fields: label, words"]
 
 
 def test_a_declared_reader_with_the_same_mismatch_reads_alike_before_any_data_is_read(tmp_path):
