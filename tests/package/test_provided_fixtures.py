@@ -17,7 +17,7 @@ FIXTURE_TEST = "tests/allennlp/test_allennlp_graph_parser.py"  # reads allennlp-
 def _pytest(*arguments: str, **environment: str) -> subprocess.CompletedProcess:
     """pytest in a fresh process, with ``environment`` in place of the fixture variables this run has."""
     env = {name: value for name, value in os.environ.items() if not name.startswith(("DISTRAIN_ALLENNLP_FIXTURES",
-                                                                                   "DISTRAIN_TESTS_REQUIRE"))}
+                                                                                   "DISTRAIN_TESTS_STRICT"))}
     env |= environment
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", "-rs", *arguments],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
@@ -37,7 +37,7 @@ def test_without_the_fixtures_their_tests_are_skipped_with_one_reason_naming_the
 def test_where_they_are_required_the_run_stops_naming_the_folder(tmp_path):
     missing = tmp_path / "no-fixtures-here"
     done = _pytest(FIXTURE_TEST, "--collect-only", DISTRAIN_ALLENNLP_FIXTURES=str(missing),
-                   DISTRAIN_TESTS_REQUIRE_FIXTURES="1")
+                   DISTRAIN_TESTS_STRICT="1")
     assert done.returncode != 0
     assert str(missing) in done.stderr and "required" in done.stderr and "Traceback" not in done.stderr
 

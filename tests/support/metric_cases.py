@@ -228,8 +228,8 @@ def constituency_trees(rng):
 
 
 def coref_documents(rng, spans: int = 12, most: int = 5):
-    """Documents of 20 three-word slots, each mention one slot's first 1-3 words (so no two cross, as the official
-    scorer's files need): 12 kept spans linked to one of their 5 nearest predecessors or to none, and gold clusters of
+    """Documents of 20 three-word slots, each mention one slot's first 1-3 words (so no two cross, as in CoNLL
+    files): 12 kept spans linked to one of their 5 nearest predecessors or to none, and gold clusters of
     2-4 mentions (none of one: AllenNLP's B³ reads gold clusters as having none), most of them among the kept spans."""
     top, chosen, gold = [], [], []
     candidates = np.maximum(np.arange(spans)[:, None] - 1 - np.arange(most)[None, :], 0)

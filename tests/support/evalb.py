@@ -1,6 +1,7 @@
-"""EVALB (evalb.c and COLLINS.prm, beside this file) as an oracle: compiled with gcc once per process, given trees
-written as AllenNLP's ``evalb`` metric wrote them (one bracketed tree a line), its per-sentence lines read back as
-AllenNLP read them (the 12-field lines: matched, gold and test brackets summed)."""
+"""EVALB (evalb.c and COLLINS.prm as AllenNLP 2.10.1 ships them, in the scorers' cache: support/scorers.py) as an
+oracle: compiled with gcc once per process, given trees written as AllenNLP's ``evalb`` metric wrote them (one
+bracketed tree a line), its per-sentence lines read back as AllenNLP read them (the 12-field lines: matched, gold and
+test brackets summed)."""
 
 from __future__ import annotations
 
@@ -12,26 +13,29 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-HERE = Path(__file__).parent
+from support.scorers import scorer
+
 HEADER = ["ID", "Len.", "Stat.", "Recal", "Prec.", "Bracket", "gold", "test", "Bracket", "Words", "Tags", "Accracy"]
 
 
 @functools.lru_cache(maxsize=1)
 def program() -> Path:
-    """The compiled EVALB (in a folder removed when the process ends)."""
+    """The compiled EVALB (in a folder removed when the process ends); skips the test where its source is missing."""
+    source = scorer("evalb.c")
     folder = Path(tempfile.mkdtemp(prefix="evalb-"))
     atexit.register(shutil.rmtree, folder, True)
-    subprocess.run(["gcc", "-w", "-o", str(folder / "evalb"), str(HERE / "evalb.c")], check=True)
+    subprocess.run(["gcc", "-w", "-o", str(folder / "evalb"), str(source)], check=True)
     return folder / "evalb"
 
 
 def official_lines(gold: Sequence, predicted: Sequence) -> list[tuple[int, int, int]]:
     """``(matched, gold, test)`` brackets of each sentence as EVALB printed them."""
+    evalb, parameters = program(), scorer("COLLINS.prm")
     with tempfile.TemporaryDirectory() as scratch:
         gold_path, predicted_path = Path(scratch, "gold.txt"), Path(scratch, "predicted.txt")
         gold_path.write_text("".join(f"{tree}\n" for tree in gold))
         predicted_path.write_text("".join(f"{tree}\n" for tree in predicted))
-        done = subprocess.run([str(program()), "-p", str(HERE / "COLLINS.prm"), "-e", str(len(gold) + 10),
+        done = subprocess.run([str(evalb), "-p", str(parameters), "-e", str(len(gold) + 10),
                                str(gold_path), str(predicted_path)], capture_output=True, text=True, check=True)
     rows = [line.split() for line in done.stdout.splitlines()]
     return [(int(row[5]), int(row[6]), int(row[7])) for row in rows if len(row) == 12 and row != HEADER]

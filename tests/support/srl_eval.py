@@ -1,5 +1,6 @@
-"""The official CoNLL-2005 scorer (srl-eval.pl, beside this file) as an oracle: predicates written in its two files
-as AllenNLP's ``SrlEvalScorer`` wrote them, its table read back as counts."""
+"""The official CoNLL-2005 scorer (srl-eval.pl as allennlp-models 2.10.1 ships it, in the scorers' cache:
+support/scorers.py) as an oracle: predicates written in its two files as AllenNLP's ``SrlEvalScorer`` wrote them, its
+table read back as counts."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-SCRIPT = Path(__file__).with_name("srl-eval.pl")
+from support.scorers import scorer
 
 
 def _write(path: Path, words: Sequence[Sequence[str]], tags: Sequence[Sequence[str]],
@@ -27,12 +28,13 @@ def _write(path: Path, words: Sequence[Sequence[str]], tags: Sequence[Sequence[s
 
 def official_table(words, predicted, gold, verbs) -> dict[str, list[str]]:
     """The script's table: ``label -> [correct, excess, missed, prec., rec., F1]`` as printed (``Overall`` and
-    ``V`` included; percentages with two decimals)."""
+    ``V`` included; percentages with two decimals). Skips the test where the script is missing."""
+    script = scorer("srl-eval.pl")
     with tempfile.TemporaryDirectory() as scratch:
         gold_path, predicted_path = Path(scratch, "gold.txt"), Path(scratch, "predicted.txt")
         _write(gold_path, words, gold, verbs)
         _write(predicted_path, words, predicted, verbs)
-        done = subprocess.run(["perl", str(SCRIPT), str(gold_path), str(predicted_path)], capture_output=True,
+        done = subprocess.run(["perl", str(script), str(gold_path), str(predicted_path)], capture_output=True,
                               text=True, check=True)
     return {fields[0]: fields[1:] for fields in map(str.split, done.stdout.splitlines()) if len(fields) == 7}
 
