@@ -226,7 +226,8 @@ def test_poolers_and_the_other_encoders_take_their_allennlp_keys():
 def test_allennlps_dict_form_of_human_readable_output_becomes_one_dict_per_item():
     from distrain.models.model import per_item
 
-    readable = per_item({"probs": torch.tensor([[0.25, 0.75], [1.0, 0.0]]), "label": ["b", "a"], "note": "batch"})
+    readable = per_item({"loss": torch.tensor(0.5), "probs": torch.tensor([[0.25, 0.75], [1.0, 0.0]]),
+                         "label": ["b", "a"], "note": "batch"})  # the batch's 0-d loss is no item's
     assert readable == [{"probs": [0.25, 0.75], "label": "b"}, {"probs": [1.0, 0.0], "label": "a"}]
 
 

@@ -12,7 +12,7 @@ components register in distrain's registries and take part in validation, cachin
 like built-in ones. ``WhitespaceTokenizer`` is AllenNLP's (``just_spaces``: split on spaces, keep case);
 ``ConfigurationError`` is distrain's one-line config error.
 
-For prediction, as the AllenNLP guide's ``SentenceClassifierPredictor`` is written: ``Predictor`` (with
+For prediction, as an AllenNLP predictor is written: ``Predictor`` (with
 ``predict_json``, ``predict_instance``, ``_json_to_instance``, ``from_path``, ``from_archive``), ``JsonDict``,
 ``sanitize`` and ``load_archive`` (see :mod:`distrain.allennlp.predictor`).
 """

@@ -185,12 +185,15 @@ class Model(torch.nn.Module, Registrable):
 
 def per_item(output: dict[str, Any]) -> list[dict[str, Any]]:
     """AllenNLP's form of ``make_output_human_readable`` (one dict of batched values) as one JSON-able dict per
-    item: each tensor or list as long as the batch is split along its first axis; other values are dropped."""
-    sizes = [len(value) for value in output.values() if isinstance(value, (torch.Tensor, list)) and len(value)]
+    item: each tensor or list as long as the batch is split along its first axis; other values (the batch's
+    0-d loss among them) are dropped."""
+    batched = {key: value for key, value in output.items()
+               if isinstance(value, list) or isinstance(value, torch.Tensor) and value.dim() > 0}
+    sizes = [len(value) for value in batched.values() if len(value)]
     size = sizes[0] if sizes else 0
     items: list[dict[str, Any]] = [{} for _ in range(size)]
-    for key, value in output.items():
-        if isinstance(value, (torch.Tensor, list)) and len(value) == size:
+    for key, value in batched.items():
+        if len(value) == size:
             for item, row in zip(items, value):
                 item[key] = row.tolist() if isinstance(row, torch.Tensor) else row
     return items
