@@ -1,8 +1,8 @@
 """Configs in AllenNLP's format pass ``distrain check`` and train an epoch on small data in their own formats:
 distrain's own TSV classifier of the AllenNLP tutorial (a reader, model and predictor written against
 :mod:`distrain.allennlp`, tests/plugins/tsv_text_classifier, with its config beside it), and AllenNLP's own
-configs copied in tests/allennlp_configs/ with their sources named: AllenNLP's basic-classifier fixture and
-allennlp-models' SST config with a local GloVe file. A stated size that contradicts the inferred one is one
+configs: AllenNLP's basic-classifier fixture as it is (read where tests/support/allennlp_fixtures.py finds it) and
+allennlp-models' SST config (tests/allennlp_configs/, its source named) with a local GloVe file. A stated size that contradicts the inferred one is one
 line with its key path and both sizes, before any data is read.
 """
 
@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from support.allennlp import CONFIGS, FILLER, NEGATIVE, POSITIVE, check_and_train_an_epoch, sentences
+from support.allennlp_fixtures import ALLENNLP, available, needs_fixtures
 from support.cli import run_cli
 from support.distributed import final_metrics, max_weight_difference
 from support.paths import PLUGINS
@@ -52,9 +53,11 @@ def workdir(tmp_path_factory) -> Path:
         for index, word in enumerate(vocabulary):
             vectors.write(word + "".join(f" {((index * 7 + d) % 11) / 10 - 0.5:.1f}" for d in range(300)) + "\n")
     shutil.copy(PLUGINS / "tsv_text_classifier.jsonnet", root)
-    for name in ("common.jsonnet", "experiment_seq2vec.jsonnet",
-                 "basic_stanford_sentiment_treebank.jsonnet", "stanford_sentiment_treebank_roberta.jsonnet"):
+    for name in ("basic_stanford_sentiment_treebank.jsonnet", "stanford_sentiment_treebank_roberta.jsonnet"):
         shutil.copy(CONFIGS / name, root / name)
+    if available():  # AllenNLP's basic-classifier fixture, as it is (its data: the imdb lines above)
+        for name in ("common.jsonnet", "experiment_seq2vec.jsonnet"):
+            shutil.copy(ALLENNLP / "test_fixtures" / "basic_classifier" / name, root / name)
     return root
 
 
@@ -119,6 +122,7 @@ def seq2vec_config(workdir: Path) -> dict:
     return load_config(workdir / "experiment_seq2vec.jsonnet")
 
 
+@needs_fixtures
 def test_allennlp_basic_classifier_fixture_passes_check_and_trains_an_epoch(workdir):
     check_and_train_an_epoch(workdir, seq2vec_config(workdir), "seq2vec")
 
@@ -134,6 +138,7 @@ def test_sst_roberta_config_on_local_minilm_passes_check_and_trains_an_epoch(wor
     check_and_train_an_epoch(workdir, load_config(workdir / "stanford_sentiment_treebank_roberta.jsonnet"), "roberta")
 
 
+@needs_fixtures
 def test_a_wrong_explicit_input_size_is_one_line_naming_both_sizes_before_data_is_read(workdir):
     config = seq2vec_config(workdir)
     config["model"]["seq2vec_encoder"]["embedding_dim"] = 12

@@ -11,7 +11,7 @@ from support.cli import run_cli
 from support.configs import write_config
 from support.paths import TESTS
 
-#: configs copied from allennlp-models and AllenNLP's fixtures (each names its source)
+#: allennlp-models' training configs, with only data paths and pretrained names changed (each names its source)
 CONFIGS = TESTS / "allennlp_configs"
 #: archives AllenNLP trained and its outputs of them, one folder a case (scripts/allennlp_golden.py)
 GOLDEN = TESTS / "allennlp_golden"
