@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from support.allennlp import GOLDEN, archive_config, golden_job
-from support.allennlp_fixtures import ALLENNLP, needs_fixtures, repository
+from support.allennlp_fixtures import ALLENNLP, copy_repository, needs_fixtures, repository
 from support.cli import run_cli
 
 pytestmark = needs_fixtures
@@ -96,7 +96,7 @@ def test_allennlp_transformer_qa_archive_gives_allennlps_span_scores(in_reposito
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_distrain_evaluate_on_an_allennlp_archive_gives_allennlps_metrics(case, tmp_path):
     folder = tmp_path / CASES[case]["repository"]
-    shutil.copytree(repository(CASES[case]["repository"]), folder)
+    copy_repository(CASES[case]["repository"], folder)
     data = archive_config(case)["validation_data_path"]
     evaluated = run_cli("evaluate", str(GOLDEN / case / "model.tar.gz"), data, "--output-file", "metrics.json",
                         "--batch-size", str(CASES[case]["evaluate_batch_size"]), cwd=folder)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from support.allennlp_fixtures import ALLENNLP, needs_fixtures
+from support.allennlp_fixtures import ALLENNLP, copy_repository, needs_fixtures
 from support.cli import run_cli
 from support.paths import TESTS
 
@@ -34,9 +34,7 @@ CONFIGS = {
 
 @pytest.fixture(scope="module")
 def repository(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("allennlp") / "allennlp"
-    shutil.copytree(REPOSITORY, folder)
-    return folder
+    return copy_repository("allennlp", tmp_path_factory.mktemp("allennlp") / "allennlp")
 
 
 def _entries(vocabulary: Path, allennlp: bool) -> dict[str, set[str]]:
