@@ -38,7 +38,7 @@ _PUBLIC = {
     "ReaderShard": "distrain.data.reader",
     "Tokenizer": "distrain.data.tokenizer",
     "Model": "distrain.models.model",
-    "Seq2VecEncoder": "distrain.modules.seq2vec",
+    "Seq2VecEncoder": "distrain.modules.seq2vec_encoder",
     "FeedForward": "distrain.modules.feedforward",
     "Metric": "distrain.metrics.metric",
     "Optimizer": "distrain.optim.optimizers",
@@ -96,7 +96,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from distrain.metrics.metric import Metric
     from distrain.models.model import Model
     from distrain.modules.feedforward import FeedForward
-    from distrain.modules.seq2vec import Seq2VecEncoder
+    from distrain.modules.seq2vec_encoder import Seq2VecEncoder
     from distrain.registry import Registrable
     from distrain.training.callback import Callback
     from distrain.optim.optimizers import Optimizer

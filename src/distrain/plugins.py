@@ -20,37 +20,17 @@ from distrain.errors import BadInput
 
 logger = logging.getLogger(__name__)
 
-#: every module directly inside these packages is imported, so a new component file needs no list
-BUILTIN_PACKAGES = (
-    "distrain.data.tokenizers",
-    "distrain.data.readers",
-    "distrain.data.batch_samplers",
-    "distrain.data.token_indexers",
+#: the packages components live in, walked whole (subpackages included) so a new component file or task
+#: folder needs no list; ``tests/package/test_registry.py`` checks that every module calling ``register(`` is reached
+COMPONENT_ROOTS = (
+    "distrain.data",
     "distrain.modules",
-    "distrain.modules.token_embedders",
-    "distrain.modules.seq2vec_encoders",
-    "distrain.modules.seq2seq_encoders",
-    "distrain.modules.matrix_attentions",
-    "distrain.modules.attentions",
-    "distrain.modules.span_extractors",
-    "distrain.modules.adapters",
-    "distrain.fairness.bias_directions",
-    "distrain.fairness.bias_mitigators",
     "distrain.metrics",
     "distrain.models",
-    "distrain.models.pair",
-    "distrain.models.rc",
-    "distrain.models.structured",
-    "distrain.models.srl",
-    "distrain.models.coref",
-    "distrain.models.generation",
     "distrain.optim",
     "distrain.training",
-    "distrain.training.callbacks",
-    "distrain.training.moving_averages",
-    "distrain.distributed.strategies",
-    "distrain.distributed.syncs",
-    "distrain.distributed.compressions",
+    "distrain.distributed",
+    "distrain.zoo",
 )
 
 
@@ -58,18 +38,16 @@ class PluginError(BadInput):
     pass
 
 
-#: built-in components that live beside what they need rather than in a package above (``from_archive``,
-#: ``_pretrained`` and the language model embedders load archives, so they sit in experiment/, which models/,
-#: modules/ and config/ must not import)
+#: built-in components that live beside what they need rather than in a component root: ``from_archive`` and
+#: ``_pretrained`` load archives, so they sit in experiment/, which models/, modules/ and config/ must not import;
+#: ``optuna_pruning`` belongs to ``distrain tune``
 BUILTIN_MODULES = ("distrain.experiment.archived_model", "distrain.experiment.archived_module",
-                   "distrain.experiment.language_model_embedder")
+                   "distrain.tuning.pruning")
 
 
 def import_builtins() -> None:
-    for package_name in BUILTIN_PACKAGES:
-        package = importlib.import_module(package_name)
-        for module in pkgutil.iter_modules(package.__path__):
-            importlib.import_module(f"{package_name}.{module.name}")
+    for root in COMPONENT_ROOTS:
+        import_with_submodules(root)
     for module_name in BUILTIN_MODULES:
         importlib.import_module(module_name)
 

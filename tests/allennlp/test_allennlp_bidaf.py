@@ -38,7 +38,7 @@ def test_allennlp_bidaf_archive_gives_allennlps_span_scores_and_answers(monkeypa
 
 
 def test_best_span_is_the_best_start_plus_end_with_start_before_end():
-    from distrain.modules.best_span import get_best_span
+    from distrain.zoo.rc.modules.best_span import get_best_span
 
     start = torch.tensor([[-10.0, 5.0, 1.0, 0.0], [1.0, 1.0, 1.0, 1.0]])
     end = torch.tensor([[9.0, 0.0, 2.0, 1.0], [1.0, 1.0, 1.0, 1.0]])
@@ -52,7 +52,7 @@ def _write_squad(path: Path, paragraphs: list[dict]) -> Path:
 
 
 def _reader(**arguments):
-    from distrain.data.readers.squad import SquadReader
+    from distrain.zoo.rc.readers.squad import SquadReader
     from distrain.data.tokenizers.spacy import SpacyTokenizer
 
     return SquadReader(tokenizer=SpacyTokenizer("en"), **arguments)
@@ -92,7 +92,7 @@ def test_squad_reader_cuts_passages_and_questions_and_skips_what_lost_its_answer
 
 def test_squad_reader_refuses_a_tokenizer_without_character_offsets(tmp_path):
     from distrain.data.reader import DataError
-    from distrain.data.readers.squad import SquadReader
+    from distrain.zoo.rc.readers.squad import SquadReader
     from distrain.data.tokenizers.just_spaces import WhitespaceTokenizer
 
     with pytest.raises(DataError, match="keeps character offsets"):
@@ -100,7 +100,7 @@ def test_squad_reader_refuses_a_tokenizer_without_character_offsets(tmp_path):
 
 
 def test_squad2_reader_answers_impossible_questions_with_the_no_answer_token(tmp_path):
-    from distrain.data.readers.squad import SQUAD2_NO_ANSWER_TOKEN, Squad2Reader
+    from distrain.zoo.rc.readers.squad import SQUAD2_NO_ANSWER_TOKEN, Squad2Reader
     from distrain.data.reader import DataError
     from distrain.data.tokenizers.spacy import SpacyTokenizer
 

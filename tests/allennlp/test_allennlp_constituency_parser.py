@@ -76,7 +76,7 @@ def evalb_scored(golden_predictions):
 
 
 def test_evalb_equals_evalb_itself_on_the_archives_predictions(evalb_scored):
-    from distrain.metrics.evalb import EvalbBracketingScorer, sentence_counts
+    from distrain.zoo.structured_prediction.metrics.evalb import EvalbBracketingScorer, sentence_counts
 
     gold, predicted, lines = evalb_scored
     assert [sentence_counts(g, p) for g, p in zip(gold, predicted)] == lines
@@ -92,7 +92,7 @@ def test_evalb_equals_evalb_itself_on_the_archives_predictions(evalb_scored):
     assert metric.get_metric() == pytest.approx(expected, abs=1e-12)
 
 def test_the_reader_gives_allennlps_span_labels_and_strips_function_tags(tmp_path):
-    from distrain.data.readers.ptb_trees import PennTreeBankConstituencySpanDatasetReader as Reader
+    from distrain.zoo.structured_prediction.readers.ptb_trees import PennTreeBankConstituencySpanDatasetReader as Reader
 
     instances = list(Reader().read(TREES))
     labels = [label for label in instances[1]["span_labels"].labels if label != "NO-LABEL"]
@@ -111,7 +111,7 @@ def test_the_reader_gives_allennlps_span_labels_and_strips_function_tags(tmp_pat
 
 
 def test_overlapping_spans_are_resolved_and_nested_as_allennlp_does():
-    from distrain.models.structured.span_trees import ScoredSpan, resolve_overlaps, tree_from_spans
+    from distrain.zoo.structured_prediction.models.span_trees import ScoredSpan, resolve_overlaps, tree_from_spans
 
     spans = [ScoredSpan(0, 3, 0.9, 0.1, 1), ScoredSpan(1, 4, 0.6, 0.3, 2), ScoredSpan(2, 4, 0.8, 0.1, 1)]
     assert resolve_overlaps(spans) == [spans[0]]  # (0,3) beats (1,4); then (0,3) beats (2,4)
@@ -172,7 +172,7 @@ def test_two_workers_end_within_1e_5_of_one_worker(tmp_path):
 ])
 def test_a_malformed_tree_is_one_line_naming_file_and_line(tmp_path, tree, problem):
     from distrain.data.reader import DataError
-    from distrain.data.readers.ptb_trees import PennTreeBankConstituencySpanDatasetReader as Reader
+    from distrain.zoo.structured_prediction.readers.ptb_trees import PennTreeBankConstituencySpanDatasetReader as Reader
 
     bad = tmp_path / "bad.trees"
     bad.write_text(TREES.read_text() + tree + "\n")

@@ -86,7 +86,7 @@ def test_conll_coref_scores_equal_scorchs_and_allennlps_on_the_archives_predicti
     and AllenNLP's ``evaluate`` of the archive (its ``coref_*``, within 1e-6). The fixture's gold has two one-mention
     entities (OntoNotes has none): AllenNLP's B³ leaves them out, so the default B³ is compared with scorch's on the
     key without them; with ``score_singletons`` it is scorch's on the whole key (13 mentions, not 11)."""
-    from distrain.metrics.conll_coref_scores import ConllCorefScores
+    from distrain.zoo.coref.metrics.conll_coref_scores import ConllCorefScores
     from support.scorch_coref import scorch_scores
 
     metric, whole_key = ConllCorefScores(), ConllCorefScores(score_singletons=True)
@@ -197,7 +197,7 @@ GOOD = "bc/cctv/00/cctv_0001 0 {i} {word} NN * - - - - * {coref}"
 ])
 def test_malformed_coreference_columns_are_one_line_naming_file_and_line(tmp_path, line, problem):
     from distrain.data.reader import DataError
-    from distrain.data.readers.coref import ConllCorefReader
+    from distrain.zoo.coref.readers.coref import ConllCorefReader
 
     path = tmp_path / "example.gold_conll"
     rows = [GOOD.format(i=0, word="Dogs", coref="(1)"), GOOD.format(i=1, word="dogs", coref="(2)"), line]

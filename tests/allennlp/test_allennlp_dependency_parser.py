@@ -46,7 +46,7 @@ def test_allennlp_parser_archive_gives_allennlps_trees_labels_and_scores(case, m
 
 
 def test_the_reader_drops_multiword_tokens_and_empty_nodes_and_reads_language_specific_tags(tmp_path):
-    from distrain.data.readers.universal_dependencies import UniversalDependenciesDatasetReader as Reader
+    from distrain.zoo.structured_prediction.readers.universal_dependencies import UniversalDependenciesDatasetReader as Reader
 
     path = tmp_path / "mwt.conllu"
     path.write_text("# text = vámonos al mar\n"

@@ -44,7 +44,7 @@ def test_allennlp_dialog_qa_archive_gives_allennlps_span_scores_loss_and_answers
 
 
 def test_best_span_is_allennlps_scan_with_its_length_limit():
-    from distrain.models.rc.dialog_qa import best_span_yesno_followup
+    from distrain.zoo.rc.models.dialog_qa import best_span_yesno_followup
 
     start = torch.tensor([[5.0, 0.0, 5.0, -1.0, 0.0], [0.0, 3.0, 0.0, 0.0, 0.0]])
     end = torch.tensor([[0.0, 1.0, 0.0, 0.0, 2.0], [0.0, 0.0, 0.0, 0.0, 9.0]])
@@ -73,7 +73,7 @@ DIALOG = {"context": "the cat sat on the mat today CANNOTANSWER", "qas": [
 
 
 def test_quac_reader_gives_a_dialog_its_last_annotators_spans_and_the_previous_answers_marked(tmp_path):
-    from distrain.data.readers.quac import QuacReader
+    from distrain.zoo.rc.readers.quac import QuacReader
     from distrain.data.tokenizers.spacy import SpacyTokenizer
 
     (instance,) = QuacReader(tokenizer=SpacyTokenizer("en"), num_context_answers=2).read(

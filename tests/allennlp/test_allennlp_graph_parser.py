@@ -60,7 +60,7 @@ def test_malformed_sdp_is_one_line_naming_file_and_line_exit_2_and_nothing_writt
 
 def test_an_argument_without_its_predicate_names_its_line(tmp_path):
     from distrain.data.reader import DataError
-    from distrain.data.readers.semantic_dependencies import SemanticDependenciesDatasetReader as Reader
+    from distrain.zoo.structured_prediction.readers.semantic_dependencies import SemanticDependenciesDatasetReader as Reader
 
     path = tmp_path / "extra.sdp"
     path.write_text("#1\n1\tA\ta\tDT\t2\tdet\t-\t+\t_\t_\n2\tb\tb\tNN\t0\troot\t+\t-\t_\tBV\tARG1\n")

@@ -138,7 +138,7 @@ def test_sampled_language_model_killed_mid_run_recovers_to_the_uninterrupted_wei
 def test_sampled_softmax_draws_the_same_words_for_any_split_of_a_call():
     """Two halves of the targets, each in its own module at the same call count (two workers), sum to the loss of
     all of them in one (one worker); the next call draws other words; evaluation is the full softmax."""
-    from distrain.modules.sampled_softmax_loss import SampledSoftmaxLoss, log_uniform_choice
+    from distrain.zoo.lm.modules.sampled_softmax_loss import SampledSoftmaxLoss, log_uniform_choice
 
     torch.manual_seed(0)
     whole = SampledSoftmaxLoss(50, 4, num_samples=20)

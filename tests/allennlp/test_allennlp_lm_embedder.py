@@ -43,7 +43,7 @@ def test_allennlp_archive_with_the_embedder_gives_allennlps_logits_and_tags(monk
 
 
 def test_return_all_layers_gives_each_layer_with_only_the_top_one_normed():
-    from distrain.modules.seq2seq_encoders.bidirectional_lm_transformer import BidirectionalLanguageModelTransformer
+    from distrain.zoo.lm.modules.bidirectional_lm_transformer import BidirectionalLanguageModelTransformer
 
     torch.manual_seed(0)
     encoder = BidirectionalLanguageModelTransformer(hidden_dim=6, num_layers=2, input_dim=8).eval()
@@ -60,7 +60,7 @@ def test_return_all_layers_gives_each_layer_with_only_the_top_one_normed():
 
 
 def _positions(steps: int, width: int) -> torch.Tensor:
-    from distrain.modules.seq2seq_encoders.bidirectional_lm_transformer import sinusoidal_positions
+    from distrain.zoo.lm.modules.bidirectional_lm_transformer import sinusoidal_positions
 
     return sinusoidal_positions(steps, width, torch.float32, torch.device("cpu"))
 
@@ -138,7 +138,7 @@ def _as_allennlp_0x_wrote_it(archive: Path, folder: Path) -> Path:
 
 
 def test_an_archive_config_as_allennlp_0x_wrote_it_loads_with_the_same_weights(tmp_path):
-    from distrain.experiment.language_model_embedder import BidirectionalLanguageModelTokenEmbedder
+    from distrain.zoo.lm.modules.language_model_embedder import BidirectionalLanguageModelTokenEmbedder
 
     old = _as_allennlp_0x_wrote_it(LM_ARCHIVE, tmp_path)
     with pytest.raises(json.JSONDecodeError):  # the trailing comma: plain JSON cannot read it
@@ -165,7 +165,7 @@ def test_a_missing_archive_is_one_line_naming_its_key_before_data_is_read(tmp_pa
 
 @pytest.mark.parametrize("tokens", [None, ("<S>", "</S>")])
 def test_the_boundaries_are_the_archives_elmo_characters(tokens):
-    from distrain.experiment.language_model_embedder import _boundary_ids
+    from distrain.zoo.lm.modules.language_model_embedder import _boundary_ids
     from distrain.modules.elmo_characters import BEGIN_SENTENCE_IDS, END_SENTENCE_IDS
 
     config = {"dataset_reader": {"token_indexers": {"chars": {"type": "elmo_characters"}}}}

@@ -36,7 +36,7 @@ def test_allennlp_qanet_archive_gives_allennlps_span_scores_and_answers(monkeypa
 
 
 def test_positional_features_are_allennlps_sines_then_cosines():
-    from distrain.modules.positional_features import add_positional_features
+    from distrain.zoo.rc.modules.positional_features import add_positional_features
 
     table = add_positional_features(torch.zeros(1, 3, 5))[0]
     # 2 timescales (1 and 1e-4), sines first, then cosines, then a zero column for the odd width

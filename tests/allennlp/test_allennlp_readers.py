@@ -11,10 +11,10 @@ import pytest
 
 from distrain.data.fields import LabelField, MetadataField, SequenceLabelField, TextField
 from distrain.data.reader import DataError
-from distrain.data.readers.boolq import BoolQDatasetReader
-from distrain.data.readers.ontonotes_ner import OntonotesNamedEntityRecognition
-from distrain.data.readers.quora_paraphrase import QuoraParaphraseDatasetReader
-from distrain.data.readers.superglue_rte import TransformerSuperGlueRteReader
+from distrain.zoo.classification.readers.boolq import BoolQDatasetReader
+from distrain.zoo.tagging.readers.ontonotes_ner import OntonotesNamedEntityRecognition
+from distrain.zoo.pair_classification.readers.quora_paraphrase import QuoraParaphraseDatasetReader
+from distrain.zoo.pair_classification.readers.superglue_rte import TransformerSuperGlueRteReader
 from distrain.data.tokenizers.pretrained_transformer import PretrainedTransformerTokenizer
 from support.allennlp_fixtures import ALLENNLP_MODELS, needs_fixtures
 from support.paths import TESTS

@@ -82,7 +82,7 @@ def test_allennlp_srl_bert_archive_gives_allennlps_logits_and_word_tags():
 def scored(golden_predictions):
     """The official script's table of the archive's predictions (its one run in this module), and distrain's
     ``srl_eval`` fed the same predicates (``V`` kept, to compare its row too)."""
-    from distrain.metrics.srl_eval import SrlEvalScorer
+    from distrain.zoo.srl.metrics.srl_eval import SrlEvalScorer
     from distrain.data.vocabulary_files import read_vocabulary_directory
 
     words, predicted, gold, verbs = zip(*[(meta["words"], tags, meta["gold_tags"], meta["verb_index"])
@@ -103,7 +103,7 @@ def test_srl_eval_counts_equal_the_official_scripts_on_the_archives_predictions(
 
 
 def test_srl_eval_scores_round_to_the_official_scripts_printed_percentages(scored):
-    from distrain.metrics.srl_eval import SrlEvalScorer
+    from distrain.zoo.srl.metrics.srl_eval import SrlEvalScorer
 
     table, metric = scored
     scorer = SrlEvalScorer()  # V left out, as AllenNLP's model asks
@@ -224,7 +224,7 @@ GOOD = "bc/cctv/00/cctv_0001 0 {i} {word} NN * - - - - * {arg} {verb} -"
 ])
 def test_malformed_predicate_arguments_are_one_line_naming_file_and_line(tmp_path, line, problem):
     from distrain.data.reader import DataError
-    from distrain.data.readers.srl import SrlReader
+    from distrain.zoo.srl.readers.srl import SrlReader
 
     first = GOOD.format(i=0, word="Dogs", arg="(ARG0*", verb="*")
     second = GOOD.format(i=1, word="dogs", arg="*", verb="*")

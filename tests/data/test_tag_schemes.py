@@ -7,7 +7,7 @@ import random
 
 from seqeval.metrics.sequence_labeling import get_entities
 
-from distrain.data.tag_schemes import convert, scheme_problem
+from distrain.zoo.tagging.readers.tag_schemes import convert, scheme_problem
 
 
 def random_iob1(rng: random.Random, length: int) -> list[str]:

@@ -9,7 +9,7 @@ import json
 import pytest
 import torch
 
-from distrain.metrics.attachment_scores import AttachmentScores
+from distrain.zoo.structured_prediction.metrics.attachment_scores import AttachmentScores
 from support.paths import TESTS
 
 CASES = json.loads((TESTS / "allennlp_golden" / "parsing.json").read_text())["attachment_scores"]

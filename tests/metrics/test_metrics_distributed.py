@@ -162,7 +162,7 @@ def attachment_scores(data):
 
 def coref_clusters(data) -> tuple[list, list]:
     """A coreference case's gold clusters and the clusters its predicted links make, per document."""
-    from distrain.metrics.conll_coref_scores import predicted_clusters
+    from distrain.zoo.coref.metrics.conll_coref_scores import predicted_clusters
 
     links = zip(data["top_spans"].tolist(), data["antecedent_indices"].tolist(), data["predicted_antecedents"].tolist())
     predicted = [predicted_clusters(*item) for item in links]

@@ -300,8 +300,8 @@ def test_the_name_finder_sees_a_layer_name():
 #: modules that are AllenNLP's own layers, whose attribute names its archives fix (a name they share with a
 #: transformers architecture is theirs, not a reference to that architecture's layers), and the map from AllenNLP's
 #: T5 module's names to transformers' T5 (for loading its archives; nothing there is split)
-ALLENNLP_LAYERS = {"src/distrain/modules/seq2seq_encoders/bidirectional_lm_transformer.py": {"self_attn"},
-                   "src/distrain/models/generation/t5.py": {"embed_tokens"}}
+ALLENNLP_LAYERS = {"src/distrain/zoo/lm/modules/bidirectional_lm_transformer.py": {"self_attn"},
+                   "src/distrain/zoo/seq2seq/models/t5.py": {"embed_tokens"}}
 
 
 def test_distrain_names_no_layer_of_the_architectures_it_splits():

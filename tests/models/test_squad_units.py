@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from support.squad import official_evaluate
-from distrain.data.readers.transformer_squad import PairLayout, char_span_to_tokens, window_starts
-from distrain.metrics.squad_em_and_f1 import SquadEmAndF1, normalize_answer
-from distrain.models.transformer_qa import best_spans
+from distrain.zoo.rc.readers.transformer_squad import PairLayout, char_span_to_tokens, window_starts
+from distrain.zoo.rc.metrics.squad_em_and_f1 import SquadEmAndF1, normalize_answer
+from distrain.zoo.rc.models.transformer_qa import best_spans
 
 WORDS = ["the", "a", "an", "Oslo", "oslo", "city", "The", "of", "Norway", ",", ".", "!", "An", "capital", "old"]
 
@@ -95,7 +95,7 @@ def test_readers_of_a_job_share_the_questions_between_them(tmp_path, tiny_bert_t
     from support.squad import squad_questions, write_squad
     from support.transformer_fixtures import write_tiny_bert
     from distrain.data.reader import ReaderShard
-    from distrain.data.readers.transformer_squad import TransformerSquadReader
+    from distrain.zoo.rc.readers.transformer_squad import TransformerSquadReader
 
     path = write_squad(tmp_path / "train.json", squad_questions(7, seed=1, filler=2))
     reader = TransformerSquadReader(str(write_tiny_bert(tmp_path / "bert")), length_limit=24, stride=4)
@@ -111,7 +111,7 @@ def test_skip_impossible_questions_leaves_answerless_windows_out_and_skips_unans
     from support.squad import squad_questions, write_squad
     from support.transformer_fixtures import write_tiny_bert
     from distrain.data.fields import IGNORED_LABEL
-    from distrain.data.readers.transformer_squad import TransformerSquadReader
+    from distrain.zoo.rc.readers.transformer_squad import TransformerSquadReader
 
     paragraphs = squad_questions(3, seed=1, filler=4)
     paragraphs[1]["qas"][0].update(answers=[], is_impossible=True)  # SQuAD 2.0's unanswerable form
@@ -130,7 +130,7 @@ def test_skip_impossible_questions_leaves_answerless_windows_out_and_skips_unans
 def test_a_served_record_is_a_question_and_its_context(tmp_path):
     from support.transformer_fixtures import write_tiny_bert
     from distrain.data.reader import RecordError
-    from distrain.data.readers.transformer_squad import TransformerSquadReader
+    from distrain.zoo.rc.readers.transformer_squad import TransformerSquadReader
 
     reader = TransformerSquadReader(str(write_tiny_bert(tmp_path / "bert")), length_limit=20, stride=4)
     instance = reader.record_to_instance({"question": "where is the cat ?", "context": "the cat sat on the mat ."})
@@ -140,7 +140,7 @@ def test_a_served_record_is_a_question_and_its_context(tmp_path):
 
 
 def test_an_empty_context_has_no_span_and_answers_the_empty_string():
-    from distrain.models.transformer_qa import answers
+    from distrain.zoo.rc.models.transformer_qa import answers
 
     start = end = torch.zeros(1, 4)
     [span] = best_spans(start, end, torch.zeros(1, 4, dtype=torch.bool), [1], max_span_length=3)
@@ -154,7 +154,7 @@ def test_a_malformed_squad_file_is_named_by_the_position_of_what_is_wrong(tmp_pa
 
     from support.transformer_fixtures import write_tiny_bert
     from distrain.data.reader import DataError
-    from distrain.data.readers.transformer_squad import TransformerSquadReader
+    from distrain.zoo.rc.readers.transformer_squad import TransformerSquadReader
 
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"data": [{"paragraphs": [{"context": "x", "qas": []}, {"qas": []}]}]}))

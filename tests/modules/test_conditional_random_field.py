@@ -10,7 +10,7 @@ import random
 import pytest
 import torch
 
-from distrain.modules.conditional_random_field import ConditionalRandomField, allowed_transitions
+from distrain.zoo.tagging.modules.conditional_random_field import ConditionalRandomField, allowed_transitions
 
 BIOUL = ["O", "B-PER", "I-PER", "L-PER", "U-PER", "B-LOC", "I-LOC", "L-LOC", "U-LOC"]
 

@@ -23,7 +23,7 @@ from distrain.data.vocabulary import OOV_TOKEN, PADDING_TOKEN, Vocabulary
 from distrain.models.model import Model
 from distrain.modules.feedforward import FeedForward
 from distrain.modules.seq2seq_encoders.rnn import LstmSeq2SeqEncoder
-from distrain.modules.seq2vec import Seq2VecEncoder
+from distrain.modules.seq2vec_encoder import Seq2VecEncoder
 from distrain.modules.text_field_embedder import TextFieldEmbedder, get_text_field_mask
 from distrain.modules.token_embedders.embedding import Embedding
 from distrain.plugins import import_builtins

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from distrain.modules.seq2vec import Seq2VecEncoder
+from distrain.modules.seq2vec_encoder import Seq2VecEncoder
 from distrain.plugins import import_builtins
 
 

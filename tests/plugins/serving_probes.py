@@ -15,7 +15,7 @@ from distrain.data.vocabulary import Vocabulary
 from distrain.config.lazy import Lazy
 from distrain.models.basic_classifier import BasicClassifier
 from distrain.models.model import Model
-from distrain.modules.seq2vec import Seq2VecEncoder
+from distrain.modules.seq2vec_encoder import Seq2VecEncoder
 
 
 @DatasetReader.register("text_with_raw_json")

@@ -171,7 +171,7 @@ POS_TAGS = ["NN", "VB", "DT", "JJ", "RP", ",", ".", "-NONE-", "``"]
 
 def _random_tree(rng, leaves: list):
     """A phrase over ``leaves`` (POS-tag nodes), split into 1-3 parts, now and then a unary chain."""
-    from distrain.data.trees import Tree
+    from distrain.zoo.structured_prediction.trees import Tree
 
     label = PHRASES[int(rng.integers(0, len(PHRASES)))]
     if len(leaves) == 1:
@@ -185,7 +185,7 @@ def _random_tree(rng, leaves: list):
 
 def _mutated(rng, tree):
     """A prediction near ``tree``: phrases relabelled, flattened or grouped anew, the words and POS tags kept."""
-    from distrain.data.trees import Tree
+    from distrain.zoo.structured_prediction.trees import Tree
 
     if isinstance(tree, str) or (len(tree.children) == 1 and isinstance(tree.children[0], str)):
         return tree
@@ -207,7 +207,7 @@ def constituency_trees(rng):
     """Gold trees (punctuation and empty elements among the POS tags, function tags and deleted labels among the
     phrases) and predictions near them; a few with a changed word or only deleted words (EVALB's error and skip
     lines), as lists (object arrays)."""
-    from distrain.data.trees import Tree
+    from distrain.zoo.structured_prediction.trees import Tree
 
     gold, predicted = [], []
     for item in range(NUM_ITEMS):

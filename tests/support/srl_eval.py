@@ -14,7 +14,7 @@ from support.scorers import scorer
 
 def _write(path: Path, words: Sequence[Sequence[str]], tags: Sequence[Sequence[str]],
            verbs: Sequence[int | None]) -> None:
-    from distrain.metrics.srl_eval import conll_brackets
+    from distrain.zoo.srl.metrics.srl_eval import conll_brackets
 
     lines = []
     for sentence, sequence, verb in zip(words, tags, verbs):

@@ -45,7 +45,7 @@ from distrain.metrics.metric import Metric
 from distrain.models.model import Model
 from distrain.modules.feedforward import FeedForward
 from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
-from distrain.modules.seq2vec import Seq2VecEncoder
+from distrain.modules.seq2vec_encoder import Seq2VecEncoder
 from distrain.modules.seq2vec_encoders.bag_of_embeddings import BagOfEmbeddingsEncoder
 from distrain.modules.seq2vec_encoders.cnn import CnnEncoder
 from distrain.modules.text_field_embedder import BasicTextFieldEmbedder, TextFieldEmbedder, TextFieldTensors

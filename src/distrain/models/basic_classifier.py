@@ -21,7 +21,7 @@ from distrain.models.classification import ClassifierOutputs
 from distrain.models.model import Model
 from distrain.modules.feedforward import FeedForward
 from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
-from distrain.modules.seq2vec import Seq2VecEncoder
+from distrain.modules.seq2vec_encoder import Seq2VecEncoder
 from distrain.modules.sizes import chain_problems
 from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTensors, get_text_field_mask
 

@@ -55,7 +55,7 @@ class Model(torch.nn.Module, Registrable):
         at most one seq2seq and one seq2vec encoder: each stated input width must be what the one before gives."""
         from distrain.config.lazy import Lazy
         from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
-        from distrain.modules.seq2vec import Seq2VecEncoder
+        from distrain.modules.seq2vec_encoder import Seq2VecEncoder
         from distrain.modules.sizes import chain_problems, output_dim
         from distrain.modules.text_field_embedder import TextFieldEmbedder
 

@@ -6,7 +6,7 @@ import torch
 
 from distrain.config.constraints import Probability
 from distrain.config.lazy import Lazy
-from distrain.modules.seq2vec import Seq2VecEncoder
+from distrain.modules.seq2vec_encoder import Seq2VecEncoder
 from distrain.pretrained import PretrainedName, load_config, load_model
 
 

@@ -16,7 +16,7 @@ from distrain.config.errors import Problem
 from distrain.config.lazy import Lazy
 from distrain.modules.highway import Highway
 from distrain.modules.layer_norm import LayerNorm
-from distrain.modules.seq2vec import Seq2VecEncoder
+from distrain.modules.seq2vec_encoder import Seq2VecEncoder
 from distrain.modules.sizes import resolve_input_dim
 
 _ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh}

@@ -10,7 +10,7 @@ import torch
 from distrain.config.constraints import Probability
 from distrain.config.errors import Problem
 from distrain.config.lazy import Lazy
-from distrain.modules.seq2vec import Seq2VecEncoder
+from distrain.modules.seq2vec_encoder import Seq2VecEncoder
 from distrain.modules.sizes import input_problems, output_dim
 from distrain.modules.token_embedder import TokenEmbedder
 from distrain.modules.token_embedders.embedding import Embedding

@@ -1,1 +1,0 @@
-"""Bias directions (see :mod:`distrain.fairness.bias_direction`), one file each."""

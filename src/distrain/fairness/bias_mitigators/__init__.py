@@ -1,1 +1,0 @@
-"""Bias mitigators (see :mod:`distrain.fairness.bias_mitigator`), one file each."""

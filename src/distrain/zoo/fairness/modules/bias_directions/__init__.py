@@ -1,0 +1,1 @@
+"""Bias directions (see :mod:`distrain.zoo.fairness.modules.bias_direction`), one file each."""

@@ -1,0 +1,1 @@
+"""Multiple choice: a transformer scoring each (context, choice) pair, and its reader."""
