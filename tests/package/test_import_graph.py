@@ -181,3 +181,17 @@ def test_no_module_is_over_500_lines():
     long = {str(path.relative_to(PACKAGE)): n for path in PACKAGE.rglob("*.py")
             if (n := len(path.read_text().splitlines())) > 500}
     assert not long, long
+
+
+def imported_packages(graph: dict[str, dict[str, set[str]]], package: str) -> set[str]:
+    return {package_of(target) for module, imported in graph.items() if package_of(module) == package
+            for target in imported} - {package}
+
+
+def test_the_process_runtime_needs_neither_the_loop_nor_the_data():
+    # runtime/ starts, watches and stops processes; the job-wide services it shares with the loop live in job/
+    assert not imported_packages(import_graph(), "runtime") & {"training", "data"}
+
+
+def test_the_job_services_stand_on_the_ground_floor():
+    assert imported_packages(import_graph(), "job") <= {"errors"}

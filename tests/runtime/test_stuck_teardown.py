@@ -20,7 +20,7 @@ STUCK_PLUGIN = '''
 import time
 import distrain.runtime.spawn as spawn
 import distrain.training.trainer as trainer
-from distrain.training.disk import not_writable
+from distrain.job.disk import not_writable
 
 def refused(path, text):
     spawn.shutdown_worker = lambda: time.sleep(3600)  # and the worker's teardown will never end (rank 1 waits)

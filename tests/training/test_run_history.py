@@ -146,7 +146,7 @@ def test_the_temporary_folder_of_a_killed_command_is_removed_by_the_next_command
 
 def test_a_history_line_the_disk_takes_only_in_part_is_cut_off_again(tmp_path):
     """A file size limit stands in for a disk that fills mid-line: every line left is whole."""
-    program = ("import resource, sys; from distrain.training import history; "
+    program = ("import resource, sys; from distrain.job import history; "
                "resource.setrlimit(resource.RLIMIT_FSIZE, (150, 150)); "
                "[history.record(sys.argv[1], 'resumed', checkpoint='epoch_0001_batch_00000004', step=step) "
                "for step in range(5)]")

@@ -13,8 +13,8 @@ from distrain.runtime.launch import restart_cause
 from distrain.runtime.spawn import WorkerFailed
 from distrain.runtime.watchdog import hang_message
 from distrain.errors import UsageError
-from distrain.training.disk import OutputNotWritable, disk_cause
-from distrain.training.preemption import Preempted
+from distrain.job.disk import OutputNotWritable, disk_cause
+from distrain.job.stop import Preempted
 from distrain.data.reader import DataError
 
 
@@ -70,7 +70,7 @@ def test_a_full_disk_inside_torchs_sharded_checkpoint_writer_names_the_checkpoin
     """torch.distributed.checkpoint raises a BaseException holding each rank's OSError."""
     from torch.distributed.checkpoint.api import CheckpointException
 
-    from distrain.training.disk import writing
+    from distrain.job.disk import writing
 
     with pytest.raises(OutputNotWritable) as raised:
         with writing("/runs/x/checkpoints/epoch_0001_batch_00000004", names_what_failed=True):

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         from distrain.experiment.assemble import prepare_for_workers, train_worker
         from distrain.experiment.plan import validate_experiment
         from distrain.runtime import launch
-        from distrain.training.preemption import Preempted
+        from distrain.job.stop import Preempted
         from distrain.training.run_dir import prepare_serialization_dir
 
         config, resolved = validate_experiment(config, args.include_package)  # 1. the only resolution
@@ -77,7 +77,7 @@ def remove_if_only_started(serialization_dir) -> None:
     import shutil
 
     from distrain.runtime.launch import LAUNCHED_JOB_FILE
-    from distrain.training.history import HISTORY_FILE
+    from distrain.job.history import HISTORY_FILE
 
     written = [path for path in serialization_dir.rglob("*") if path.is_file()]
     started = all(path.parent == serialization_dir and (path.name in ("config.json", LAUNCHED_JOB_FILE, HISTORY_FILE)

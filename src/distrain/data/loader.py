@@ -14,7 +14,7 @@ from distrain.data.batch_sampler import BatchSampler
 from distrain.data.dataset import IndexedDataset
 from distrain.data.sampler import GlobalBatchSampler
 from distrain.distributed.balance import split_counts
-from distrain.data.progress import beat
+from distrain.job.heartbeat import beat
 from distrain.distributed.world import SINGLE, World
 
 

@@ -24,7 +24,7 @@ import torch.utils.data
 
 from distrain.data.loader import Batch, DataLoaderConfig
 from distrain.data.reader import WHOLE, DataError, DatasetReader, ReaderShard
-from distrain.data.progress import beat
+from distrain.job.heartbeat import beat
 from distrain.distributed.world import SINGLE, World
 
 logger = logging.getLogger(__name__)

@@ -38,7 +38,7 @@ def write_archive(serialization_dir: Path, weights: dict[str, Any], vocab: Any, 
     from distrain.experiment.archived_pretrained import FOLDER, save_pretrained_files
     from distrain.version import __version__
     from distrain.training.checkpointing import save_state_file
-    from distrain.training.disk import replacing
+    from distrain.job.disk import replacing
 
     serialization_dir = Path(serialization_dir)
     target = serialization_dir / ARCHIVE_NAME

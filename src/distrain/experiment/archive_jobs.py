@@ -25,7 +25,7 @@ from distrain.experiment.archive import load_archive
 from distrain.experiment.plan import resolve_experiment
 from distrain.models.model import Model
 from distrain.plugins import import_builtins
-from distrain.training.disk import write_lines_atomically, write_text_atomically
+from distrain.job.disk import write_lines_atomically, write_text_atomically
 from distrain.training.evaluation import evaluate, predict
 
 

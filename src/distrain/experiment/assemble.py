@@ -26,8 +26,8 @@ from distrain.experiment.plan import Experiment, ResolvedExperiment, Seeds, data
 from distrain.models.model import Model
 from distrain.training.checkpointing import CHECKPOINTS_FOLDER, trained_state
 from distrain.training.curves import write_run_curves
-from distrain.training import history
-from distrain.training.disk import remove_leftovers, write_text_atomically
+from distrain.job import history
+from distrain.job.disk import remove_leftovers, write_text_atomically
 from distrain.training.state_bytes import held_state_bytes
 from distrain.training.summary import print_training_summary
 from distrain.training.trainer import Trainer

@@ -28,9 +28,9 @@ from distrain.runtime import watchdog
 from distrain.runtime.environments import detect
 from distrain.runtime.spawn import forwarding_stop_signals, live_threads, spawn
 from distrain.runtime.worker_process import configure_worker_logging, join_job, shutdown_worker
-from distrain.training import history
-from distrain.training.disk import OutputNotWritable, write_text_atomically
-from distrain.training.preemption import Preempted
+from distrain.job import history
+from distrain.job.disk import OutputNotWritable, write_text_atomically
+from distrain.job.stop import Preempted
 
 logger = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from distrain.plugins import import_plugins
 from distrain.runtime.watchdog import hang_message
 from distrain.runtime.worker_process import HOSTED_STORE, free_port, join_job, shutdown_worker
 from distrain.runtime.worker_server import use_worker_server
-from distrain.training.preemption import STOP_SIGNALS
+from distrain.job.stop import STOP_SIGNALS
 
 logger = logging.getLogger(__name__)
 

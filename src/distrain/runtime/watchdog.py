@@ -20,7 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-from distrain.data.progress import beat, last_beat
+from distrain.job.heartbeat import beat, last_beat
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ def _watch(rank: int, timeout: float, log_path: Path | None, report_dir: str | N
         else:
             faulthandler.dump_traceback(sys.stderr, all_threads=True)
         if report_dir is not None:
-            from distrain.training.disk import write_text_atomically  # only when a hang is reported
+            from distrain.job.disk import write_text_atomically  # only when a hang is reported
 
             report = Path(report_dir) / f"rank{rank}.json"
             write_text_atomically(report, json.dumps({"rank": rank, "seconds": silent, **where}))

@@ -105,7 +105,7 @@ class RunLogFile(logging.FileHandler):
     def handleError(self, record: logging.LogRecord) -> None:
         import sys
 
-        from distrain.training.disk import DISK_ERRNOS
+        from distrain.job.disk import DISK_ERRNOS
 
         error = sys.exc_info()[1]
         if isinstance(error, OSError) and error.errno in DISK_ERRNOS:

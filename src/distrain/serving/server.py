@@ -39,7 +39,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def write_port_file(path: str, port: int) -> None:
-    from distrain.training.disk import write_text_atomically
+    from distrain.job.disk import write_text_atomically
 
     write_text_atomically(path, f"{port}\n")  # a reader never sees a half-written port
 

@@ -40,7 +40,7 @@ class Callback(Registrable):
         pass
 
     def on_failure(self, trainer: TrainerView, error: BaseException) -> None:
-        """Training raised ``error`` (a stop signal raises :class:`~distrain.training.preemption.Preempted`)."""
+        """Training raised ``error`` (a stop signal raises :class:`~distrain.job.stop.Preempted`)."""
 
     def on_archive(self, trainer: TrainerView, archive: Path) -> None:
         """Rank 0 wrote the run's archive (after :meth:`on_end`)."""

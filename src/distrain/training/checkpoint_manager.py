@@ -32,8 +32,8 @@ from distrain.distributed.collectives import all_gather_object, barrier, broadca
 from distrain.distributed.parallel_model import ParallelModel
 from distrain.distributed.world import World
 from distrain.modules.adapter import base_digest
-from distrain.training import history
-from distrain.training.disk import writing
+from distrain.job import history
+from distrain.job.disk import writing
 from distrain.training.checkpointing import (
     CheckpointError, CheckpointFolders, load_state_file, load_training_state, trained_state,
 )

@@ -24,7 +24,7 @@ from typing import Any
 import torch
 
 from distrain.errors import BadInput
-from distrain.training.disk import fsync, remove_leftovers, replacing, torch_save, write_text_atomically, writing
+from distrain.job.disk import fsync, remove_leftovers, replacing, torch_save, write_text_atomically, writing
 
 #: the folder of a run folder that holds its checkpoints
 CHECKPOINTS_FOLDER = "checkpoints"

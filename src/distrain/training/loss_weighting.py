@@ -6,7 +6,7 @@ returns the count as ``"loss_weight"`` and the trainer backwards ``world × loss
 step's sample count, known to every worker, which keeps the magnitude near the usual one). DDP
 averages the gradients, giving ``Σ loss_i × weight_i / N``; before clipping, :meth:`normalise`
 multiplies the gradients by ``N / W``, where ``W`` is the step's total weight over all workers (it
-travels in the step's one agreement collective, see :func:`distrain.training.preemption.agree`):
+travels in the step's one agreement collective, see :func:`distrain.job.stop.agree`):
 the gradient of the global token-weighted mean, on any number of workers. When a step is a single
 micro-batch, ``W`` is known before its backward and :meth:`settle` scales the loss by ``N / W`` instead,
 which spares that pass over every gradient.

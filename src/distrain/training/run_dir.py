@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from distrain.errors import UsageError
-from distrain.training import history
-from distrain.training.disk import remove_leftovers, write_text_atomically
+from distrain.job import history
+from distrain.job.disk import remove_leftovers, write_text_atomically
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The step's one agreement between workers: a small asynchronous all-reduce of every worker's flags.
 
 Once per optimizer step the trainer sums, over all workers, whether a loss was not finite, whether a stop
-was asked (:mod:`distrain.training.preemption`), whether it is time to save, and the step's loss weight,
+was asked (:mod:`distrain.job.stop`), whether it is time to save, and the step's loss weight,
 so every worker skips, stops or saves after the same step, and nobody waits forever in a collective
 that a stopped peer will never join.
 """

@@ -42,15 +42,15 @@ from distrain.training.amp import AmpDtype, MixedPrecision, ParamDtype, precisio
 from distrain.training.checkpoint_manager import DEFAULT_FORMAT, CheckpointFormat, CheckpointManager
 from distrain.training.checkpoint_retention import CheckpointRetention, retention_problems
 from distrain.training.checkpointing import CHECKPOINTS_FOLDER, CheckpointError
-from distrain.training import history
-from distrain.training.disk import write_text_atomically
+from distrain.job import history
+from distrain.job.disk import write_text_atomically
 from distrain.training.loss_weighting import StepWeights
 from distrain.training.metric_tracker import MetricTracker, ValidationMetric
 from distrain.training.moving_average import MovingAverage, averaged_weights
 from distrain.training.parallelize import parallelize
 from distrain.optim.optimizers import Optimizer
 from distrain.training.progress_display import ProgressDisplay
-from distrain.training.preemption import Preempted, StopRequest
+from distrain.job.stop import Preempted, StopRequest
 from distrain.training.step_agreement import StepDecision, agree
 from distrain.training.recovery import (CallbackStates, EpochProgress, RankParts, position_in_batches,
                                         samples_in_batches)

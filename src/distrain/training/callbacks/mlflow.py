@@ -98,7 +98,7 @@ class MlflowCallback(Callback):
         self._terminate("FINISHED")
 
     def on_failure(self, trainer, error: BaseException) -> None:
-        from distrain.training.preemption import Preempted
+        from distrain.job.stop import Preempted
 
         self._terminate("KILLED" if isinstance(error, Preempted) else "FAILED")
 

@@ -1,6 +1,6 @@
 """This process's last sign of progress: a loader beats for every batch it hands out, and the hang
-watchdog (:mod:`distrain.runtime.watchdog`) reads when it last did. Kept here, below the loaders, so data/
-needs nothing from the process runtime."""
+watchdog (:mod:`distrain.runtime.watchdog`) reads when it last did. Kept in job/, below both, so data/
+needs nothing from the process runtime and runtime/ nothing from data/."""
 
 from __future__ import annotations
 
