@@ -22,7 +22,8 @@ import os
 import time
 
 from distrain.data import cache
-from distrain.experiment import archive, assemble
+from distrain.experiment import assemble
+from distrain.experiment.archive import format as archive
 from distrain.training import checkpointing, evaluation
 
 EVENTS = os.environ.get("DISTRAIN_CHAOS_EVENTS")

@@ -51,8 +51,8 @@ _PUBLIC = {
     "DistrainError": "distrain.errors",
     "BadInput": "distrain.errors",
     "RunFailed": "distrain.errors",
-    "load_archive": "distrain.experiment.archive",
-    "Archive": "distrain.experiment.archive",
+    "load_archive": "distrain.experiment.archive.format",
+    "Archive": "distrain.experiment.archive.format",
     "PretrainedName": "distrain.pretrained",
     "MaskingScheme": "distrain.modules.masking",
     "mask_tokens": "distrain.modules.masking",
@@ -75,7 +75,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from distrain.experiment.archive import Archive, load_archive
+    from distrain.experiment.archive.format import Archive, load_archive
     from distrain.config.errors import ConfigError
     from distrain.config.loading import load_config
     from distrain.data.fields import (ArrayField, Field, Instance, LabelField, MetadataField, SequenceLabelField,

@@ -31,6 +31,7 @@ COMPONENT_ROOTS = (
     "distrain.training",
     "distrain.distributed",
     "distrain.zoo",
+    "distrain.archived",
 )
 
 
@@ -38,11 +39,8 @@ class PluginError(BadInput):
     pass
 
 
-#: built-in components that live beside what they need rather than in a component root: ``from_archive`` and
-#: ``_pretrained`` load archives, so they sit in experiment/, which models/, modules/ and config/ must not import;
-#: ``optuna_pruning`` belongs to ``distrain tune``
-BUILTIN_MODULES = ("distrain.experiment.archived_model", "distrain.experiment.archived_module",
-                   "distrain.tuning.pruning")
+#: a built-in component outside the component roots: ``optuna_pruning`` belongs to ``distrain tune``
+BUILTIN_MODULES = ("distrain.tuning.pruning",)
 
 
 def import_builtins() -> None:

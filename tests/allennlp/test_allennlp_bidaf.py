@@ -28,7 +28,7 @@ GLOVE = ALLENNLP / "test_fixtures" / "embeddings" / "glove.6B.100d.sample.txt.gz
 
 
 def test_allennlp_bidaf_archive_gives_allennlps_span_scores_and_answers(monkeypatch):
-    from distrain.experiment.archive_jobs import load_job
+    from distrain.experiment.archive.jobs import load_job
 
     monkeypatch.chdir(MODELS)
     job = load_job(str(GOLDEN / "model.tar.gz"), "test_fixtures/rc/squad.json", {})

@@ -59,7 +59,7 @@ def test_evaluate_on_two_workers_equals_one_worker_and_predict_output(drug_revie
 
 
 def test_predict_writes_one_line_per_input_in_input_order_on_one_and_two_workers(drug_reviews, outputs):
-    from distrain.experiment.archive_jobs import load_job
+    from distrain.experiment.archive.jobs import load_job
 
     # the model run directly on all instances at once, in file order: no loader, no workers
     job = load_job(str(drug_reviews["archive"]), str(drug_reviews["validation"]), {})

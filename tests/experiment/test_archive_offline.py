@@ -90,7 +90,7 @@ def test_a_damaged_or_missing_tokenizer_in_the_archive_is_one_line_naming_it(lla
     assert result.stderr.strip() == (f"error: {damaged}: pretrained/0 (for {llama_run['folder']}): the tokenizer cannot "
                                      "be loaded (Expecting property name enclosed in double quotes: line 1 column 3 "
                                      "(char 2))")
-    from distrain.experiment.archive import ArchiveError, load_archive
+    from distrain.experiment.archive.format import ArchiveError, load_archive
 
     missing = rewritten(llama_run["archive"], tmp_path / "missing.tar.gz", {name: None for name in tokenizer_files})
     with pytest.raises(ArchiveError) as error:
@@ -106,7 +106,7 @@ def test_an_archive_without_pretrained_files_loads_from_the_names_it_was_trained
     import torch
 
     from distrain.config.errors import ConfigError
-    from distrain.experiment.archive import load_archive
+    from distrain.experiment.archive.format import load_archive
 
     old = rewritten(llama_run["archive"], tmp_path / "old.tar.gz",
                     {name: None for name in members(llama_run["archive"]) if name.startswith("pretrained")})
@@ -150,7 +150,7 @@ def test_a_transformer_classifier_predicts_from_its_archive_after_its_folder_is_
     archive = tmp_path / "run" / "model.tar.gz"
     from distrain.data.loader import DataLoader
     from distrain.distributed.world import SINGLE
-    from distrain.experiment.archive_jobs import load_job
+    from distrain.experiment.archive.jobs import load_job
     from distrain.training.evaluation import predict as predict_in_process
 
     def predictions() -> list[dict]:

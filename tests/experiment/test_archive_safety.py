@@ -15,7 +15,7 @@ from support.configs import text_config, write_config
 from support.data import sentiment_records, write_jsonl
 
 from distrain import load_archive
-from distrain.experiment.archive import ArchiveError
+from distrain.experiment.archive.format import ArchiveError
 
 
 @pytest.fixture(scope="module")

@@ -60,8 +60,8 @@ def build_archive(run: Path, config: dict, labels: list[str] | None = None, word
     import torch
 
     from distrain.data.vocabulary import Vocabulary
-    from distrain.experiment.archive import base_reference, write_archive
-    from distrain.experiment.archived_pretrained import pretrained_references
+    from distrain.experiment.archive.format import base_reference, write_archive
+    from distrain.experiment.archive.pretrained_files import pretrained_references
     from distrain.experiment.plan import resolve_experiment
     from distrain.training.checkpointing import trained_state
 
@@ -113,7 +113,7 @@ def archives(tmp_path_factory) -> dict:
 def distrain_logits(archive: Path, ids) -> "torch.Tensor":
     import torch
 
-    from distrain.experiment.archive import load_archive
+    from distrain.experiment.archive.format import load_archive
 
     model = load_archive(archive).model
     tokens = torch.tensor(ids)
@@ -132,8 +132,8 @@ def test_exported_folders_give_distrains_logits_in_a_process_without_distrain(ar
 
     from distrain.data.loader import DataLoader
     from distrain.distributed.world import SINGLE
-    from distrain.experiment.export import export_archive
-    from distrain.experiment.archive_jobs import load_job
+    from distrain.experiment.archive.export import export_archive
+    from distrain.experiment.archive.jobs import load_job
     from distrain.training.evaluation import predict
 
     out = archives["root"] / "exported"
@@ -175,7 +175,7 @@ def test_exported_folders_give_distrains_logits_in_a_process_without_distrain(ar
 
 def test_exports_that_cannot_be_done_are_refused_in_one_line_with_nothing_written(archives, tmp_path):
     from distrain.errors import NotExportable
-    from distrain.experiment.export import export_archive
+    from distrain.experiment.archive.export import export_archive
 
     occupied = tmp_path / "occupied"
     occupied.mkdir()

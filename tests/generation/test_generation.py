@@ -39,7 +39,7 @@ def predict(archive: Path, prompts: Path, output: Path, *options: str) -> list[d
 
 def transformers_greedy(archive: Path, max_new_tokens: int) -> list[str]:
     """What transformers' ``generate`` continues each prompt with, one prompt at a time, on the archive's weights."""
-    from distrain.experiment.archive import load_archive
+    from distrain.experiment.archive.format import load_archive
     from distrain.pretrained import load_tokenizer
 
     model = load_archive(archive).model.transformer

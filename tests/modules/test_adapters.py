@@ -71,7 +71,7 @@ def test_only_the_adapter_and_the_head_train_and_are_saved(lora_run):
     import torch
     from safetensors.torch import load_file
 
-    from distrain.experiment.archive import extract_archive, load_archive
+    from distrain.experiment.archive.format import extract_archive, load_archive
 
     trained = ["lora_A", "lora_B", "output."]
     checkpoints = sorted(p for p in (lora_run["run"] / "checkpoints").iterdir() if p.is_dir())
@@ -117,7 +117,7 @@ def test_check_prints_trainable_and_total_parameters_and_the_state_each_rank_hol
 def test_evaluate_predict_and_serve_run_from_the_adapter_archive(lora_run):
     from distrain.data.loader import DataLoader
     from distrain.distributed.world import SINGLE
-    from distrain.experiment.archive_jobs import load_job
+    from distrain.experiment.archive.jobs import load_job
     from distrain.training.evaluation import predict
 
     metrics_file = lora_run["root"] / "metrics.json"
@@ -142,7 +142,7 @@ def test_evaluate_predict_and_serve_run_from_the_adapter_archive(lora_run):
 def test_a_base_that_moved_or_changed_is_a_one_line_error_for_archives_and_checkpoints(lora_run, tmp_path):
     from safetensors.torch import load_file, save_file
 
-    from distrain.experiment.archive import ArchiveError, load_archive
+    from distrain.experiment.archive.format import ArchiveError, load_archive
 
     folder, archive = lora_run["folder"], lora_run["archive"]
     weights = folder / "model.safetensors"

@@ -113,3 +113,9 @@ def test_the_registry_walk_reaches_every_module_that_registers_a_component():
     imported = set(json.loads(done.stdout.splitlines()[-1]))
     missed = sorted(registering - imported)
     assert not missed, f"registered components the walk (distrain.plugins.COMPONENT_ROOTS) never imports: {missed}"
+
+
+def test_the_experiment_package_assembles_and_registers_no_component():
+    registering = [str(path.relative_to(PACKAGE)) for path in (PACKAGE / "experiment").rglob("*.py")
+                   if registering_calls(path.read_text())]
+    assert not registering, f"components registered in experiment/: {registering} (they go where their kind lives)"

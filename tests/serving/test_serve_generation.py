@@ -117,7 +117,7 @@ def test_a_stop_string_ends_the_completion_before_it_streamed_and_not(server):
 
 def test_64_concurrent_requests_of_random_lengths_each_get_their_one_at_a_time_tokens(server, cycle_lm_archive):
     from distrain.data.readers.prompt_completion_json import prompt_token_ids
-    from distrain.experiment.archive import load_archive
+    from distrain.experiment.archive.format import load_archive
     from distrain.generation.decoding import GenerationSettings, generate
     from distrain.pretrained import load_tokenizer
 

@@ -28,7 +28,7 @@ def archive_config(case: str) -> dict:
 def golden_job(case: str):
     """A golden case's archive loaded by distrain over its own validation data (relative paths: run from the
     case's repository folder), and AllenNLP's outputs, one per validation instance."""
-    from distrain.experiment.archive_jobs import load_job
+    from distrain.experiment.archive.jobs import load_job
 
     job = load_job(str(GOLDEN / case / "model.tar.gz"), archive_config(case)["validation_data_path"], {})
     golden = json.loads((GOLDEN / case / "outputs.json").read_text())

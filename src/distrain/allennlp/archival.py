@@ -25,7 +25,7 @@ def load_archive(archive_file: str, cuda_device: int = -1, overrides: str | dict
     string or a dict, dotted keys allowed) change its config before anything is built. Components from
     ``--include-package`` packages must be imported first, as in AllenNLP."""
     from distrain.config.loading import parse_overrides
-    from distrain.experiment.archive_jobs import load_for_inference
+    from distrain.experiment.archive.jobs import load_for_inference
 
     changes = parse_overrides(overrides) if isinstance(overrides, str) else dict(overrides)
     archive, experiment = load_for_inference(archive_file, changes)

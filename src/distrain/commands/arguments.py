@@ -56,7 +56,7 @@ def load_archive_job_from_args(args: argparse.Namespace, predicting: bool = Fals
     """Plugins, overrides, archive and data of ``evaluate``/``predict``, all checked before any worker starts."""
     from pathlib import Path
 
-    from distrain.experiment.archive import ArchiveError
+    from distrain.experiment.archive.format import ArchiveError
     from distrain.config.loading import parse_overrides
     from distrain.data.reader import DataError
     from distrain.errors import UsageError
@@ -69,7 +69,7 @@ def load_archive_job_from_args(args: argparse.Namespace, predicting: bool = Fals
         raise DataError(f"data file not found: {args.data}")
     overrides = parse_overrides(args.overrides)
 
-    from distrain.experiment.archive_jobs import load_job
+    from distrain.experiment.archive.jobs import load_job
     from distrain.plugins import import_plugins
 
     import_plugins(args.include_package)

@@ -14,7 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     job = load_archive_job_from_args(args)
-    from distrain.experiment.archive_jobs import evaluate_worker, require_gold
+    from distrain.experiment.archive.jobs import evaluate_worker, require_gold
 
     import time
 

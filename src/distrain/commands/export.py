@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from distrain.experiment.export import export_archive
+    from distrain.experiment.archive.export import export_archive
     from distrain.plugins import import_plugins
 
     import_plugins(args.include_package)

@@ -18,7 +18,7 @@ def run(args: argparse.Namespace) -> int:
 
         raise UsageError("distributed.pipeline_parallel_size: predict does not run a pipelined model (its stages "
                          "return a loss, not outputs); use tensor_parallel_size, data parallel workers or one process")
-    from distrain.experiment.archive_jobs import predict_worker
+    from distrain.experiment.archive.jobs import predict_worker
 
     run_archive_job(job, predict_worker, args.output_file)
     print(f"wrote {len(job.dataset)} predictions to {args.output_file}")

@@ -150,7 +150,7 @@ def warn_if_open(host: str, api_key: str | None) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from distrain.experiment.archive import ArchiveError
+    from distrain.experiment.archive.format import ArchiveError
     from distrain.config.loading import parse_overrides
 
     options = options_from_args(args)
@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
         if args.dtype == "bfloat16" and predictor.generates:
             warn_if_slow_bfloat16()
         if args.tensor_parallel > 1:
-            from distrain.experiment.archive_jobs import tensor_parallel_config
+            from distrain.experiment.archive.jobs import tensor_parallel_config
             from distrain.serving.followers import Followers
 
             if not predictor.generates:

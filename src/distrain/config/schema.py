@@ -292,7 +292,7 @@ def _is_module(base: type) -> bool:
     return torch is not None and isinstance(base, type) and issubclass(base, torch.nn.Module)
 
 
-#: what builds AllenNLP's ``{"_pretrained": {...}}`` block: :class:`distrain.experiment.archived_module.ArchivedModule`,
+#: what builds AllenNLP's ``{"_pretrained": {...}}`` block: :class:`distrain.archived.module.ArchivedModule`,
 #: which sets itself here when imported with the builtin components (config/ imports nothing of experiment/)
 _PRETRAINED: list[type] = []
 

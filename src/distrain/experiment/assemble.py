@@ -19,8 +19,8 @@ from distrain.distributed.config import DistributedConfig, build_parallelism
 from distrain.distributed.parallel_model import ParallelModel
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.distributed.world import World
-from distrain.experiment.archive import base_reference, write_archive
-from distrain.experiment.archived_pretrained import pretrained_references
+from distrain.experiment.archive.format import base_reference, write_archive
+from distrain.experiment.archive.pretrained_files import pretrained_references
 from distrain.data.prepare import PreparedData, prepare_data
 from distrain.experiment.plan import Experiment, ResolvedExperiment, Seeds, data_plan_of
 from distrain.models.model import Model
@@ -153,7 +153,7 @@ def train_worker(
     logger.info("rank %d holds %s after training", world.rank, held.describe())
     weights = assembly.parallel.model_state_dict()  # every rank takes part (sharded or split models gather)
     if world.is_primary:
-        from distrain.experiment.archived_model import self_contained_config
+        from distrain.experiment.archive.format import self_contained_config
 
         archive = write_archive(Path(serialization_dir), trained_state(assembly.model, weights),
                                 assembly.prepared.vocab, self_contained_config(resolved.config, assembly.model),

@@ -194,7 +194,7 @@ def data_plan_of(experiment: Experiment, config: dict[str, Any] | None = None,
 
 def _model_archive(model: Any) -> str | None:
     """The ``archive_file`` of a ``from_archive`` model block (a recipe, not built), else None. (By its registered
-    name: :mod:`.archived_model` imports the archive code, which imports this module.)"""
+    name: :mod:`distrain.archived.model` stands above experiment/, whose archive code it loads.)"""
     kind = getattr(model, "cls", None)
     return model.argument("archive_file") if kind is not None and Model.name_of(kind) == "from_archive" else None
 

@@ -36,7 +36,7 @@ class BasicClassifier(ClassifierOutputs, Model):
     it nor ``text_field_embedder`` is given) and ``encoder`` (distrain's short form), not both of a pair.
     """
 
-    #: AllenNLP's names for the parts named otherwise here (see :mod:`distrain.experiment.allennlp_archive`)
+    #: AllenNLP's names for the parts named otherwise here (see :mod:`distrain.experiment.archive.allennlp`)
     allennlp_names = {"_seq2vec_encoder": "encoder", "_classification_layer": "output"}
 
     def __init__(

@@ -67,7 +67,7 @@ class FeedForward(torch.nn.Module, Registrable):
                 layers.append(torch.nn.Dropout(drop))
             width = hidden
         self.layers = torch.nn.Sequential(*layers)
-        #: AllenNLP keeps the linear layers in a list of their own (see :mod:`distrain.experiment.allennlp_archive`)
+        #: AllenNLP keeps the linear layers in a list of their own (see :mod:`distrain.experiment.archive.allennlp`)
         self.allennlp_names = {rf"_linear_layers\.{number}": f"layers.{position}" for number, position in
                                enumerate(i for i, layer in enumerate(layers) if isinstance(layer, torch.nn.Linear))}
         self.input_dim = input_dim

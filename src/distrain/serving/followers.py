@@ -144,7 +144,7 @@ class Followers:
 def split(model: Any, rank: int, size: int) -> None:
     """Split ``model`` over the ``size`` ranks with its tensor-parallel plan, as training splits it."""
     from distrain.distributed.config import make_world
-    from distrain.experiment.archive_jobs import place_model, tensor_parallel_config
+    from distrain.experiment.archive.jobs import place_model, tensor_parallel_config
 
     distributed = tensor_parallel_config(size)
     place_model(make_world(rank, size, rank, size, -1, distributed), model, distributed)
@@ -159,7 +159,7 @@ def _follower_main(rank: int, size: int, port: int, archive: str, overrides: dic
     import torch
     import torch.distributed as dist
 
-    from distrain.experiment.archive_jobs import load_for_inference
+    from distrain.experiment.archive.jobs import load_for_inference
     from distrain.plugins import import_plugins
     from distrain.pretrained import load_tokenizer
     from distrain.runtime.worker_process import cpu_threads_per_worker

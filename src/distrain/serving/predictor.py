@@ -49,7 +49,7 @@ class Predictor:
         """The archive's model with the reader ``distrain predict`` uses (the model's prediction reader:
         its ``validation_dataset_reader``, else ``dataset_reader``, unless it predicts from other inputs),
         its weights cast once to ``dtype`` (:func:`cast_model`)."""
-        from distrain.experiment.archive_jobs import load_for_inference
+        from distrain.experiment.archive.jobs import load_for_inference
 
         archive, experiment = load_for_inference(archive_path, overrides or {})
         reader = archive.model.prediction_reader(experiment.validation_dataset_reader)

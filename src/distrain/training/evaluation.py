@@ -3,7 +3,7 @@
 Each worker gets only its slice of every batch (the loader's split), so metrics, reduced once
 when read, count every instance exactly once; predictions carry their dataset index and are put
 back in input order. The trainer validates with :func:`evaluate`; ``distrain evaluate`` and
-``distrain predict`` run these through :mod:`distrain.experiment.archive_jobs`.
+``distrain predict`` run these through :mod:`distrain.experiment.archive.jobs`.
 """
 
 from __future__ import annotations

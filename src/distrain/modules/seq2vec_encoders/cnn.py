@@ -21,7 +21,7 @@ from distrain.modules.sizes import resolve_input_dim
 class CnnEncoder(Seq2VecEncoder):
     """Convolutions of several widths, max-pooled over the windows inside the text, concatenated (and projected)."""
 
-    #: AllenNLP's names for the parts named otherwise here (see :mod:`distrain.experiment.allennlp_archive`)
+    #: AllenNLP's names for the parts named otherwise here (see :mod:`distrain.experiment.archive.allennlp`)
     allennlp_names = {r"conv_layer_(\d+)": r"convolutions.\1", "projection_layer": "projection"}
 
     input_size_key = "embedding_dim"

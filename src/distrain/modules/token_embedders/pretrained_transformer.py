@@ -18,7 +18,7 @@ class PretrainedTransformerEmbedder(TokenEmbedder):
     ``max_length`` is AllenNLP's segment length; the ``pretrained_transformer`` indexer refuses longer
     sequences, so none reaches the embedder and it is accepted here for AllenNLP's configs."""
 
-    #: AllenNLP's name for the transformer (see :mod:`distrain.experiment.allennlp_archive`)
+    #: AllenNLP's name for the transformer (see :mod:`distrain.experiment.archive.allennlp`)
     allennlp_names = {"transformer_model": "encoder.transformer"}
 
     def __init__(self, model_name: PretrainedName, train_parameters: bool = True, eval_mode: bool = False,

@@ -38,7 +38,7 @@ class LanguageModelTokenEmbedder(TokenEmbedder):
                  bos_eos_tokens: tuple[str, str] | None = ("<S>", "</S>"), remove_bos_eos: bool = True,
                  requires_grad: bool = False) -> None:
         super().__init__()
-        from distrain.experiment.archive import load_archive
+        from distrain.experiment.archive.format import load_archive
 
         archive = load_archive(archive_file, dict(ALL_LAYERS))
         self.lm = archive.model

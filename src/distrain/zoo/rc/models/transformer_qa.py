@@ -31,7 +31,7 @@ class TransformerQA(Model):
     AllenNLP's per-window ``start_acc``, ``end_acc`` and ``span_acc`` over the windows that hold the answer, each
     window's best span taken among [CLS] and its context tokens as AllenNLP's ``get_best_span`` does."""
 
-    #: AllenNLP's names (see :mod:`distrain.experiment.allennlp_archive`): its embedder holds the transformer,
+    #: AllenNLP's names (see :mod:`distrain.experiment.archive.allennlp`): its embedder holds the transformer,
     #: whose pooler (unused by the spans) and position ids (a constant) distrain does not keep
     allennlp_names = {r"_text_field_embedder\.token_embedder_tokens\.transformer_model": "encoder.transformer",
                       "_linear_layer": "qa_outputs"}

@@ -26,7 +26,7 @@ TOLERANCE = 1e-5
 def export_archive(archive_path: str | Path, out: str | Path, merge_adapters: bool = False,
                    force: bool = False) -> str:
     """Write ``out`` from the archive; returns what it holds, in words."""
-    from distrain.experiment.archive import load_archive
+    from distrain.experiment.archive.format import load_archive
 
     out = Path(out)
     if out.exists() and not force and (not out.is_dir() or any(out.iterdir())):
@@ -123,7 +123,7 @@ def _write_adapter(model: Any, folder: Path) -> str:
 
 def _tokenizer(config: dict[str, Any]) -> Any:
     """The first tokenizer the archived config names (the archive carries it), or None."""
-    from distrain.experiment.archived_pretrained import tokenizer_or_none, pretrained_references
+    from distrain.experiment.archive.pretrained_files import tokenizer_or_none, pretrained_references
     from distrain.experiment.plan import resolve_experiment
 
     for _, name in pretrained_references(resolve_experiment(config).plan):

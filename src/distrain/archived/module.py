@@ -24,8 +24,8 @@ class ArchivedModule:
         raise AssertionError("unreachable: __new__ returns the archived module")
 
     def __new__(cls, archive_file: str, module_path: str, freeze: bool = True) -> Any:
-        from distrain.experiment.allennlp_archive import translate_name
-        from distrain.experiment.archive import load_archive
+        from distrain.experiment.archive.allennlp import translate_name
+        from distrain.experiment.archive.format import load_archive
 
         model = load_archive(archive_file).model
         modules = dict(model.named_modules())

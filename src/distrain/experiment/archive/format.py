@@ -1,6 +1,6 @@
 """``model.tar.gz``: config.json, vocabulary/, weights.safetensors and meta.json. No pickles. When the
 config names pretrained models or tokenizers, also ``pretrained/``: their tokenizers and configs, no
-weights (see :mod:`distrain.experiment.archived_pretrained`), so the archive runs without them.
+weights (see :mod:`distrain.experiment.archive.pretrained_files`), so the archive runs without them.
 
 Reading refuses members that would land outside the extraction folder and weights that are not a
 safetensors file, so an archive from elsewhere cannot run code or write where it should not.
@@ -35,7 +35,7 @@ def write_archive(serialization_dir: Path, weights: dict[str, Any], vocab: Any, 
     """Write ``serialization_dir/model.tar.gz`` atomically from a full model state (``weights``);
     ``pretrained``: the config's pretrained names by key path (see :func:`pretrained_references`);
     ``adapter_base``: the frozen base ``weights`` leave out (see :func:`base_reference`), kept in meta.json."""
-    from distrain.experiment.archived_pretrained import FOLDER, save_pretrained_files
+    from distrain.experiment.archive.pretrained_files import FOLDER, save_pretrained_files
     from distrain.version import __version__
     from distrain.training.checkpointing import save_state_file
     from distrain.job.disk import replacing
@@ -175,8 +175,8 @@ def load_archive(path: str | Path, overrides: dict[str, Any] | None = None) -> A
     from distrain.experiment.plan import resolve_experiment
     from distrain.plugins import import_builtins
 
-    from distrain.experiment.allennlp_archive import is_allennlp_archive, load_allennlp_archive
-    from distrain.experiment.archived_pretrained import DamagedPretrainedFiles, restore_pretrained_files
+    from distrain.experiment.archive.allennlp import is_allennlp_archive, load_allennlp_archive
+    from distrain.experiment.archive.pretrained_files import DamagedPretrainedFiles, restore_pretrained_files
     from distrain.pretrained import weights_elsewhere
 
     import_builtins()  # the archived config names built-in components by their registered names
@@ -246,3 +246,10 @@ def _check_safetensors(weights: Path, archive: Path) -> None:
         head = handle.read(9)
     if len(head) < 9 or head[8:9] != b"{":
         raise ArchiveError(f"{archive}: {WEIGHTS_NAME} is not a safetensors file (refusing to unpickle it)")
+
+
+def self_contained_config(config: dict[str, Any], model: Any) -> dict[str, Any]:
+    """The config an archive of ``model`` keeps: a ``from_archive`` block replaced by the model block it loaded, so
+    the archive needs no other archive to load."""
+    archived = getattr(model, "archived_model_config", None)
+    return config if archived is None else {**config, "model": archived}

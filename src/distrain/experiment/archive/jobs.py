@@ -21,7 +21,7 @@ from distrain.data.loader import DataLoader, DataLoaderConfig
 from distrain.data.reader import DataError
 from distrain.distributed.config import DistributedConfig
 from distrain.distributed.world import World
-from distrain.experiment.archive import load_archive
+from distrain.experiment.archive.format import load_archive
 from distrain.experiment.plan import resolve_experiment
 from distrain.models.model import Model
 from distrain.plugins import import_builtins

@@ -24,7 +24,7 @@ class ArchivedModel(Model):
         raise AssertionError("unreachable: __new__ returns the archived model")
 
     def __new__(cls, vocab: Vocabulary | None = None, archive_file: str = "") -> Any:
-        from distrain.experiment.archive import load_archive
+        from distrain.experiment.archive.format import load_archive
 
         archive = load_archive(archive_file)
         model = archive.model
@@ -39,13 +39,6 @@ class ArchivedModel(Model):
         if not Path(arguments["archive_file"]).is_file():
             return [Problem("archive_file", f"{arguments['archive_file']} does not exist")]
         return []
-
-
-def self_contained_config(config: dict[str, Any], model: Any) -> dict[str, Any]:
-    """The config an archive of ``model`` keeps: a ``from_archive`` block replaced by the model block it loaded, so
-    the archive needs no other archive to load."""
-    archived = getattr(model, "archived_model_config", None)
-    return config if archived is None else {**config, "model": archived}
 
 
 def _adopt(model: Model, trained: Vocabulary, vocab: Vocabulary, archive_file: str) -> None:
