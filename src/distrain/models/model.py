@@ -96,6 +96,12 @@ class Model(torch.nn.Module, Registrable):
         weights) must stay within one unit."""
         return []
 
+    def activation_checkpoint_units(self) -> tuple[list[str], bool]:
+        """Module-name patterns of the blocks this model itself asks to recompute in backward (AllenNLP's
+        ``checkpoint_wrapper`` model argument), and whether their saved tensors go to host memory;
+        ``parallelize`` applies them as it applies the trainer's ``activation_checkpointing``. ``[]``: none."""
+        return [], False
+
     def tensor_parallel_plan(self) -> dict[str, str]:
         """Module-name patterns of the linear layers tensor parallelism splits, each ``"colwise"``
         (output features split: attention heads, the first feed-forward layer) or ``"rowwise"``

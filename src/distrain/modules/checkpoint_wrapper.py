@@ -1,5 +1,8 @@
-"""AllenNLP's ``checkpoint_wrapper`` (a model argument, e.g. ``t5``'s): each of the model's repeated blocks
-recomputes its activations in backward instead of keeping them (activation checkpointing).
+"""Activation checkpointing, the one wrapping: a module recomputes its activations in backward instead of keeping
+them (:func:`checkpoint_forward`). The trainer's ``activation_checkpointing`` and a model's own blocks (AllenNLP's
+``checkpoint_wrapper`` model argument, e.g. ``t5``'s, declared by
+:meth:`~distrain.models.model.Model.activation_checkpoint_units`) are both applied through it by
+:func:`~distrain.training.parallelize.parallelize`.
 
 Both of AllenNLP's kinds are here, each one flag over the same wrapping: ``torch`` (``torch.utils.checkpoint``)
 and ``fairscale`` (fairscale's ``checkpoint_wrapper``, whose ``offload_to_cpu``, its default, keeps the blocks'
@@ -29,9 +32,8 @@ class CheckpointWrapper(Registrable):
         self.offload_to_cpu = offload_to_cpu
 
     def wrap_module(self, module: torch.nn.Module) -> torch.nn.Module:
-        """``module``, its ``forward`` replaced on the instance by a checkpointed call while gradients are on."""
-        module.forward = functools.partial(_checkpointed, module.forward, self.offload_to_cpu)
-        return module
+        """``module``, checkpointed (AllenNLP's call; distrain's models declare their blocks instead)."""
+        return checkpoint_forward(module, self.offload_to_cpu)
 
 
 CheckpointWrapper.register("torch")(CheckpointWrapper)
@@ -43,6 +45,15 @@ class FairscaleCheckpointWrapper(CheckpointWrapper):
 
     def __init__(self, offload_to_cpu: bool = True) -> None:
         super().__init__(offload_to_cpu)
+
+
+def checkpoint_forward(module: torch.nn.Module, offload_to_cpu: bool = False) -> torch.nn.Module:
+    """``module``, its ``forward`` replaced on the instance by a non-reentrant ``torch.utils.checkpoint`` call while
+    gradients are on: module names, state dicts and sharding units are unchanged, and the random state is replayed
+    in the recomputation, so gradients are bit-identical to a plain run. ``offload_to_cpu``: the tensors it saves
+    for backward go to pinned host memory when it runs on a CUDA device."""
+    module.forward = functools.partial(_checkpointed, module.forward, offload_to_cpu)
+    return module
 
 
 def _checkpointed(forward: Any, offload_to_cpu: bool, *args: Any, **kwargs: Any) -> Any:

@@ -1,21 +1,20 @@
 """Less activation memory: recompute chosen modules' activations in backward instead of keeping them
 (activation checkpointing), or keep saved activations in host memory (activation offloading, CUDA).
 
-Checkpointing replaces the chosen modules' ``forward`` on the instance by a non-reentrant
-``torch.utils.checkpoint`` call, so module names, state dicts and sharding units are unchanged, and
-the random state is replayed in the recomputation: gradients are bit-identical to a plain run.
+Checkpointing wraps the chosen modules with :func:`~distrain.modules.checkpoint_wrapper.checkpoint_forward`, the
+one wrapping (a model's own blocks go through it too).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 from dataclasses import dataclass
 from typing import Any, Iterator
 
 import torch
 
 from distrain.config.errors import ConfigError, Problem
+from distrain.modules.checkpoint_wrapper import checkpoint_forward
 
 
 @dataclass
@@ -41,21 +40,13 @@ def checkpointed_modules(model: torch.nn.Module, patterns: list[str], path: str)
 
 
 def apply_activation_checkpointing(model: torch.nn.Module, patterns: list[str],
-                                   path: str = "trainer.activation_checkpointing.modules") -> list[str]:
+                                   path: str = "trainer.activation_checkpointing.modules",
+                                   offload_to_cpu: bool = False) -> list[str]:
     """Make every module ``patterns`` select recompute its activations in backward; return their names."""
     names = checkpointed_modules(model, patterns, path)
     for name in names:
-        module = model.get_submodule(name)
-        module.forward = functools.partial(_checkpointed, module.forward)
+        checkpoint_forward(model.get_submodule(name), offload_to_cpu)
     return names
-
-
-def _checkpointed(forward, *args: Any, **kwargs: Any) -> Any:
-    from torch.utils.checkpoint import checkpoint
-
-    if not torch.is_grad_enabled():
-        return forward(*args, **kwargs)
-    return checkpoint(forward, *args, use_reentrant=False, **kwargs)
 
 
 def offloading_problems(device: torch.device | str, path: str = "trainer.activation_offloading") -> list[Problem]:

@@ -9,7 +9,8 @@ only one: every parallelism takes its dimensions from it by name) and its option
 2. ``trainer.param_dtype`` other than float32: each module runs on copies of its parameters in that dtype,
    cast when it is called (:func:`~distrain.training.amp.cast_parameters`); the parameters stay the
    float32 master weights. Before checkpointing, so a recomputation casts again.
-3. activation checkpointing (``trainer.activation_checkpointing``): the chosen modules recompute their
+3. activation checkpointing (``trainer.activation_checkpointing``, and the blocks the model declares,
+   :meth:`~distrain.models.model.Model.activation_checkpoint_units`): the chosen modules recompute their
    activations in backward. It patches their ``forward`` and keeps every name, so the FSDP units below
    still find their modules.
 4. :func:`~distrain.distributed.strategies.fsdp.apply_fsdp` (shard over ``dp_replicate x dp_shard``) or
@@ -58,6 +59,9 @@ def parallelize(model: torch.nn.Module, parallelism: Parallelism, activation_che
     cast_parameters(model, param_dtype)
     if activation_checkpointing is not None:
         apply_activation_checkpointing(model, activation_checkpointing.modules)
+    declared, offload_to_cpu = getattr(model, "activation_checkpoint_units", lambda: ([], False))()
+    if declared:
+        apply_activation_checkpointing(model, declared, "model (its checkpoint_wrapper)", offload_to_cpu)
 
     parallelism.sync.attach(model)  # the sync mode counts (and may average) the parameters of the bare model
     if parallelism.balancer is not None:

@@ -55,10 +55,7 @@ class T5(PretrainedSeq2Seq):
             names = ALLENNLP_NAMES.get(type(module).__name__)
             if names is not None:
                 module.allennlp_names = names
-        if checkpoint_wrapper is not None:
-            for stack in (self.t5.encoder, self.t5.decoder):
-                for block in stack.block:
-                    checkpoint_wrapper.wrap_module(block)
+        self.checkpoint_wrapper = checkpoint_wrapper
         config = self.t5.config
         self.setup_decoding(beam_search, config.decoder_start_token_id, config.eos_token_id, config.pad_token_id,
                             model_name)
@@ -66,6 +63,11 @@ class T5(PretrainedSeq2Seq):
     @property
     def transformer(self) -> Any:
         return self.t5
+
+    def activation_checkpoint_units(self) -> tuple[list[str], bool]:
+        if self.checkpoint_wrapper is None:
+            return [], False
+        return ["t5.encoder.block.*", "t5.decoder.block.*"], self.checkpoint_wrapper.offload_to_cpu
 
     def decoder_inputs(self, target_ids: torch.Tensor, target_mask: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """The target shifted right behind the start token; the labels are the target itself (AllenNLP's
