@@ -1,4 +1,5 @@
-"""``trainer.compile``: the compiled model trains like the eager one (same step losses to 1e-4
+"""``trainer.compile``: the compiled model is compiled (dynamo compiled its frames into graphs on every rank, which
+a compile that handed back the eager model would not) and trains like the eager one (same step losses to 1e-4
 relative, same final accuracy to half a point) on 1 and 2 workers, and the option is validated."""
 
 from __future__ import annotations
@@ -96,9 +97,11 @@ def runs(data, tmp_path_factory):
 #: one worker and two, each on one model: the four pairs cost CI a minute more and covered no other path
 #: (digits on 2 workers is also the import test's run below)
 @pytest.mark.parametrize("example,workers", [("digits", 2), ("transformer", 1)])
-def test_compiled_model_trains_like_the_eager_one(runs, example, workers):
-    eager_losses, eager_metrics, _ = runs(example, workers, False)
-    compiled_losses, compiled_metrics, _ = runs(example, workers, True)
+def test_compiled_model_compiles_and_trains_like_the_eager_one(runs, example, workers):
+    eager_losses, eager_metrics, eager = runs(example, workers, False)
+    compiled_losses, compiled_metrics, compiled = runs(example, workers, True)
+    assert all(record["frames_compiled"] >= 1 and record["graphs"] >= 1 for record in compiled), compiled
+    assert all(record["frames_compiled"] == record["graphs"] == 0 for record in eager), eager
     assert len(compiled_losses) == len(eager_losses) >= 20
     worst = max(abs(c - e) / max(abs(e), 1e-12) for c, e in zip(compiled_losses[:20], eager_losses[:20]))
     print(f"{example} on {workers} worker(s): first 20 step losses differ by at most {worst:.2e} (relative); "
