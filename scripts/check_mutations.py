@@ -121,6 +121,12 @@ MUTATIONS = [
         "mine = position % shard.count == shard.index", "mine = True",
         ("tests/data/test_data_at_scale.py::test_one_epoch_sees_every_record_exactly_once",),
     ),
+    Mutation(
+        "compile-returns-eager", "trainer.compile hands back the eager model: nothing is compiled",
+        "training/parallelize.py",
+        "    return torch.compile(module)", "    return module",
+        ("tests/training/test_compile.py::test_compiled_model_compiles_and_trains_like_the_eager_one",),
+    ),
 ]
 
 
