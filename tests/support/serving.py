@@ -172,13 +172,18 @@ class ServerProcess:
         raise AssertionError("no VmRSS")
 
     def metric(self, name: str) -> float:
-        """The sum of a Prometheus metric's samples named exactly ``name`` (any labels)."""
+        """The sum of a Prometheus metric's samples: ``name`` alone (any labels), or ``name{label="value",...}``
+        (the samples that carry those labels, whatever else they carry)."""
         import httpx
 
+        wanted_name, wanted = prometheus_sample(name)
         total = 0.0
         for line in httpx.get(self.url + "/metrics", timeout=10, headers=self.headers).text.splitlines():
-            if line.startswith(name + " ") or line.startswith(name + "{"):
-                total += float(line.rsplit(" ", 1)[1])
+            if line and not line.startswith("#"):
+                sample, _, value = line.rpartition(" ")
+                found_name, labels = prometheus_sample(sample)
+                if found_name == wanted_name and wanted.items() <= labels.items():
+                    total += float(value)
         return total
 
     def __enter__(self) -> ServerProcess:
@@ -226,3 +231,17 @@ def post_concurrently(url: str, bodies: list[Any], clients: int) -> list[Answer]
         return answers  # type: ignore[return-value]
 
     return asyncio.run(main())
+
+
+def prometheus_sample(text: str) -> tuple[str, dict[str, str]]:
+    """``name{a="x",b="y"}`` as ``("name", {"a": "x", "b": "y"})``; an unclosed or malformed label set is an error
+    (a test asking for it would otherwise read 0)."""
+    import re
+
+    name, brace, rest = text.partition("{")
+    if not brace:
+        return name, {}
+    pairs = re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', rest[:-1])
+    if not rest.endswith("}") or ",".join(f'{k}="{v}"' for k, v in pairs) != rest[:-1]:
+        raise ValueError(f"not a Prometheus sample name with labels: {text!r}")
+    return name, dict(pairs)
