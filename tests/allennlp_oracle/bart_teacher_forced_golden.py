@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the fixtures' one locator
 from support.allennlp_fixtures import ALLENNLP_MODELS  # noqa: E402
+from provenance import made_by  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CASE = ROOT / "tests" / "allennlp_golden" / "bart"
@@ -37,7 +38,7 @@ def main() -> None:
         produced = model(**Batch([instance]).as_tensor_dict())
         outputs.append({"loss": produced["loss"].item(),
                         "decoder_logits": produced["decoder_logits"][0, :POSITIONS].tolist()})
-    (CASE / "teacher_forced.json").write_text(json.dumps(outputs) + "\n")
+    (CASE / "teacher_forced.json").write_text(json.dumps({"made_by": made_by(__file__), "cases": outputs}) + "\n")
     print(f"written to {CASE / 'teacher_forced.json'}")
 
 

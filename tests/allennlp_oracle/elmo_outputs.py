@@ -20,6 +20,7 @@ from support.allennlp_fixtures import ELMO  # noqa: E402
 warnings.filterwarnings("ignore")
 
 import torch  # noqa: E402
+from provenance import made_by  # noqa: E402
 from allennlp.data import Token, Vocabulary  # noqa: E402
 from allennlp.data.token_indexers.elmo_indexer import ELMoTokenCharactersIndexer  # noqa: E402
 from allennlp.modules.elmo import batch_to_ids  # noqa: E402
@@ -46,6 +47,7 @@ def main() -> None:
     GOLDEN.mkdir(parents=True, exist_ok=True)
     tokens = [Token(word) for word in WORDS]
     ids = {
+        "made_by": made_by(__file__),
         "words": WORDS,
         "ids": ELMoTokenCharactersIndexer().tokens_to_indices(tokens, Vocabulary())["elmo_tokens"],
         "tokens_to_add": TOKENS_TO_ADD,
@@ -53,7 +55,7 @@ def main() -> None:
             tokens, Vocabulary())["elmo_tokens"],
     }
     (GOLDEN / "character_ids.json").write_text(json.dumps(ids) + "\n")
-    outputs = {"batches": BATCHES, "settings": SETTINGS, "outputs": {}}
+    outputs = {"made_by": made_by(__file__), "batches": BATCHES, "settings": SETTINGS, "outputs": {}}
     for name, setting in SETTINGS.items():
         torch.manual_seed(0)
         embedder = ElmoTokenEmbedder(str(FIXTURES / "options.json"), str(FIXTURES / "lm_weights.hdf5"),

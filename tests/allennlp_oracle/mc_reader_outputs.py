@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the fixtures' one locator
 from support.allennlp_fixtures import ALLENNLP_MODELS  # noqa: E402
+from provenance import made_by  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
@@ -39,7 +40,7 @@ def main() -> None:
     # roberta-large whatever the config names (then replaced by the named tokenizer): it loads the named one here
     from allennlp_models.mc.dataset_readers.transformer_mc import TransformerMCReader
     TransformerMCReader.__init__.__defaults__ = (model, 512)
-    result = {}
+    result = {"made_by": made_by(__file__, "MINILM_FOLDER")}
     for name, data in DATA.items():
         for limit in (512, 20):
             reader = DatasetReader.by_name(name)(transformer_model_name=model, length_limit=limit)

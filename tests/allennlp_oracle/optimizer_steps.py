@@ -13,6 +13,7 @@ from pathlib import Path
 warnings.filterwarnings("ignore")
 
 import torch  # noqa: E402
+from provenance import made_by  # noqa: E402
 from allennlp.training.optimizers import HuggingfaceAdafactor, HuggingfaceAdamWOptimizer  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "allennlp_golden" / "optimizer_steps.json"
@@ -46,7 +47,7 @@ def adafactor_steps() -> list:
 
 
 if __name__ == "__main__":
-    OUT.write_text(json.dumps({"start": START, "gradients": GRADIENTS, "options": OPTIONS,
+    OUT.write_text(json.dumps({"made_by": made_by(__file__), "start": START, "gradients": GRADIENTS, "options": OPTIONS,
                                "correct_bias": steps(True), "no_bias_correction": steps(False),
                                "adafactor": adafactor_steps()}, indent=1) + "\n")
     print(OUT)

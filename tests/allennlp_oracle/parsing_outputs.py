@@ -18,6 +18,7 @@ warnings.filterwarnings("ignore")
 
 import numpy  # noqa: E402
 import torch  # noqa: E402
+from provenance import made_by  # noqa: E402
 from allennlp.nn.chu_liu_edmonds import decode_mst  # noqa: E402
 from allennlp.training.metrics import AttachmentScores  # noqa: E402
 
@@ -69,7 +70,7 @@ def metric_cases() -> list[dict]:
 
 
 def main() -> None:
-    OUT.write_text(json.dumps({"decode_mst": mst_cases(), "attachment_scores": metric_cases()}) + "\n")
+    OUT.write_text(json.dumps({"made_by": made_by(__file__), "decode_mst": mst_cases(), "attachment_scores": metric_cases()}) + "\n")
     print(f"written to {OUT}")
 
 

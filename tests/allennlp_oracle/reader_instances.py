@@ -15,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the fixtures' one locator
 from support.allennlp_fixtures import ALLENNLP_MODELS  # noqa: E402
+from provenance import made_by  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
@@ -72,5 +73,5 @@ cases = {
         FIXTURES / "pair_classification" / "quora_paraphrase.tsv"),
 }
 out = TESTS / "allennlp_golden" / "readers" / "instances.json"
-out.write_text(json.dumps(cases, indent=1, ensure_ascii=False) + "\n")
+out.write_text(json.dumps({"made_by": made_by(__file__), **cases}, indent=1, ensure_ascii=False) + "\n")
 print(out, {name: len(instances) for name, instances in cases.items()})

@@ -16,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the fixtures' one locator
 from support.allennlp_fixtures import ALLENNLP_MODELS  # noqa: E402
+from provenance import made_by  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CASE = ROOT / "tests" / "allennlp_golden" / "t5"
@@ -41,7 +42,7 @@ def main() -> None:
                             decoder_attention_mask=target["mask"])
         outputs.append({"loss": produced.loss.item(), "target_length": int(target["mask"].sum()),
                         "decoder_logits": produced.logits[0, :POSITIONS].tolist()})
-    (CASE / "teacher_forced.json").write_text(json.dumps(outputs) + "\n")
+    (CASE / "teacher_forced.json").write_text(json.dumps({"made_by": made_by(__file__), "cases": outputs}) + "\n")
     print(f"written to {CASE / 'teacher_forced.json'}")
 
 
