@@ -21,14 +21,12 @@ def test_spawned_worker_raising_on_rank_one_ends_job_with_its_traceback(text_dat
     path = write_config(tmp_path / "failing.json", config)
     # spawned (not forked) workers: the plugin model exists in them only if they import the plugin
     environment = cli_environment() | {"DISTRAIN_START_METHOD": "spawn"}
-    started = time.monotonic()
     process = start(["-m", "distrain", "train", str(path), "-s", str(tmp_path / "out"),
                      "--include-package", "rank_one_failure"], environment)
-    try:
+    try:  # the job ends by itself (rank 0 is not left waiting in a collective): a hang fails here, not a duration
         _, stderr = process.communicate(timeout=180)
     finally:
         process.kill()
-    assert time.monotonic() - started < 60
     assert process.returncode not in (0, None)
     assert "worker rank 1 failed" in stderr
     assert "RuntimeError: deliberate failure in forward pass 3" in stderr

@@ -96,19 +96,33 @@ def run(coroutine):
     return asyncio.run(asyncio.wait_for(coroutine, 60))
 
 
-def test_a_lone_request_is_answered_without_waiting_for_company():
+def test_a_lone_request_is_answered_without_waiting_for_company(monkeypatch):
+    """With ``max_wait_s`` 0 a lone request is its own batch at once: the batcher never starts a timed wait for
+    company (every ``asyncio.wait_for`` it makes is recorded; the request's own has no deadline here), and its
+    report says it waited 0 s on the batcher's clock (frozen). Judged by what ran, not by how long it took."""
+    reports, timed_waits = [], []
+    real_wait_for = asyncio.wait_for
+
+    def recording_wait_for(awaitable, timeout):
+        if timeout is not None:
+            timed_waits.append(timeout)
+        return real_wait_for(awaitable, timeout)
+
+    monkeypatch.setattr("distrain.serving.batcher.asyncio.wait_for", recording_wait_for)
+
     async def main():
         recorder = Recorder()
-        batcher = Batcher(recorder, max_batch_size=32, max_wait_s=0.0)
+        batcher = Batcher(recorder, max_batch_size=32, max_wait_s=0.0, timeout_s=None, clock=lambda: 100.0,
+                          on_batch=reports.append)
         batcher.start()
-        started = asyncio.get_running_loop().time()
         assert await batcher.submit("a") == "done a"
         await batcher.close()
-        return recorder, asyncio.get_running_loop().time() - started
+        return recorder
 
-    recorder, seconds = run(main())
+    recorder = asyncio.run(main())
     assert recorder.batches == [["a"]]
-    assert seconds < 1.0
+    assert timed_waits == []
+    assert [report.queue_waits for report in reports] == [[0.0]]
 
 
 def test_requests_queued_while_a_batch_runs_form_the_next_batch():
