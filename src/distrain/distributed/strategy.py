@@ -77,6 +77,10 @@ class ParallelStrategy(Registrable):
         shards; both built-in strategies set glibc's heap for how they free memory)."""
         return contextlib.nullcontext()
 
+    def dry_run_notes(self) -> list[str]:
+        """What ``distrain check --dry-run`` should say about these options (a setting that costs memory)."""
+        return []
+
     def apply(self, model: torch.nn.Module, mesh: Any, parallelism: Parallelism) -> Applied:
         """Spread this worker's ``model`` (on its device, already split, cast and checkpointed) over the data-parallel
         ranks: ``mesh`` is the job's device mesh (None where no split and no :attr:`mesh_dims` asked for one),

@@ -50,6 +50,11 @@ class DistributedDataParallelStrategy(ParallelStrategy):
             keep_step_memory()  # see host_memory
         return super().model_init_context(dims)
 
+    def dry_run_notes(self) -> list[str]:
+        if self.gradient_as_bucket_view:
+            return []
+        return ["gradient_as_bucket_view is off: DDP keeps another copy of the gradients in its buckets"]
+
     def apply(self, model: torch.nn.Module, mesh: Any, parallelism: Parallelism) -> Applied:
         return apply_ddp(model, mesh, self, parallelism.world, parallelism.sync, parallelism.compression)
 
