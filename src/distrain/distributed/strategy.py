@@ -29,7 +29,8 @@ from distrain.registry import Registrable
 
 
 class ParallelStrategy(Registrable):
-    """Base class of the registered options; ``ddp`` (replicate the model, average gradients) is the default."""
+    """Base class of the registered strategies: options, checks and :meth:`apply`; ``ddp`` (replicate the model,
+    average gradients) is the default."""
 
     default_implementation = "ddp"
     runtime_args = ("world",)
@@ -49,8 +50,9 @@ class ParallelStrategy(Registrable):
     #: a multi-process job's mesh is built for it; with none, only a split model has a mesh
     mesh_dims: tuple[str, ...] = ()
     #: applying it imports torch's compiler front end (``fully_shard`` and DTensors do), so the fork server
-    #: preloads that for its workers (:mod:`distrain.runtime.worker_server`); a wrong value costs start-up
-    #: time, never correctness, so the base assumes it does
+    #: preloads that for its workers (:mod:`distrain.runtime.worker_server`; it knows the built-in and installed
+    #: strategies, not an ``--include-package`` one); a wrong value costs start-up time, never correctness, so
+    #: the base assumes it does
     imports_compiler = True
     #: a check, before any data is read, of the modules the options name or the model declares for the
     #: strategy (``unit_problems(arguments, model, path) -> list[Problem]``, a classmethod, run on the model
@@ -78,7 +80,7 @@ class ParallelStrategy(Registrable):
         return contextlib.nullcontext()
 
     def dry_run_notes(self) -> list[str]:
-        """What ``distrain check --dry-run`` should say about these options (a setting that costs memory)."""
+        """What a dry run (``distrain check --world-size N``) says about these options (a setting that costs memory)."""
         return []
 
     def apply(self, model: torch.nn.Module, mesh: Any, parallelism: Parallelism) -> Applied:
