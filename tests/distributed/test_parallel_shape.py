@@ -51,13 +51,25 @@ def test_parallelize_applies_the_parallelisms_in_one_visible_order():
     path = PACKAGE / "training" / "parallelize.py"
     body = function(path, "parallelize")
     first = {name: min(calls_named(body, name)) for name in ("build_mesh", "split", "cast_parameters",
-                                                             "apply_activation_checkpointing", "apply_fsdp",
-                                                             "apply_ddp", "apply_compile")}
+                                                             "apply_activation_checkpointing", "apply",
+                                                             "apply_compile")}
     order = sorted(first, key=first.get)
-    assert order == ["build_mesh", "split", "cast_parameters", "apply_activation_checkpointing", "apply_fsdp",
-                     "apply_ddp", "apply_compile"], order
+    assert order == ["build_mesh", "split", "cast_parameters", "apply_activation_checkpointing", "apply",
+                     "apply_compile"], order
     step_one = function(path, "split")
     assert calls_named(step_one, "apply_tensor_parallel") and calls_named(step_one, "apply_pipeline")
+    strategies = PACKAGE / "distributed" / "strategies"
+    assert calls_named(function(strategies / "fsdp.py", "apply"), "apply_fsdp")
+    assert calls_named(function(strategies / "ddp.py", "apply"), "apply_ddp")
+
+
+def test_no_code_decides_by_the_strategys_type():
+    """A strategy applies itself (``ParallelStrategy.apply``): nothing in the package asks which one it is."""
+    sites = [f"{path.relative_to(PACKAGE)}:{node.lineno}" for path in sorted(PACKAGE.rglob("*.py"))
+             for node in ast.walk(ast.parse(path.read_text(), str(path)))
+             if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("isinstance", "issubclass")
+             and "Strategy" in ast.unparse(node.args[1])]
+    assert sites == [], sites
 
 
 def test_the_training_loop_names_no_parallel_library():

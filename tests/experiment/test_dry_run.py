@@ -128,6 +128,16 @@ def check_fails(tmp_path: Path, config: Path, *arguments: str) -> str:
     return result.stderr.strip()
 
 
+def test_the_strategy_adds_its_own_notes_to_the_dry_run(tmp_path):
+    """``ddp`` with ``gradient_as_bucket_view`` off says what it costs; on, it says nothing."""
+    for bucket_view, said in ((False, True), (True, False)):
+        strategy = {"type": "ddp", "gradient_as_bucket_view": bucket_view}
+        config = scale_config(tmp_path, distributed={"cuda_devices": [-1], "strategy": strategy})
+        result = run_cli("check", str(config), "--world-size", "2", env={"DISTRAIN_CACHE": str(tmp_path / "cache")})
+        assert result.returncode == 0, result.stderr
+        assert ("gradient_as_bucket_view is off: DDP keeps another copy" in result.stdout) is said, result.stdout
+
+
 def test_fewer_training_records_than_ranks_is_a_key_path_error(tmp_path):
     message = check_fails(tmp_path, scale_config(tmp_path), "--world-size", "8")
     assert message.startswith("error: train_data_path: 5 training record(s) for 8 data-parallel ranks")

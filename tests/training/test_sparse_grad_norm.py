@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from distrain.distributed.parallel_model import clip_sparse_grad_norm
+from distrain.distributed.applied import clip_sparse_grad_norm
 from distrain.errors import UsageError
 from distrain.optim.optimizers import Optimizer
 

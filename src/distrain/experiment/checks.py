@@ -54,10 +54,10 @@ def module_problems(plan: Any) -> list[Problem]:
     checkpointing = _argument(trainer, "activation_checkpointing")
     if checkpointing is not None:
         checks.append(lambda model: _checkpointing_problems(model, checkpointing.modules))
-    strategy = distributed.strategy if distributed is not None else None
-    unit_problems = getattr(getattr(strategy, "cls", None), "unit_problems", None)
+    unit_problems = distributed.strategy_class().unit_problems if distributed is not None else None
     if unit_problems is not None:
-        checks.append(lambda model: unit_problems(strategy.arguments, model, "distributed.strategy"))
+        arguments = distributed.strategy.arguments if distributed.strategy is not None else {}
+        checks.append(lambda model: unit_problems(arguments, model, "distributed.strategy"))
     if distributed is not None and distributed.tensor_parallel_size > 1 and adapter is None:
         from distrain.distributed.tensor_parallel import plan_problems
 

@@ -256,8 +256,7 @@ def dry_run(config: dict[str, Any], world_size: int, nodes: int = 1) -> tuple[Dr
         if missing_gpu_problems(resolved):  # a plan for another machine: said, not refused
             notes.append(f"this machine's GPUs ({describe(visible_gpus())}) are not the {len(distributed.cuda_devices)} "
                          "per node planned for; the plan is for another machine")
-    if getattr(assembly.strategy, "gradient_as_bucket_view", True) is False:
-        notes.append("gradient_as_bucket_view is off: DDP keeps another copy of the gradients in its buckets")
+    notes += assembly.strategy.dry_run_notes()
     figures = DryRun(
         world_size=world_size, nodes=nodes, mesh=dims.describe(), dp_size=dims.dp_size,
         dp_rank_of=[dims.dp_rank(rank) for rank in range(world_size)], strategy=strategy,

@@ -10,7 +10,8 @@ Torch's compiler front end (``torch._dynamo``, a second of some 800 modules: as 
 itself) is not among them: workers that compile nothing train without it (see
 :mod:`distrain.compat.deferred_compiler`), and a config whose workers will need it preloads it too
 (:mod:`distrain.runtime.preload_compiler`, chosen by
-:func:`distrain.runtime.worker_server.worker_preload`).
+:func:`distrain.runtime.worker_server.worker_preload` or, for the strategy, by
+:mod:`distrain.runtime.preload_for_strategy`).
 """
 
 from typing import Annotated

@@ -13,30 +13,34 @@ only one: every parallelism takes its dimensions from it by name) and its option
    :meth:`~distrain.models.model.Model.activation_checkpoint_units`): the chosen modules recompute their
    activations in backward. It patches their ``forward`` and keeps every name, so the FSDP units below
    still find their modules.
-4. :func:`~distrain.distributed.strategies.fsdp.apply_fsdp` (shard over ``dp_replicate x dp_shard``) or
-   :func:`~distrain.distributed.strategies.ddp.apply_ddp` (replicate; a split model's gradients are
-   averaged over ``dp_replicate`` after backward instead).
+4. the strategy's :meth:`~distrain.distributed.strategy.ParallelStrategy.apply` over the mesh: ``fsdp``'s
+   :func:`~distrain.distributed.strategies.fsdp.apply_fsdp` (shard over ``dp_replicate x dp_shard``),
+   ``ddp``'s :func:`~distrain.distributed.strategies.ddp.apply_ddp` (replicate; a split model's gradients
+   are averaged over ``dp_replicate`` after backward instead), or a plugin's own wrapping. It hands back
+   the module to run and how to step it (:class:`~distrain.distributed.applied.Applied`).
 5. :func:`apply_compile`: ``torch.compile`` (``trainer.compile``) of the wrapped model. Compiling the wrapped
    module (not each block before sharding, as torchtitan does) is what the compile equivalence tests and
    ``bench_scaling.py --compile`` measured.
 
-The trainer calls :func:`parallelize` once and steps through the :class:`ParallelModel` it returns;
-nothing else applies a parallelism.
+The trainer calls :func:`parallelize` once and steps through the :class:`ParallelModel` it returns, which
+composes what steps 1 and 4 handed back; nothing else applies a parallelism.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+from functools import partial
 
 import torch
 
+from distrain.distributed.applied import Split
 from distrain.distributed.collectives import set_reporting
+from distrain.distributed.model_state import GATHERED, STAGES
 from distrain.distributed.parallel_model import ParallelModel
-from distrain.distributed.pipeline import apply_pipeline
-from distrain.distributed.strategies.ddp import apply_ddp
-from distrain.distributed.strategies.fsdp import FullyShardedDataParallelStrategy, apply_fsdp
+from distrain.distributed.pipeline import apply_pipeline, clip_grad_norm_over_stages
 from distrain.distributed.strategy import Parallelism
-from distrain.distributed.tensor_parallel import apply_tensor_parallel
+from distrain.distributed.tensor_parallel import apply_tensor_parallel, clip_grad_norm
 from distrain.training.activations import ActivationCheckpointing, apply_activation_checkpointing
 from distrain.training.amp import ParamDtype, cast_parameters
 
@@ -45,16 +49,15 @@ logger = logging.getLogger(__name__)
 
 def parallelize(model: torch.nn.Module, parallelism: Parallelism, activation_checkpointing: ActivationCheckpointing | None,
                 compile: bool, param_dtype: ParamDtype = "float32") -> ParallelModel:
-    """Split ``model``, cast its parameters for forward, checkpoint its activations, shard or replicate it
-    and compile it, in that order; return the handle to train it through."""
+    """Split ``model``, cast its parameters for forward, checkpoint its activations, apply the strategy (shard,
+    replicate, or a plugin's own way) and compile it, in that order; return the handle to train it through."""
     world, dims, strategy = parallelism.world, parallelism.dims, parallelism.strategy
-    shards = isinstance(strategy, FullyShardedDataParallelStrategy)
     mesh = None
-    if world.is_distributed and (shards or dims.tp > 1 or dims.pp > 1):
-        mesh = dims.build_mesh(torch.device(world.device).type, keep=("dp_shard",) if shards else ())
+    if world.is_distributed and (strategy.mesh_dims or dims.tp > 1 or dims.pp > 1):
+        mesh = dims.build_mesh(torch.device(world.device).type, keep=strategy.mesh_dims)
     if not any(p.is_meta for p in model.parameters()):  # FSDP's delayed init materialises its shards itself
         model.to(world.device)  # a split releases the parts other ranks hold, below
-    described, pipeline_group = split(model, parallelism, mesh)
+    parts = split(model, parallelism, mesh)
 
     cast_parameters(model, param_dtype)
     if activation_checkpointing is not None:
@@ -66,42 +69,38 @@ def parallelize(model: torch.nn.Module, parallelism: Parallelism, activation_che
     parallelism.sync.attach(model)  # the sync mode counts (and may average) the parameters of the bare model
     if parallelism.balancer is not None:
         parallelism.balancer.attach(model)  # and the balance times its forwards
-    replicas = None
-    if shards:
-        module = apply_fsdp(model, mesh, strategy, world)
-    else:
-        module, replicas = apply_ddp(model, mesh, strategy, world, parallelism.sync, parallelism.compression)
+    applied = strategy.apply(model, mesh, parallelism)
 
-    wrapped = module if module is not model else None
     if compile:
-        module = apply_compile(module, torch.device(world.device))
-    return ParallelModel(module, model, world, dims, parallelism.sync, parallelism.balancer, wrapped=wrapped,
-                         sharded=shards and mesh is not None, replicas=replicas, pipeline_group=pipeline_group,
-                         forward_is_collective=strategy.forward_is_collective, described=described)
+        applied = dataclasses.replace(applied, module=apply_compile(applied.module, torch.device(world.device)))
+    return ParallelModel(applied, model, world, dims, parallelism.sync, parallelism.balancer, split=parts,
+                         forward_is_collective=strategy.forward_is_collective)
 
 
-def split(model: torch.nn.Module, parallelism: Parallelism, mesh=None) -> tuple[list[str], object]:
+def split(model: torch.nn.Module, parallelism: Parallelism, mesh=None) -> Split:
     """Step 1 (also what evaluate, predict and ``serve --tensor-parallel`` apply): tensor parallelism or
     pipeline stages where the degrees ask for them (``mesh``: the job's, built here when not given), and
-    which ranks report losses and metrics. Returns how the model was split, in lines for ``distrain
-    check``, and the pipeline stages' process group (None without stages)."""
+    which ranks report losses and metrics. Returns how the model was split: in lines for ``distrain
+    check``, and how a split model's state is held and its gradients clipped (parts: DTensors, on any mesh;
+    stages: the norm's square summed over the stages' group)."""
     world, dims = parallelism.world, parallelism.dims
     if mesh is None and (dims.tp > 1 or dims.pp > 1):
         mesh = dims.build_mesh(torch.device(world.device).type)
-    described, pipeline_group = [], None
+    parts = Split()
     if dims.tp > 1:
         layers = apply_tensor_parallel(model, mesh["tp"], parallelism.tensor_plan)
-        described.append(f"tensor parallel  {len(layers)} linear layer(s) split over {dims.tp} ranks")
+        described = [f"tensor parallel  {len(layers)} linear layer(s) split over {dims.tp} ranks"]
+        parts = Split(described, holding=GATHERED, clip_grad_norm=clip_grad_norm)
         if world.is_primary:
             logger.info("tensor parallel: %d linear layer(s) split over mesh %s", len(layers), dims.describe())
     elif dims.pp > 1:
         pipe = parallelism.pipeline
         stages = apply_pipeline(model, mesh["pp"], pipe.schedule, pipe.microbatches, pipe.split_points, world.device)
-        described += [f"pipeline {line}" for line in stages.describe()]
-        pipeline_group = mesh["pp"].get_group()
+        parts = Split([f"pipeline {line}" for line in stages.describe()], holding=STAGES,
+                      clip_grad_norm=partial(clip_grad_norm_over_stages, group=mesh["pp"].get_group()))
     where = dims.coordinates(world.rank)  # losses and metrics: the first tensor-parallel rank of the last stage
     set_reporting(where["tp"] == 0 and where["pp"] == dims.pp - 1)
-    return described, pipeline_group
+    return parts
 
 
 def apply_compile(module: torch.nn.Module, device: torch.device) -> torch.nn.Module:

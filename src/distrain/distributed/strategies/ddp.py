@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+from functools import partial
 from typing import Annotated, Any, Iterable
 
 import torch
 from annotated_types import Gt
 
+from distrain.distributed.applied import Applied
 from distrain.distributed.compression import GradientCompression
-from distrain.distributed.strategy import ParallelStrategy
+from distrain.distributed.strategy import Parallelism, ParallelStrategy
 from distrain.distributed.sync import SyncMode
 from distrain.distributed.world import SINGLE, World
-
-#: DistributedDataParallel's settings and distrain's defaults for them (options of plugin strategies
-#: that do not shard take these too)
-DDP_DEFAULTS = {"bucket_cap_mb": 25.0, "gradient_as_bucket_view": True, "static_graph": False,
-                "find_unused_parameters": False}
-
 
 @ParallelStrategy.register("ddp")
 class DistributedDataParallelStrategy(ParallelStrategy):
@@ -30,6 +26,7 @@ class DistributedDataParallelStrategy(ParallelStrategy):
 
     replicates_parameters = True
     accepts_gradient_compression = True
+    imports_compiler = False  # DistributedDataParallel's forward need not import it (deferred_compiler)
 
     def __init__(
         self,
@@ -53,34 +50,48 @@ class DistributedDataParallelStrategy(ParallelStrategy):
             keep_step_memory()  # see host_memory
         return super().model_init_context(dims)
 
+    def dry_run_notes(self) -> list[str]:
+        if self.gradient_as_bucket_view:
+            return []
+        return ["gradient_as_bucket_view is off: DDP keeps another copy of the gradients in its buckets"]
 
-def apply_ddp(model: torch.nn.Module, mesh: Any, options: ParallelStrategy, world: World, sync: SyncMode,
-              compression: GradientCompression | None = None) -> tuple[torch.nn.Module, Any]:
-    """Replicate ``model`` (already on this worker's device) over the data-parallel ranks. Returns the module
-    to call forward on and, for a model split by tensor or pipeline parallelism, the process group whose
-    ranks average each gradient after backward (DDP's buckets do not take the parts of parameters a split
-    holds, DTensors); None when DDP (or nothing, on one process) averages them."""
+    def apply(self, model: torch.nn.Module, mesh: Any, parallelism: Parallelism) -> Applied:
+        return apply_ddp(model, mesh, self, parallelism.world, parallelism.sync, parallelism.compression)
+
+
+def apply_ddp(model: torch.nn.Module, mesh: Any, options: DistributedDataParallelStrategy, world: World,
+              sync: SyncMode, compression: GradientCompression | None = None) -> Applied:
+    """Replicate ``model`` (already on this worker's device) over the data-parallel ranks: wrapped in
+    DistributedDataParallel, whose ``no_sync`` defers the averaging on accumulation micro-steps. A model split
+    by tensor or pipeline parallelism stays unwrapped, and its gradients are averaged over the ``dp_replicate``
+    ranks after backward instead (DDP's buckets do not take the parts of parameters a split holds, DTensors)."""
     if mesh is not None and any(name in mesh.mesh_dim_names for name in ("tp", "pp")):
-        replicas = "dp_replicate" in mesh.mesh_dim_names
-        return model, mesh["dp_replicate"].get_group() if replicas else None
+        if "dp_replicate" not in mesh.mesh_dim_names:
+            return Applied(model)
+        replicas = mesh["dp_replicate"]
+        return Applied(model, reduce_gradients=partial(average_gradients, group=replicas.get_group(),
+                                                       size=replicas.size()))
     # a dry run's model lives on the meta device, where DDP's constructor cannot verify shapes
     # (it reads them back as numbers); unwrapped, rank 0 still holds exactly its parameters
     if not world.is_distributed or any(p.is_meta for p in model.parameters()):
-        return model, None
+        return Applied(model)
     if not sync.averages_gradients:  # local SGD / DiLoCo: no gradient all-reduce at all
         _broadcast_from_first(model)
-        return model, None
+        return Applied(model)
     from torch.nn.parallel import DistributedDataParallel
 
     from distrain.compat.deferred_compiler import defer_disabled_methods
 
     defer_disabled_methods(DistributedDataParallel)  # its forward need not import torch's compiler
     device = torch.device(world.device)
-    settings = {key: getattr(options, key, default) for key, default in DDP_DEFAULTS.items()}
-    wrapped = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None, **settings)
+    wrapped = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None,
+                                      bucket_cap_mb=options.bucket_cap_mb,
+                                      gradient_as_bucket_view=options.gradient_as_bucket_view,
+                                      static_graph=options.static_graph,
+                                      find_unused_parameters=options.find_unused_parameters)
     if compression is not None:
         compression.install(wrapped, sync.moved)
-    return wrapped, None
+    return Applied(wrapped, no_sync=wrapped.no_sync)
 
 
 def average_gradients(parameters: Iterable[torch.nn.Parameter], group: Any, size: int) -> None:

@@ -17,14 +17,17 @@ from __future__ import annotations
 import contextlib
 import logging
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Iterable, Iterator, Literal
 
 import torch
 
 from distrain.config.constraints import PositiveInt
 from distrain.config.errors import ConfigError, Problem
+from distrain.distributed.applied import Applied
+from distrain.distributed.model_state import GATHERED
 from distrain.distributed.parallel_dims import ParallelDims
-from distrain.distributed.strategy import ParallelStrategy
+from distrain.distributed.strategy import Parallelism, ParallelStrategy
 from distrain.distributed.world import SINGLE, World
 
 logger = logging.getLogger(__name__)
@@ -62,6 +65,7 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
     forward_is_collective = True
     pipelines = False
     casts_parameters = True
+    mesh_dims = ("dp_shard",)  # a multi-process job always shards, over a mesh (groups of one rank included)
 
     def __init__(
         self,
@@ -145,15 +149,19 @@ class FullyShardedDataParallelStrategy(ParallelStrategy):
             return parameters_on_meta()
         return contextlib.nullcontext()
 
+    def apply(self, model: torch.nn.Module, mesh: Any, parallelism: Parallelism) -> Applied:
+        return apply_fsdp(model, mesh, self, parallelism.world)
+
 
 def apply_fsdp(model: torch.nn.Module, mesh: Any, options: FullyShardedDataParallelStrategy,
-               world: World) -> torch.nn.Module:
+               world: World) -> Applied:
     """Shard ``model`` (in place) over the data-parallel dimensions of the job's ``mesh``: ``fully_shard`` on
     each unit, deepest first, then the root; ranks built on the meta device then receive their shards of
-    rank 0's initial weights. One process (no mesh): nothing to shard over, the model is returned as is."""
+    rank 0's initial weights. Its state is gathered to save it, its gradients clipped by the norm over every
+    rank's shards. One process (no mesh): nothing to shard over, the model runs as it is."""
     names = options.unit_names(model)
     if mesh is None:
-        return model
+        return Applied(model)
     delayed = options.delays_init("tp" in mesh.mesh_dim_names)
     initial = model.state_dict() if delayed and world.is_primary else {}
     from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, fully_shard
@@ -178,7 +186,18 @@ def apply_fsdp(model: torch.nn.Module, mesh: Any, options: FullyShardedDataParal
         _materialise(model, initial, world)
     if world.is_primary:
         logger.info("fsdp: %d shard unit(s) and the root on mesh %s", len(names), describe_mesh(mesh))
-    return model
+    return Applied(model, holding=GATHERED, no_sync=partial(gradient_sync_deferred, model),
+                   clip_grad_norm=clip_sharded_grad_norm)
+
+
+@contextlib.contextmanager
+def gradient_sync_deferred(model: torch.nn.Module) -> Iterator[None]:
+    """Backward inside keeps unreduced gradients (an accumulation micro-step); the step's last reduces them."""
+    model.set_requires_gradient_sync(False)
+    try:
+        yield
+    finally:
+        model.set_requires_gradient_sync(True)
 
 
 def data_parallel_mesh(mesh: Any) -> Any:
