@@ -1,0 +1,81 @@
+"""CoNLL 2000 chunking files (AllenNLP's ``conll2000``): one ``word POS chunk`` line per token, a blank line
+between sentences, chunks in BIO.
+
+``tag_label`` picks the column that becomes ``tags``; ``feature_labels`` add the others as ``pos_tags`` and
+``chunk_tags``, each in its own namespace. ``convert_to_coding_scheme: "BIOUL"`` converts the chunks (AllenNLP's
+deprecated ``coding_scheme`` says the same: ``BIO`` keeps them). A line with another number of columns, or a chunk
+tag outside BIO, is named by file:line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator, Literal, Sequence
+
+from distrain.data.fields import MetadataField, SequenceLabelField, TextField
+from distrain.data.reader import DatasetReader
+from distrain.data.token_indexer import TokenIndexer
+from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
+from distrain.data.tokenizer import Token
+from distrain.zoo.tagging.readers.conll2003 import sentences
+from distrain.zoo.tagging.readers.tag_schemes import convert, scheme_problem
+
+Label = Literal["pos", "chunk"]
+
+
+@DatasetReader.register("conll2000")
+class Conll2000DatasetReader(DatasetReader):
+    """Reads only its share of the sentences (distributed-aware)."""
+
+    distributed_aware = True
+
+    def __init__(self, token_indexers: dict[str, TokenIndexer] | None = None, tag_label: Label = "chunk",
+                 feature_labels: Sequence[Label] = (), convert_to_coding_scheme: Literal["BIOUL"] | None = None,
+                 label_namespace: str = "labels", coding_scheme: Literal["BIO", "BIOUL"] | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
+        self.tag_label = tag_label
+        self.feature_labels = set(feature_labels)
+        if coding_scheme is not None:  # AllenNLP's deprecated spelling of convert_to_coding_scheme
+            convert_to_coding_scheme = "BIOUL" if coding_scheme == "BIOUL" else None
+        self.convert_to_coding_scheme = convert_to_coding_scheme
+        self.label_namespace = label_namespace
+
+    @classmethod
+    def declared_fields(cls, arguments):
+        fields = {"tokens": True, "metadata": True, "tags": False}
+        for label in arguments.get("feature_labels") or ():
+            fields[f"{label}_tags"] = False
+        return fields
+
+    def _read(self, path: Path) -> Iterator[dict]:
+        for sentence in self.shard_iterable(sentences(path)):
+            self.num_parsed += 1
+            problem = next(((number, message) for number, columns in sentence
+                            if (message := self._problem(columns)) is not None), None)
+            if problem is not None:
+                self.invalid(path, *problem)
+                continue
+            words, pos_tags, chunk_tags = (list(column) for column in zip(*(columns for _, columns in sentence)))
+            yield self.text_to_instance([Token(word) for word in words], pos_tags, chunk_tags)
+
+    @staticmethod
+    def _problem(columns: list[str]) -> str | None:
+        if len(columns) != 3:
+            return f"expected 3 columns (word POS chunk), got {len(columns)}"
+        problem = scheme_problem(columns[2], "BIO")
+        return f"chunk {problem}" if problem else None
+
+    def text_to_instance(self, tokens: list[Token], pos_tags: list[str] | None = None,
+                         chunk_tags: list[str] | None = None) -> dict:
+        text = TextField(tokens, self.token_indexers)
+        instance: dict = {"tokens": text, "metadata": MetadataField({"words": [t.text for t in tokens]})}
+        tags = {"pos": pos_tags, "chunk": chunk_tags and convert(chunk_tags, "BIO", self.convert_to_coding_scheme)}
+        for label in sorted(self.feature_labels):
+            if tags[label] is None:
+                raise ValueError(f"conll2000: feature_labels names {label}, but no {label} tags were given")
+            instance[f"{label}_tags"] = SequenceLabelField(tags[label], text, label_namespace=f"{label}_tags")
+        if tags[self.tag_label] is not None:
+            instance["tags"] = SequenceLabelField(tags[self.tag_label], text, label_namespace=self.label_namespace)
+        return instance
