@@ -75,6 +75,33 @@ def test_bad_allennlp_keys_are_one_line_each_with_their_key_path(tmp_path, text_
     ])
 
 
+def test_allennlp_trainer_keys_are_translated_before_validation_not_taken_by_the_trainer(text_data):
+    """cuda_device, checkpointer, grad_norm's true/false, run_confidence_checks and enable_default_callbacks leave
+    the trainer's signature; a config with them loads as before and a bad value is one line at its key path."""
+    from distrain.config.schema import parameters_of
+    from distrain.training.trainer import Trainer
+
+    own = {parameter.name for parameter in parameters_of(Trainer.by_name("gradient_descent"))[0]}
+    assert not own & {"cuda_device", "checkpointer", "run_confidence_checks", "enable_default_callbacks"}
+    config = text_config(text_data, cuda_device=-1, grad_norm=True, run_confidence_checks=False,
+                         enable_default_callbacks=False, keep_checkpoints=5, checkpointer={"save_every_num_seconds": 60})
+    resolved = validate_experiment(config)[1]
+    options = resolved.trainer_options()
+    assert (options.keep_checkpoints, options.save_every_num_seconds) == (5, 60)  # no count given: the trainer's
+    assert resolved.plan.arguments["trainer"].argument("grad_norm") is None and resolved.cuda_device == -1
+    kept = validate_experiment(text_config(text_data, checkpointer={"num_serialized_models_to_keep": 1}))[1]
+    assert kept.trainer_options().keep_checkpoints == 1
+    bad = text_config(text_data, cuda_device=-2, grad_norm="x", run_confidence_checks="yes", enable_default_callbacks=1,
+                      checkpointer={"keep_most_recent_by_count": -1})
+    assert sorted(problems_of(bad)) == [
+        "trainer.checkpointer.keep_most_recent_by_count: must be 0 or more, got -1",
+        "trainer.cuda_device: must be at least -1, got -2",
+        "trainer.enable_default_callbacks: expected true or false, got 1",
+        'trainer.grad_norm: expected a number or true or false, got "x"',
+        'trainer.run_confidence_checks: expected true or false, got "yes"',
+    ]
+
+
 def test_top_level_seeds_and_the_trainers_seed():
     def seeds(top: dict, trainer: dict | None = None) -> Seeds:
         config = text_config({"train": "t", "validation": "v"}, **(trainer or {}))

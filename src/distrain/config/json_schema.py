@@ -155,8 +155,9 @@ class SchemaBuilder:
         if name not in self.defs:
             self.defs[name] = {}
             schema = self.properties(cls)
-            extra = {key: self.annotation(kind) for key, kind in self.extra_keys.get(base, {}).items()
-                     if key not in schema["properties"]}
+            own = schema["properties"]  # a key of its own also takes the other form (AllenNLP's grad_norm: true)
+            extra = {key: {"anyOf": [own[key], self.annotation(kind)]} if key in own else self.annotation(kind)
+                     for key, kind in self.extra_keys.get(base, {}).items()}
             schema["properties"] = {"type": {"const": registered}, **schema["properties"], **extra}
             description = first_line(cls)
             self.defs[name] = {"title": f"{registered} ({base.__name__})",

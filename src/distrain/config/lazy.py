@@ -38,6 +38,9 @@ class Lazy(Generic[T]):
         if self.cls is None:
             return missing
         parameter = inspect.signature(self.cls).parameters.get(name)
+        options = getattr(self.cls, "assembly_options", None)  # more keys of the block (see config.schema)
+        if parameter is None and options is not None:
+            parameter = inspect.signature(options).parameters.get(name)
         if parameter is None or parameter.default is inspect.Parameter.empty:
             return missing
         return parameter.default

@@ -4,6 +4,10 @@ A registered class's ``__init__`` type hints say which keys its config block tak
 walks a whole config against them, collects every problem with its key path, and returns a plan
 (a tree of :class:`Node`) that :meth:`Node.build` turns into objects later. Validation never
 constructs anything, so it runs before any data is read.
+
+A class may name ``assembly_options``, a dataclass whose fields are more keys of its block, validated with the
+rest but read by the code that assembles its run-time arguments (:meth:`Build.options`), never passed to its
+constructor: the trainer's ``optimizer`` is built by ``assemble``, and the trainer receives the optimizer.
 """
 
 from __future__ import annotations
@@ -84,8 +88,17 @@ class Build(Node):
                     parts=parts)
 
     def construct(self, **runtime_args: Any) -> Any:
-        kwargs = {name: _build_passing(node, runtime_args) for name, node in self.arguments.items()}
+        kwargs = {name: _build_passing(node, runtime_args) for name, node in self.constructor_arguments().items()}
         return self.construct_with(kwargs, runtime_args)
+
+    def constructor_arguments(self) -> dict[str, Node]:
+        """The arguments the constructor takes: all but the class's assembly options."""
+        return {name: node for name, node in self.arguments.items() if name not in _option_names(self.cls)}
+
+    def options(self) -> Any:
+        """The class's ``assembly_options`` as this block configures them (the rest at their defaults)."""
+        given = {name: node.build() for name, node in self.arguments.items() if name in _option_names(self.cls)}
+        return self.cls.assembly_options(**given)
 
     def construct_with(self, kwargs: dict[str, Any], runtime_args: dict[str, Any]) -> Any:
         try:
@@ -97,8 +110,7 @@ class Build(Node):
         """The configured value of a plain argument, or its default when the config omits it."""
         if name in self.arguments:
             return self.arguments[name].build()
-        default = inspect.signature(self.cls).parameters[name].default
-        return None if default is inspect.Parameter.empty else default
+        return {param.name: param.default for param in parameters_of(self.cls)[0]}[name]  # None: required
 
 
 def _build_passing(node: Node, extras: dict[str, Any]) -> Any:
@@ -106,7 +118,7 @@ def _build_passing(node: Node, extras: dict[str, Any]) -> Any:
     (AllenNLP's "extras": a model's ``vocab`` reaches the embedders in its config)."""
     if isinstance(node, Build) and not node.lazy:
         wanted = {name: value for name, value in extras.items() if name in getattr(node.cls, "runtime_args", ())}
-        kwargs = {name: _build_passing(item, extras) for name, item in node.arguments.items()}
+        kwargs = {name: _build_passing(item, extras) for name, item in node.constructor_arguments().items()}
         return node.construct_with(kwargs, wanted)
     if isinstance(node, ListOf):
         return [_build_passing(item, extras) for item in node.items]
@@ -128,7 +140,8 @@ class Parameter:
 def parameters_of(cls: type) -> tuple[tuple[Parameter, ...], bool]:
     """The configurable parameters of ``cls`` and whether it also takes arbitrary ``**kwargs``.
 
-    A constructor that takes ``**kwargs`` passes them up, so the parent's parameters are added.
+    A constructor that takes ``**kwargs`` passes them up, so the parent's parameters are added; the fields of
+    the class's ``assembly_options`` come last.
     """
     params, takes_kwargs = _own_parameters(cls)
     if takes_kwargs:
@@ -139,7 +152,15 @@ def parameters_of(cls: type) -> tuple[tuple[Parameter, ...], bool]:
             params = params + tuple(p for p in inherited if p.name not in names)
         else:
             takes_kwargs = False  # nothing above us takes keyword arguments
+    if getattr(cls, "assembly_options", None) is not None:
+        names = {param.name for param in params}
+        params = params + tuple(p for p in _own_parameters(cls.assembly_options)[0] if p.name not in names)
     return params, takes_kwargs
+
+
+def _option_names(cls: type) -> set[str]:
+    options = getattr(cls, "assembly_options", None)  # see the module's docstring
+    return {field.name for field in dataclasses.fields(options)} if options is not None else set()
 
 
 def _own_parameters(cls: type) -> tuple[tuple[Parameter, ...], bool]:

@@ -1,5 +1,7 @@
-"""What every worker runs: model, loaders and trainer (which parallelizes the model) assembled from a validated
-plan; and, before the workers start, the data that plan reads (:func:`prepare_for_workers`).
+"""What every worker runs, assembled from a validated plan: parallelism, loaders, model, its parallel form,
+optimizer, scheduler, moving average, checkpoint manager, and the loop they are handed to (AllenNLP's
+``TrainModel.from_partial_objects`` with its ``Lazy[Trainer]``); and, before the workers start, the data that
+plan reads (:func:`prepare_for_workers`).
 
 :func:`assemble` is shared by training and ``distrain check`` (which assembles rank 0 of N on a
 fake process group), so what ``check`` reports is what a real worker builds. It builds from the plan
@@ -30,6 +32,9 @@ from distrain.job import history
 from distrain.job.disk import remove_leftovers, write_text_atomically
 from distrain.training.state_bytes import held_state_bytes
 from distrain.training.summary import print_training_summary
+from distrain.training.step_parts import (StepParts, build_model, build_moving_average, build_optimizer,
+                                          build_scheduler, checkpoint_manager, mixed_precision, parallel_model,
+                                          planned_steps)
 from distrain.training.trainer import Trainer
 
 logger = logging.getLogger(__name__)
@@ -70,35 +75,42 @@ def set_seed(seed: int | Seeds) -> None:
 def assemble(
     world: World, resolved: ResolvedExperiment, serialization_dir: str | Path, prepared: PreparedData | None = None
 ) -> Assembly:
-    """Build this worker's model, loaders and trainer (reading the data unless ``prepared``)."""
+    """Build this worker's run from the plan (reading the data unless ``prepared``), in order: parallelism,
+    loaders, model, the parallel model, optimizer, scheduler, moving average, checkpoint manager, and the loop,
+    which receives them built."""
     experiment = resolved.build()
     seed = resolved.random_seed
     set_seed(resolved.seeds())
+    options = resolved.trainer_options()  # the trainer block's keys for what is built before the loop
     initializer, regularizer = resolved.model_key("initializer"), resolved.model_key("regularizer")
     if prepared is None:
         prepared = prepare_data(data_plan_of(experiment, resolved.config, resolved.distributed), world)
-    distributed = resolved.distributed or DistributedConfig(cuda_devices=[-1])
-    parallelism = build_parallelism(distributed, world)
-    accumulation = {}
+    parallelism = build_parallelism(resolved.distributed or DistributedConfig(cuda_devices=[-1]), world)
+    accumulation = None
     if experiment.data_loader.global_batch_size is not None:  # each worker's batch follows from the world
-        experiment.data_loader, steps = experiment.data_loader.for_world(world.dp_size, world.weights, world.size)
-        accumulation = {"num_gradient_accumulation_steps": steps}
+        experiment.data_loader, accumulation = experiment.data_loader.for_world(world.dp_size, world.weights,
+                                                                                world.size)
     train_loader = prepared.loader("train", experiment.dataset_reader, experiment.data_loader, world, seed)
     validation_loader = None if prepared.validation is None else prepared.loader(
         "validation", experiment.validation_dataset_reader, experiment.validation_data_loader, world, seed)
-    with parallelism.strategy.model_init_context(parallelism.dims):  # FSDP: the meta device, then only its shards
-        model = experiment.model.construct(vocab=prepared.vocab)
-        if initializer is not None:
-            initializer.apply(model)
     if parallelism.balancer is not None:
         parallelism.balancer.use_loader(train_loader)  # the measured shares split its global batches
+
+    model = build_model(experiment.model, prepared.vocab, parallelism, initializer)
+    parallel = parallel_model(options, model, parallelism, world)
+    optimizer = build_optimizer(options, model)
+    scheduler = build_scheduler(options, optimizer, *planned_steps(experiment.trainer, train_loader, accumulation))
+    moving_average = build_moving_average(options, model)
+    checkpoints = checkpoint_manager(options, Path(serialization_dir), world, model, parallel, optimizer,
+                                     train_loader, moving_average)
+    parts = StepParts(model, train_loader, validation_loader, parallel, optimizer, scheduler, moving_average,
+                      checkpoints, mixed_precision(options, world), regularizer)
     trainer = experiment.trainer.construct(
-        model=model, train_loader=train_loader, validation_loader=validation_loader,
-        serialization_dir=Path(serialization_dir), world=world, parallelism=parallelism,
-        **({"regularizer": regularizer} if regularizer is not None else {}), **accumulation,
+        parts=parts, serialization_dir=Path(serialization_dir), world=world,
+        **({"num_gradient_accumulation_steps": accumulation} if accumulation is not None else {}),
     )
-    return Assembly(experiment, prepared, model, parallelism.strategy, trainer.parallel, train_loader,
-                    validation_loader, trainer)
+    return Assembly(experiment, prepared, model, parallelism.strategy, parallel, train_loader, validation_loader,
+                    trainer)
 
 
 def prepare_for_workers(resolved: ResolvedExperiment, world: World | None) -> PreparedData:

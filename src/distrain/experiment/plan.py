@@ -23,8 +23,10 @@ from distrain.experiment.checks import module_problems
 from distrain.experiment.field_check import field_problems
 from distrain.experiment.model_keys import resolve_model_keys, split_model_keys
 from distrain.experiment.namespaces import link_embedding_namespaces
+from distrain.experiment.trainer_keys import ALLENNLP_TRAINER_KEYS, translate_trainer_keys
 from distrain.config.lazy import Lazy
 from distrain.models.model import Model
+from distrain.training.step_parts import AssemblyOptions
 from distrain.training.trainer import Trainer
 
 logger = logging.getLogger(__name__)
@@ -119,9 +121,15 @@ class ResolvedExperiment:
     config: dict[str, Any]
     #: ``model.initializer`` / ``model.regularizer`` when applied at assembly (see :mod:`.model_keys`)
     model_keys: dict[str, Node] = field(default_factory=dict)
+    #: AllenNLP's trainer keys kept for the run (``cuda_device``; see :mod:`.trainer_keys`)
+    allennlp_trainer_keys: dict[str, Any] = field(default_factory=dict)
 
     def build(self) -> Experiment:
         return self.plan.build()
+
+    def trainer_options(self) -> AssemblyOptions:
+        """The trainer block's keys that assemble builds the loop's parts from."""
+        return self.plan.arguments["trainer"].options()
 
     def seeds(self) -> Seeds:
         trainer_seed = self.plan.arguments["trainer"].argument("random_seed")
@@ -152,8 +160,7 @@ class ResolvedExperiment:
 
     @property
     def cuda_device(self) -> int | None:
-        trainer = self.plan.arguments["trainer"]
-        return trainer.argument("cuda_device") if "cuda_device" in trainer.arguments else None
+        return self.allennlp_trainer_keys.get("cuda_device")
 
     def model_key(self, name: str) -> Any:
         """The built ``model.initializer`` or ``model.regularizer`` (None when not configured)."""
@@ -205,6 +212,7 @@ def resolve_experiment(config: dict[str, Any]) -> ResolvedExperiment:
     config.setdefault("trainer", {})
     problems: list[Problem] = []
     model_config, taken = split_model_keys(config)
+    model_config, allennlp_trainer_keys = translate_trainer_keys(model_config, problems)
     plan = resolve_object(Experiment, model_config, "", problems)
     model_keys = resolve_model_keys(taken, problems)
     problems = [_adapter_problem(problem, config) for problem in problems]
@@ -212,7 +220,7 @@ def resolve_experiment(config: dict[str, Any]) -> ResolvedExperiment:
         problems += _seed_problems(plan)
     if not problems and isinstance(plan, Build):
         link_embedding_namespaces(plan)  # before anything builds the model, even on the meta device
-        resolved = ResolvedExperiment(plan, config, model_keys)
+        resolved = ResolvedExperiment(plan, config, model_keys, allennlp_trainer_keys)
         distributed = resolved.distributed
         if distributed is not None:
             problems += distributed.problems()
@@ -248,7 +256,7 @@ def experiment_schema() -> dict[str, Any]:
     from distrain.config.json_schema import config_schema
     from distrain.experiment.model_keys import APPLIED_AT_ASSEMBLY
 
-    return config_schema(Experiment, {Model: APPLIED_AT_ASSEMBLY})
+    return config_schema(Experiment, {Model: APPLIED_AT_ASSEMBLY, Trainer: ALLENNLP_TRAINER_KEYS})
 
 
 def load_experiment(

@@ -2,8 +2,9 @@
 
 AllenNLP configs say how many checkpoints to keep inside a ``checkpointer`` block
 (``keep_most_recent_by_count``, or ``num_serialized_models_to_keep`` before 2.0); distrain's trainer
-says it with ``keep_checkpoints`` and ``save_every_num_*``. Both spellings name the same settings;
-giving one setting both ways is refused so no value silently wins.
+says it with ``keep_checkpoints`` and ``save_every_num_*``. Both spellings name the same settings: the block
+is translated into the trainer's keys before the trainer block is validated
+(:mod:`distrain.experiment.trainer_keys`), and giving one setting both ways is refused so no value silently wins.
 """
 
 from __future__ import annotations
@@ -57,18 +58,17 @@ _SAME_SETTING = {
 }
 
 
-def retention_problems(arguments: Mapping[str, Any]) -> list[Problem]:
-    """A trainer's ``checkpointer`` (a recipe) against its own checkpoint keys, and its ``moving_average`` against
-    its ``checkpoint_format``; paths relative to the trainer."""
-    problems = []
-    if arguments.get("moving_average") is not None and arguments.get("checkpoint_format") == "sharded":
-        problems.append(Problem("moving_average", "needs checkpoint_format full: a sharded checkpoint "
-                                                  "marks the trained weights best, not the averaged ones"))
-    block = arguments.get("checkpointer")
-    if block is None:
-        return problems
-    given = block.arguments if hasattr(block, "arguments") else block
-    for theirs, (own, default) in _SAME_SETTING.items():
-        if theirs in given and arguments.get(own) != default:
-            problems.append(Problem(f"checkpointer.{theirs}", f"also given as trainer.{own}; keep one"))
-    return problems
+def as_trainer_keys(retention: CheckpointRetention, given: Mapping[str, Any],
+                    block: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
+    """The trainer's own keys for the settings a ``checkpointer`` block gives (``given`` as written, ``retention``
+    built from it), and a problem for each setting the trainer ``block`` gives too (paths relative to the trainer)."""
+    problems = [Problem(f"checkpointer.{theirs}", f"also given as trainer.{own}; keep one")
+                for theirs, (own, default) in _SAME_SETTING.items() if theirs in given and block.get(own, default) != default]
+    keys: dict[str, Any] = {}
+    if given.keys() & {"keep_most_recent_by_count", "num_serialized_models_to_keep"}:
+        keys["keep_checkpoints"] = retention.keep
+    if retention.save_every_num_seconds:
+        keys["save_every_num_seconds"] = retention.save_every_num_seconds
+    if retention.save_every_num_batches:
+        keys["save_every_num_batches"] = retention.save_every_num_batches
+    return keys, problems

@@ -1,4 +1,5 @@
-"""Which epoch was best by ``validation_metric`` (``"+accuracy"``, ``"-loss"``), and when to stop."""
+"""Which epoch was best by ``validation_metric`` (``"+accuracy"``, ``"-loss"``), when to stop, and each epoch's
+summary (``metrics.json``), which carries the best epoch's validation metrics."""
 
 from __future__ import annotations
 
@@ -41,6 +42,18 @@ class MetricTracker:
             self.epochs_without_improvement += 1
         return better
 
+    def summary(self, epoch: int, elapsed: float, epoch_metrics: dict[str, Any], counters: dict[str, Any],
+                is_best: bool, previous: dict[str, Any]) -> dict[str, Any]:
+        """``epoch``'s metrics, the run's ``counters`` and the best epoch's validation metrics as ``best_*`` (this
+        epoch's when ``is_best``, else those of the ``previous`` summary)."""
+        metrics: dict[str, Any] = {"epoch": epoch, "training_duration": _duration(elapsed), **epoch_metrics, **counters,
+                                   "best_epoch": self.best_epoch}
+        if is_best:
+            metrics.update({f"best_{k}": v for k, v in epoch_metrics.items() if k.startswith("validation_")})
+        else:
+            metrics.update({k: v for k, v in previous.items() if k.startswith("best_validation_")})
+        return metrics
+
     def should_stop(self) -> bool:
         return self.patience is not None and self.epochs_without_improvement >= self.patience
 
@@ -55,3 +68,9 @@ class MetricTracker:
         self.best_value = state["best_value"]
         self.best_epoch = state["best_epoch"]
         self.epochs_without_improvement = state["epochs_without_improvement"]
+
+
+def _duration(seconds: float) -> str:
+    hours, rest = divmod(int(seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours:02d}:{minutes:02d}:{secs:02d}"

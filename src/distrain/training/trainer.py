@@ -4,9 +4,10 @@ Each optimizer step covers ``num_gradient_accumulation_steps`` global batches. A
 its slice is scaled by ``dp_size × slice_size / step_samples`` before ``backward``: gradients are
 averaged over the data-parallel ranks, so the update equals the single-process update on
 the same global samples however they are split (uneven shares, empty slices and ``device_weights``
-included). :func:`~distrain.training.parallelize.parallelize` applies the parallelisms; the model is
-synchronised, clipped and saved through the handle it returns
-(:class:`~distrain.distributed.parallel_model.ParallelModel`), so nothing here names a parallel library.
+included). The loop receives its parts built (:class:`~distrain.training.step_parts.StepParts`, by
+:func:`~distrain.experiment.assemble.assemble`); the model is synchronised, clipped and saved through
+the handle ``parallelize`` returned (:class:`~distrain.distributed.parallel_model.ParallelModel`), so
+nothing here names a parallel library.
 
 A model whose loss is a mean over a varying count (masked tokens) returns that count as
 ``"loss_weight"``; see :mod:`distrain.training.loss_weighting` for how such steps stay exact.
@@ -18,57 +19,52 @@ import contextlib
 import itertools
 import json
 import logging
-import math
 import time
 from pathlib import Path
-from typing import Annotated, Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 import torch
-from annotated_types import Ge
 
 from distrain.config.errors import ConfigError, Problem
-from distrain.config.constraints import NonNegativeFloat, NonNegativeInt, PositiveFloat, PositiveInt
+from distrain.config.constraints import NonNegativeInt, PositiveFloat, PositiveInt
 from distrain.data.loader import Batch, DataLoader, to_device
 from distrain.distributed.collectives import all_reduce_sum, barrier, counted
-from distrain.distributed.strategy import Parallelism
 from distrain.distributed.world import SINGLE, World
 from distrain.errors import RunFailed
-from distrain.config.lazy import Lazy
-from distrain.models.model import Model
 from distrain.registry import Registrable
 from distrain.training.callback import Callback
-from distrain.training.activations import ActivationCheckpointing, offloaded, offloading_problems
-from distrain.training.amp import AmpDtype, MixedPrecision, ParamDtype, precision_problems, warn_if_emulated
-from distrain.training.checkpoint_manager import DEFAULT_FORMAT, CheckpointFormat, CheckpointManager
-from distrain.training.checkpoint_retention import CheckpointRetention, retention_problems
-from distrain.training.checkpointing import CHECKPOINTS_FOLDER, CheckpointError
+from distrain.training.activations import offloaded, offloading_problems
+from distrain.training.checkpointing import CheckpointError
 from distrain.job import history
 from distrain.job.disk import write_text_atomically
 from distrain.training.loss_weighting import StepWeights
 from distrain.training.metric_tracker import MetricTracker, ValidationMetric
-from distrain.training.moving_average import MovingAverage, averaged_weights
-from distrain.training.parallelize import parallelize
-from distrain.optim.optimizers import Optimizer
+from distrain.training.moving_average import averaged_weights
 from distrain.training.progress_display import ProgressDisplay
 from distrain.job.stop import Preempted, StopRequest
 from distrain.training.step_agreement import StepDecision, agree
+from distrain.training.step_parts import AssemblyOptions, StepParts, steps_per_epoch
 from distrain.training.recovery import (CallbackStates, EpochProgress, RankParts, position_in_batches,
                                         samples_in_batches)
-from distrain.optim.schedulers import LearningRateScheduler
 
 logger = logging.getLogger(__name__)
 
 
 class Trainer(Registrable):
-    """Trains a model built from the config; the loop is the same on every worker."""
+    """Trains a model built from the config; the loop is the same on every worker. It receives its parts
+    built (``parts``); the keys they are built from are every trainer block's ``assembly_options``."""
 
     default_implementation = "gradient_descent"
-    runtime_args = ("model", "train_loader", "validation_loader", "serialization_dir", "world", "parallelism",
-                    "regularizer")
+    runtime_args = ("parts", "serialization_dir", "world")
+    assembly_options = AssemblyOptions
     #: global batches per optimizer step
     accumulation: int = 1
     #: optimizer steps in one epoch
     steps_per_epoch: int = 0
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        return AssemblyOptions.argument_problems(arguments)
 
     def train(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -85,114 +81,41 @@ class TrainingError(RunFailed):
 class GradientDescentTrainer(Trainer):
     """Mini-batch gradient descent over global batches, on one worker or many, with exact resume."""
 
+    #: optimizer steps taken; training seconds before this run resumed, and when training started; the open bar
+    step, elapsed_before, _started, _open_bar = 0, 0.0, 0.0, None
+    #: set by a callback's ``on_epoch`` (the same on every worker) to end training after this epoch
+    stop_reason: str | None = None
+
     def __init__(
         self,
-        model: Model,
-        train_loader: DataLoader,
+        parts: StepParts,
         serialization_dir: Path,
         world: World = SINGLE,
-        parallelism: Parallelism | None = None,
-        validation_loader: DataLoader | None = None,
-        optimizer: Lazy[Optimizer] | None = None,
-        learning_rate_scheduler: Lazy[LearningRateScheduler] | None = None,
         num_epochs: NonNegativeInt = 20,
         validation_metric: ValidationMetric = "-loss",
         patience: NonNegativeInt | None = None,
-        grad_norm: PositiveFloat | bool | None = None,
+        grad_norm: PositiveFloat | None = None,
         grad_clipping: PositiveFloat | None = None,
         num_gradient_accumulation_steps: PositiveInt = 1,
-        random_seed: NonNegativeInt = 13,
-        keep_checkpoints: NonNegativeInt = 2,
-        save_every_num_batches: PositiveInt | None = None,
-        save_every_num_seconds: NonNegativeFloat | None = None,
         skip_nonfinite_steps: bool = False,
         callbacks: list[Callback] | None = None,
         progress_bar: bool = True,
-        use_amp: bool = False,
-        amp_dtype: AmpDtype = "bfloat16",
-        param_dtype: ParamDtype = "float32",
-        compile: bool = False,
-        activation_checkpointing: ActivationCheckpointing | None = None,
         activation_offloading: bool = False,
-        checkpoint_format: CheckpointFormat = DEFAULT_FORMAT,
-        checkpointer: CheckpointRetention | None = None,
-        cuda_device: Annotated[int, Ge(-1)] | None = None,
-        regularizer: Any = None,
-        moving_average: Lazy[MovingAverage] | None = None,
-        run_confidence_checks: bool = True,  # AllenNLP's (a normalisation after a biased layer): accepted, unused
-        enable_default_callbacks: bool = True,  # AllenNLP's (its console logger): accepted; distrain logs alike
     ) -> None:
-        self.model = model
-        self.train_loader = train_loader
-        self.validation_loader = validation_loader
-        self.serialization_dir = Path(serialization_dir)
-        self.world = world
-        self.num_epochs = num_epochs
-        # AllenNLP's grad_norm: true computes norms without rescaling (distrain reports none), false is off
-        self.grad_norm = None if isinstance(grad_norm, bool) else grad_norm
-        self.grad_clipping = grad_clipping
-        #: AllenNLP's ``model.regularizer``, applied at assembly (see :mod:`distrain.optim.regularizers`)
-        self.regularizer = regularizer
-        if checkpointer is not None:
-            keep_checkpoints = checkpointer.keep
-            save_every_num_seconds = checkpointer.save_every_num_seconds or save_every_num_seconds
-            save_every_num_batches = checkpointer.save_every_num_batches or save_every_num_batches
-        self.accumulation = num_gradient_accumulation_steps
-        self.random_seed = random_seed
-        self.callbacks = callbacks or []
-        self.progress_bar = progress_bar and world.is_primary
-        self.tracker = MetricTracker(validation_metric, patience)
-        self.device = torch.device(world.device)
-        if world.is_primary:
-            self.serialization_dir.mkdir(parents=True, exist_ok=True)
-        self.amp = MixedPrecision(use_amp, amp_dtype, self.device)
-        self.step_weights = StepWeights()
-
+        self.model, self.parallel, self.optimizer = parts.model, parts.parallel, parts.optimizer
+        self.scheduler, self.moving_average, self.checkpoints = parts.scheduler, parts.moving_average, parts.checkpoints
+        self.amp, self.regularizer = parts.amp, parts.regularizer
+        self.train_loader, self.validation_loader = parts.train_loader, parts.validation_loader
+        self.serialization_dir, self.world, self.device = Path(serialization_dir), world, torch.device(world.device)
         if activation_offloading and offloading_problems(self.device):
             raise ConfigError(offloading_problems(self.device))
-        self.activation_offloading = activation_offloading
-        parallelism = parallelism or Parallelism.data_parallel(world)
-        if problems := precision_problems({"use_amp": use_amp, "param_dtype": param_dtype},
-                                          parallelism.strategy.casts_parameters, parallelism.dims.pp > 1):
-            raise ConfigError(problems)
-        if world.is_primary:
-            warn_if_emulated(use_amp, amp_dtype, param_dtype, self.device)
-        #: the handle the step synchronises, clips and saves through; ``parallel.module`` runs forward
-        self.parallel = parallelize(self.model, parallelism, activation_checkpointing, compile, param_dtype)
-        named = list(self.model.named_parameters())
-        self.optimizer = (optimizer or _default_optimizer()).construct(model_parameters=named)
-        #: validation, the best weights and the final model use its averages (see :mod:`.moving_average`)
-        self.moving_average = moving_average.construct(parameters=named) if moving_average else None
-        self.steps_per_epoch = math.ceil(len(train_loader) / self.accumulation)
-        self.scheduler = (
-            learning_rate_scheduler.construct(
-                optimizer=self.optimizer, num_training_steps=self.steps_per_epoch * num_epochs,
-                **_epoch_shape(learning_rate_scheduler, num_epochs, self.steps_per_epoch),
-            )
-            if learning_rate_scheduler
-            else None
-        )
-        self.step = 0
-        self.checkpoints = CheckpointManager(
-            self.serialization_dir / CHECKPOINTS_FOLDER, world, self.parallel, self.model, self.optimizer,
-            sampler=getattr(train_loader, "sampler", None),
-            checkpoint_format=checkpoint_format, keep=keep_checkpoints,
-            every_num_batches=save_every_num_batches, every_num_seconds=save_every_num_seconds,
-            averaged=self.moving_average.averaged if self.moving_average is not None else None,
-        )
-        self.skip_nonfinite_steps = skip_nonfinite_steps
-        self.position = EpochProgress(0)
-        self.last_metrics: dict[str, Any] = {}
-        self.elapsed_before = 0.0
-        self.stop_request = StopRequest()
-        #: set by a callback's ``on_epoch`` (the same on every worker) to end training after this epoch
-        self.stop_reason: str | None = None
-        self._started = time.monotonic()
-        self._open_bar: ProgressDisplay | None = None
-
-    @classmethod
-    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
-        return retention_problems(arguments) + precision_problems(arguments, path="param_dtype")
+        self.activation_offloading, self.num_epochs = activation_offloading, num_epochs
+        self.accumulation = num_gradient_accumulation_steps
+        self.steps_per_epoch = steps_per_epoch(self.train_loader, self.accumulation)
+        self.grad_norm, self.grad_clipping, self.skip_nonfinite_steps = grad_norm, grad_clipping, skip_nonfinite_steps
+        self.callbacks, self.progress_bar = callbacks or [], progress_bar and world.is_primary
+        self.tracker, self.step_weights = MetricTracker(validation_metric, patience), StepWeights()
+        self.position, self.last_metrics, self.stop_request = EpochProgress(0), {}, StopRequest()
 
     # ------------------------------------------------------------------------------- the loop
     def train(self) -> dict[str, Any]:
@@ -223,7 +146,7 @@ class GradientDescentTrainer(Trainer):
             is_best = self.tracker.update(epoch, tracked or {k.partition("_")[2]: v for k, v in epoch_metrics.items()})
             if self.scheduler is not None:
                 self.scheduler.step_epoch(tracked.get(self.tracker.name))
-            self.last_metrics = self._summarise(epoch, epoch_metrics, is_best, self.last_metrics, self.elapsed())
+            self.last_metrics = self._summarise(epoch, epoch_metrics, is_best)
             self.position = self.position.next_epoch()
             for callback in self.callbacks:
                 callback.on_epoch(self, epoch, self.last_metrics)
@@ -338,22 +261,11 @@ class GradientDescentTrainer(Trainer):
                         forward_placeholders=self.parallel.forward_is_collective)
 
     # ------------------------------------------------------------------------------ bookkeeping
-    def _summarise(
-        self, epoch: int, epoch_metrics: dict, is_best: bool, previous: dict, elapsed: float
-    ) -> dict[str, Any]:
-        metrics: dict[str, Any] = {"epoch": epoch, "training_duration": _duration(elapsed)}
-        metrics.update(epoch_metrics)
-        metrics.update(self.parallel.epoch_counters())
+    def _summarise(self, epoch: int, epoch_metrics: dict, is_best: bool) -> dict[str, Any]:
+        counters = dict(self.parallel.epoch_counters())
         if self.checkpoints.world_changes:
-            metrics["world_changes"] = self.checkpoints.world_changes
-        best_epoch = self.tracker.best_epoch
-        metrics["best_epoch"] = best_epoch
-        if is_best:
-            best = {f"best_{k}": v for k, v in epoch_metrics.items() if k.startswith("validation_")}
-        else:
-            best = {k: v for k, v in previous.items() if k.startswith("best_validation_")}
-        metrics.update(best)
-        return metrics
+            counters["world_changes"] = self.checkpoints.world_changes
+        return self.tracker.summary(epoch, self.elapsed(), epoch_metrics, counters, is_best, self.last_metrics)
 
     def _write_epoch_metrics(self, epoch: int, metrics: dict[str, Any]) -> None:
         """``metrics_epoch_N.json`` and ``metrics.json``, written by the primary worker."""
@@ -451,23 +363,12 @@ class GradientDescentTrainer(Trainer):
             bar.close()
 
 
-def _epoch_shape(scheduler: Lazy[LearningRateScheduler], epochs: int, steps_per_epoch: int) -> dict[str, int]:
-    """What a schedule defined per epoch (AllenNLP's ``slanted_triangular``) needs besides the total."""
-    if not getattr(scheduler.cls, "wants_epoch_shape", False):
-        return {}
-    return {"trainer_epochs": epochs, "trainer_steps_per_epoch": steps_per_epoch}
-
-
 def _clamp_gradients(parameters: Any, limit: float) -> None:
     """AllenNLP's ``grad_clipping``: each gradient value into [-limit, limit]. It clamps the step's
     averaged gradient (AllenNLP clamped each backward's), so any worker count makes the same update."""
     for parameter in parameters:
         if parameter.grad is not None:
             parameter.grad.clamp_(-limit, limit)
-
-
-def _default_optimizer() -> Lazy[Optimizer]:
-    return Lazy(lambda model_parameters: Optimizer.by_name("adam")(model_parameters), "adam")
 
 
 def _nonfinite(losses: list[tuple[torch.Tensor, Any, int]]) -> torch.Tensor | bool:
@@ -491,9 +392,3 @@ def _grouped(batches: Iterator[Batch], size: int) -> Iterator[list[Batch]]:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
-
-
-def _duration(seconds: float) -> str:
-    hours, rest = divmod(int(seconds), 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours:02d}:{minutes:02d}:{secs:02d}"
