@@ -1,10 +1,21 @@
-"""Every registered metric read on 1, 2 and 3 real worker processes (gloo, uneven shares, one
-worker empty) equals scikit-learn / scipy / seqeval (and the official SQuAD and CoNLL-2005 SRL scorers, EVALB, and
-scorch's CoNLL-2012 coreference scores) on the concatenated data."""
+"""Every registered metric read on 1, 2 and 3 real worker processes (gloo, uneven shares, one worker empty)
+equals a reference computed on the concatenated data by code that is not distrain's:
+
+- scikit-learn, scipy and seqeval: accuracies, F-scores, span F1, AUC, correlations, errors, perplexity, averages;
+- the official scorers, taken from the AllenNLP 2.10.1 wheels at set-up: the CoNLL-2005 SRL script (perl) and
+  EVALB (its C source, compiled);
+- packages that implement a task's scores: scorch (CoNLL-2012 coreference), torchmetrics (SQuAD v1.1 EM and F1),
+  rouge-score (ROUGE-N, ROUGE-L) and sacrebleu (corpus BLEU), configured to AllenNLP's definitions;
+- no package computes tie-break accuracy, attachment scores or mention recall: they are formulated here over
+  scikit-learn another way than distrain computes them (accuracy over every class order; accuracy over words and
+  over sentences read as strings; micro multi-label recall). Their counting rules are this test's reading of
+  AllenNLP's; for attachment scores AllenNLP's own class is the oracle in test_attachment_scores.py.
+"""
 
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 
 import numpy as np
@@ -73,10 +84,13 @@ def fbeta_averaged(average, beta=1.0, labels=tuple(range(6))):
 
 
 def tie_break_accuracy(data):
+    """Not distrain's count of tied classes: the mean, over all 120 orders of the 5 classes, of scikit-learn's
+    accuracy of the argmax that takes the first top class in that order (a class tied with n - 1 others comes
+    first in 1/n of the orders, the expected accuracy of a uniformly random tie break)."""
     scores, gold = data["predictions"], data["gold_labels"]
-    tied = scores == scores.max(-1, keepdims=True)
-    credit = tied[np.arange(len(gold)), gold] / tied.sum(-1)
-    return np.average(credit, weights=data["mask"])
+    orders = [np.asarray(order) for order in itertools.permutations(range(scores.shape[-1]))]
+    return np.mean([sk.accuracy_score(gold, order[scores[:, order].argmax(-1)], sample_weight=data["mask"])
+                    for order in orders])
 
 
 def boolean_accuracy(data):
@@ -140,23 +154,27 @@ def sequence_accuracy(data):
     return sk.accuracy_score(as_text(data["gold_labels"]), as_text(data["predictions"]))
 
 
-def squad_official(data):
-    """The official SQuAD v1.1 evaluation (tests/support/squad.py), as fractions."""
-    from support.squad import official_evaluate
+def squad_torchmetrics(data):
+    """torchmetrics' SQuAD (the official v1.1 formula; tests/support/squad.py), as fractions."""
+    from support.squad import squad_v1_scores
 
     gold = {str(i): answers for i, answers in enumerate(data["gold_answers"])}
-    result = official_evaluate(gold, {str(i): text for i, text in enumerate(data["predictions"])})
+    result = squad_v1_scores(gold, {str(i): text for i, text in enumerate(data["predictions"])})
     return {"em": result["exact_match"] / 100, "f1": result["f1"] / 100}
 
 
 def attachment_scores(data):
-    """Counted: unmasked words whose gold label is not 1; a sentence with none counted is an exact match."""
+    """scikit-learn's accuracy over the counted words (unmasked, gold label not 1), of heads (UAS) and of
+    (head, label) pairs (LAS); and over sentences, each one's counted heads (pairs) compared as one string (UEM,
+    LEM), so a sentence with no counted word is an exact match ("[]" is "[]"). Not distrain's masked sums; the
+    counting rules are AllenNLP's, whose own AttachmentScores gives distrain's values in test_attachment_scores.py."""
     counted = (data["mask"] > 0) & (data["gold_labels"] != 1)
-    heads = (data["predicted_indices"] == data["gold_indices"]) & counted
-    both = heads & (data["predicted_labels"] == data["gold_labels"])
-    sentences = len(counted)
-    return {"UAS": heads.sum() / counted.sum(), "LAS": both.sum() / counted.sum(),
-            "UEM": (heads | ~counted).all(-1).sum() / sentences, "LEM": (both | ~counted).all(-1).sum() / sentences}
+    heads = {side: data[f"{side}_indices"] for side in ("gold", "predicted")}
+    pairs = {side: heads[side] * 10 + data[f"{side}_labels"] for side in ("gold", "predicted")}  # labels 0-3
+    words = lambda values: sk.accuracy_score(values["gold"][counted], values["predicted"][counted])  # noqa: E731
+    rows = lambda side: [str(row[keep].tolist()) for row, keep in zip(side, counted)]  # noqa: E731
+    sentences = lambda values: sk.accuracy_score(rows(values["gold"]), rows(values["predicted"]))  # noqa: E731
+    return {"UAS": words(heads), "LAS": words(pairs), "UEM": sentences(heads), "LEM": sentences(pairs)}
 
 
 
@@ -183,76 +201,60 @@ def coref_scorch(data):
 
 
 def mention_recall(data):
-    gold = [{tuple(m) for cluster in item["clusters"] for m in cluster} for item in data["batched_metadata"]]
-    kept = [{tuple(span) for span in spans} for spans in data["batched_top_spans"].tolist()]
-    return sum(len(g & k) for g, k in zip(gold, kept)) / sum(len(g) for g in gold)
+    """scikit-learn's micro-averaged recall of a multi-label problem: each document an item, its gold mentions
+    the true labels and its kept spans the predicted ones (not distrain's set intersections)."""
+    from sklearn.preprocessing import MultiLabelBinarizer
+
+    gold = [[tuple(m) for cluster in item["clusters"] for m in cluster] for item in data["batched_metadata"]]
+    kept = [[tuple(span) for span in spans] for spans in data["batched_top_spans"].tolist()]
+    labels = MultiLabelBinarizer().fit(gold + kept)
+    return sk.recall_score(labels.transform(gold), labels.transform(kept), average="micro")
 
 
-def _ngrams(row, size, excluded):
-    """AllenNLP's ``ngrams`` as it wrote it: every start offset, the row split into size-long slices."""
-    from collections import Counter
-
-    counts = Counter()
-    for start in range(size):
-        for begin in range(start, len(row) - size + 1, size):
-            gram = tuple(int(t) for t in row[begin:begin + size])
-            if not any(t in excluded for t in gram):
-                counts[gram] += 1
-    return counts
+EXCLUDED_IDS = frozenset({0, 1, 2})  # the rouge and bleu cases' start, end and padding
 
 
-def _allennlp_lcs(first, second, excluded):
-    """AllenNLP ROUGE's longest common subsequence: the longer row outside, its excluded ids skipped."""
-    if len(first) < len(second):
-        first, second = second, first
-    previous = [0] * (len(second) + 1)
-    for i in range(len(first) - 1, -1, -1):
-        if int(first[i]) in excluded:
-            continue
-        current = [0] * (len(second) + 1)
-        for j in range(len(second) - 1, -1, -1):
-            current[j] = 1 + previous[j + 1] if first[i] == second[j] else max(current[j + 1], previous[j])
-        previous = current
-    return previous[0]
+def id_words(row, excluded=EXCLUDED_IDS) -> str:
+    """Token ids as the words a text scorer reads, the excluded ids left out. They sit only at the row's ends in
+    these cases (asserted), so no n-gram is made across one, as distrain and AllenNLP never make one."""
+    kept = [position for position, token in enumerate(row) if int(token) not in excluded]
+    assert kept == list(range(kept[0], kept[-1] + 1)) if kept else True, row
+    return " ".join(str(int(row[position])) for position in kept)
 
 
-def rouge_allennlp(data, size=3, excluded=frozenset({0, 1, 2})):
-    """AllenNLP 2.10.1's ROUGE transcribed loop for loop (means over sequences of per-sequence scores)."""
-    sums = {f"ROUGE-{n}_{k}": 0.0 for k in ("R", "P", "F1") for n in range(1, size + 1)}
-    rouge_l = 0.0
-    for predicted, gold in zip(data["predictions"], data["gold_targets"]):
-        for n in range(1, size + 1):
-            mine, theirs = _ngrams(predicted, n, excluded), _ngrams(gold, n, excluded)
-            matches = sum(min(mine[g], c) for g, c in theirs.items())
-            if not matches:
-                continue
-            recall, precision = matches / sum(theirs.values()), matches / sum(mine.values())
-            sums[f"ROUGE-{n}_R"] += recall
-            sums[f"ROUGE-{n}_P"] += precision
-            sums[f"ROUGE-{n}_F1"] += 2 * recall * precision / (recall + precision)
-        common = _allennlp_lcs(gold, predicted, excluded)
-        if common:
-            m, n = sum(int(t) not in excluded for t in gold), sum(int(t) not in excluded for t in predicted)
-            rouge_l += 2 * (common / m) * (common / n) / (common / m + common / n)
-    count = len(data["predictions"])
-    return {**{key: value / count for key, value in sums.items()}, "ROUGE-L": rouge_l / count}
+class SpaceTokenizer:
+    """rouge-score's tokenizer interface: its default lower-cases, keeps [a-z0-9]+ and may stem; ids need none."""
+
+    @staticmethod
+    def tokenize(text: str) -> list[str]:
+        return text.split()
 
 
-def bleu_allennlp(data, excluded=frozenset({0, 1, 2})):
-    """AllenNLP 2.10.1's BLEU (clipped counts, brevity penalty, its 1e-13 smoothing of the logarithms)."""
-    import math
+def rouge_score_package(data, size=3):
+    """Google's rouge-score on the id words: each sequence's ROUGE-1..3 recall, precision and F1 and ROUGE-L F1
+    (AllenNLP's keys), averaged over sequences as AllenNLP's ROUGE is."""
+    from rouge_score.rouge_scorer import RougeScorer
 
-    matches, totals = [0] * 4, [0] * 4
-    for predicted, gold in zip(data["predictions"], data["gold_targets"]):
-        for n in range(4):
-            mine, theirs = _ngrams(predicted, n + 1, excluded), _ngrams(gold, n + 1, excluded)
-            matches[n] += sum(min(c, theirs[g]) for g, c in mine.items())
-            totals[n] += sum(mine.values())
-    valid = lambda rows: sum(int(t) not in excluded for row in rows for t in row)  # noqa: E731
-    predicted_length, reference_length = valid(data["predictions"]), valid(data["gold_targets"])
-    brevity = 1.0 if predicted_length > reference_length else math.exp(1 - reference_length / predicted_length)
-    return {"BLEU": brevity * math.exp(sum(0.25 * (math.log(matches[n] + 1e-13) - math.log(totals[n] + 1e-13))
-                                           for n in range(4)))}
+    scorer = RougeScorer([f"rouge{n}" for n in range(1, size + 1)] + ["rougeL"], tokenizer=SpaceTokenizer())
+    scores = [scorer.score(id_words(gold), id_words(predicted))  # target first
+              for predicted, gold in zip(data["predictions"], data["gold_targets"])]
+    mean = lambda kind, field: float(np.mean([getattr(score[kind], field) for score in scores]))  # noqa: E731
+    fields = {"R": "recall", "P": "precision", "F1": "fmeasure"}
+    result = {f"ROUGE-{n}_{key}": mean(f"rouge{n}", field) for n in range(1, size + 1) for key, field in fields.items()}
+    return {**result, "ROUGE-L": mean("rougeL", "fmeasure")}
+
+
+def bleu_sacrebleu(data):
+    """sacrebleu's corpus BLEU on the id words (tokenize "none": split at spaces), as a fraction. Its "floor"
+    smoothing at 1e-13 is the nearest to AllenNLP's 1e-13 added inside each logarithm; on this case every order
+    has matches and the brevity penalty bites (asserted), so neither smoothing touches the value."""
+    from sacrebleu.metrics import BLEU
+
+    bleu = BLEU(tokenize="none", smooth_method="floor", smooth_value=1e-13, force=True)
+    score = bleu.corpus_score([id_words(row) for row in data["predictions"]],
+                              [[id_words(row) for row in data["gold_targets"]]])
+    assert all(score.counts) and score.bp < 1, (score.counts, score.bp)
+    return {"BLEU": score.score / 100}
 
 
 REFERENCES = {
@@ -260,7 +262,7 @@ REFERENCES = {
     "categorical_accuracy_top3": lambda d: sk.top_k_accuracy_score(
         d["gold_labels"], d["predictions"], k=3, labels=list(range(5)), sample_weight=d["mask"]
     ),
-    "categorical_accuracy_tie_break": tie_break_accuracy,
+    "categorical_accuracy_tie_break": tie_break_accuracy,  # scikit-learn, another formulation
     "boolean_accuracy": boolean_accuracy,
     "fbeta_per_label": fbeta_per_label,
     "fbeta_micro": fbeta_averaged("micro"),
@@ -280,14 +282,14 @@ REFERENCES = {
     "perplexity": perplexity,
     "average": lambda d: np.average(d["value"], weights=d["mask"]),
     "sequence_accuracy": sequence_accuracy,
-    "squad_em_and_f1": squad_official,
-    "attachment_scores": attachment_scores,
+    "squad_em_and_f1": squad_torchmetrics,  # torchmetrics' SQuAD, the official v1.1 formula
+    "attachment_scores": attachment_scores,  # scikit-learn, another formulation
     "srl_eval": official_reference,  # the CoNLL-2005 script itself (perl)
     "evalb": evalb_official,  # EVALB itself (its C source compiled with gcc), COLLINS.prm
     "conll_coref_scores": coref_scorch,  # scorch, an independent implementation of the CoNLL-2012 scores
-    "mention_recall": mention_recall,
-    "rouge": rouge_allennlp,
-    "bleu": bleu_allennlp,
+    "mention_recall": mention_recall,  # scikit-learn, another formulation
+    "rouge": rouge_score_package,  # Google's rouge-score
+    "bleu": bleu_sacrebleu,  # sacrebleu
 }
 
 

@@ -1,5 +1,5 @@
-"""Pure parts of extractive QA: the SQuAD metric against the official v1.1 formula, AllenNLP's windows, answer
-characters to tokens, the best legal span, and where a tokenizer puts its special tokens."""
+"""Pure parts of extractive QA: the SQuAD metric against torchmetrics' SQuAD (the v1.1 formula), AllenNLP's
+windows, answer characters to tokens, the best legal span, and where a tokenizer puts its special tokens."""
 
 from __future__ import annotations
 
@@ -8,32 +8,47 @@ import random
 import pytest
 import torch
 
-from support.squad import official_evaluate
+from support.squad import squad_v1_scores
 from distrain.zoo.rc.readers.transformer_squad import PairLayout, char_span_to_tokens, window_starts
-from distrain.zoo.rc.metrics.squad_em_and_f1 import SquadEmAndF1, normalize_answer
+from distrain.zoo.rc.metrics.squad_em_and_f1 import SquadEmAndF1, exact_match, normalize_answer, token_f1
 from distrain.zoo.rc.models.transformer_qa import best_spans
 
 WORDS = ["the", "a", "an", "Oslo", "oslo", "city", "The", "of", "Norway", ",", ".", "!", "An", "capital", "old"]
+EMPTY_WHEN_NORMALISED = {"the", "a", "an", "The", "An", ",", ".", "!"}
 
 
 def random_text(rng: random.Random) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 5))).replace(" ,", ",")
 
 
-def test_squad_metric_equals_the_official_formula_on_random_answers():
+def random_gold_answer(rng: random.Random) -> str:
+    """Random text with a word left after normalisation, as every SQuAD v1.1 answer has (a span of its context)."""
+    while not set((text := random_text(rng)).replace(",", " ,").split()) - EMPTY_WHEN_NORMALISED:
+        pass
+    return text
+
+
+def test_squad_metric_equals_torchmetrics_squad_on_random_answers():
     rng = random.Random(0)
-    gold = {f"q{i}": [random_text(rng) or "x" for _ in range(rng.randint(1, 3))] for i in range(300)}
+    gold = {f"q{i}": [random_gold_answer(rng) for _ in range(rng.randint(1, 3))] for i in range(300)}
     predictions = {qid: random_text(rng) for qid in gold}
     metric = SquadEmAndF1()
     ids = list(gold)
     for first in range(0, len(ids), 7):  # batches of 7 questions
         batch = ids[first: first + 7]
         metric([predictions[q] for q in batch], [gold[q] for q in batch])
-    official = official_evaluate(gold, predictions)
+    reference = squad_v1_scores(gold, predictions)
     value = metric.get_metric()
     assert 0 < value["em"] < 1 and 0 < value["f1"] < 1
-    assert value["em"] * 100 == pytest.approx(official["exact_match"], abs=1e-9)
-    assert value["f1"] * 100 == pytest.approx(official["f1"], abs=1e-9)
+    assert value["em"] * 100 == pytest.approx(reference["exact_match"], abs=1e-9)
+    assert value["f1"] * 100 == pytest.approx(reference["f1"], abs=1e-9)
+
+
+def test_an_answer_and_a_prediction_both_empty_when_normalised_score_f1_zero_as_in_v1_1():
+    """evaluate-v1.1.py's rule (no common token: 0), where v2.0 and torchmetrics score 1; the random gold answers
+    above never normalise to nothing, so this is the test of it."""
+    assert token_f1("The ,", "a") == 0.0 and token_f1("", "") == 0.0
+    assert exact_match("The ,", "a") == 1.0
 
 
 def test_normalisation_drops_case_punctuation_articles_and_extra_spaces():

@@ -115,12 +115,14 @@ def tag_id_sequences(rng):
 
 
 def squad_answers(rng):
-    """Predicted strings and 1-3 gold answers per question (object arrays: strings are fed as lists)."""
+    """Predicted strings (some empty, or empty once normalised) and 1-3 gold answers per question, each holding a
+    word that normalisation keeps, as SQuAD v1.1's do (object arrays: strings are fed as lists)."""
     words = np.array(["the", "an", "Oslo", "oslo,", "old", "city", "of", "Norway.", "A", "square"])
     text = lambda: " ".join(rng.choice(words, size=rng.integers(0, 4)))  # noqa: E731
     predictions = np.array([text() for _ in range(NUM_ITEMS)], dtype=object)
+    answer = lambda: " ".join(rng.permutation([*text().split(), str(rng.choice(words[2:8]))]))  # noqa: E731
     gold = np.empty(NUM_ITEMS, dtype=object)
-    gold[:] = [[text() or "Oslo" for _ in range(rng.integers(1, 4))] for _ in range(NUM_ITEMS)]
+    gold[:] = [[answer() for _ in range(rng.integers(1, 4))] for _ in range(NUM_ITEMS)]
     return {"predictions": predictions, "gold_answers": gold}
 
 
