@@ -12,6 +12,8 @@ import pytest
 from distrain.data.fields import LabelField, MetadataField, SequenceLabelField, TextField
 from distrain.data.reader import DataError
 from distrain.zoo.classification.readers.boolq import BoolQDatasetReader
+from distrain.zoo.tagging.readers.ccgbank import CcgBankDatasetReader
+from distrain.zoo.tagging.readers.conll2000 import Conll2000DatasetReader
 from distrain.zoo.tagging.readers.ontonotes_ner import OntonotesNamedEntityRecognition
 from distrain.zoo.pair_classification.readers.quora_paraphrase import QuoraParaphraseDatasetReader
 from distrain.zoo.pair_classification.readers.superglue_rte import TransformerSuperGlueRteReader
@@ -79,6 +81,15 @@ CASES = {
     "quora_paraphrase_minilm": lambda: dump(
         QuoraParaphraseDatasetReader(tokenizer=PretrainedTransformerTokenizer(MINILM, add_special_tokens=False)),
         FIXTURES / "pair_classification" / "quora_paraphrase.tsv"),
+    "conll2000": lambda: dump(Conll2000DatasetReader(tag_label="chunk", feature_labels=["pos", "chunk"]),
+                              FIXTURES / "tagging" / "conll2000.txt"),
+    "conll2000_bioul_pos": lambda: dump(Conll2000DatasetReader(tag_label="pos", convert_to_coding_scheme="BIOUL",
+                                                               feature_labels=["chunk"]),
+                                        FIXTURES / "tagging" / "conll2000.txt"),
+    "ccgbank": lambda: dump(CcgBankDatasetReader(), FIXTURES / "tagging" / "ccgbank.txt"),
+    "ccgbank_features": lambda: dump(CcgBankDatasetReader(tag_label="original_pos",
+                                                          feature_labels=["ccg", "modified_pos", "predicate_arg"]),
+                                     FIXTURES / "tagging" / "ccgbank.txt"),
 }
 
 

@@ -3,7 +3,8 @@ file changed) passes ``distrain check`` and trains on small CoNLL 2003 data on 2
 fewer words than characters (its character embedding is sized by its own namespace; a size too small for it is
 one line with its key path); and word-level tagging over a transformer's word pieces
 (``pretrained_transformer_mismatched``, local MiniLM) predicts one tag per word. Data from tests/support/tagging_data.py
-and written in the tests, not a benchmark."""
+and written in the tests, not a benchmark. allennlp-models' own ``crf_tagger`` fixture experiments on CoNLL 2000 and
+CCGbank train as they are (their readers' instances equal AllenNLP's: tests/allennlp/test_allennlp_readers.py)."""
 
 from __future__ import annotations
 
@@ -137,3 +138,31 @@ def test_a_wrong_encoder_input_size_in_the_ner_config_is_one_line_before_data_is
     assert result.returncode == 2
     assert [line for line in result.stderr.splitlines() if line.strip()] == [
         "error: model.encoder.input_size: is 100, but the text_field_embedder gives 178"], result.stderr
+
+
+@pytest.mark.parametrize("experiment, column", [("experiment_conll2000.json", 2), ("experiment_ccgbank.json", 0)])
+def test_allennlp_models_crf_tagger_experiments_on_conll2000_and_ccgbank_check_and_train_as_they_are(
+        experiment, column, tmp_path):
+    """allennlp-models' own ``crf_tagger`` fixture experiments, run from its folder with no file edited, one epoch:
+    the vocabulary's labels are exactly the tags of the file's chosen column (chunks; CCG categories), and the
+    experiment's extra ``feature_labels`` reach ``forward`` as keyword arguments it does not name."""
+    from support.allennlp_fixtures import ALLENNLP_MODELS
+
+    config = f"test_fixtures/tagging/crf_tagger/{experiment}"
+    checked = run_cli("check", config, cwd=ALLENNLP_MODELS)
+    assert checked.returncode == 0, checked.stderr
+    run = tmp_path / "run"
+    trained = run_cli("train", config, "-s", str(run), "-o", '{"trainer.num_epochs": 1}', cwd=ALLENNLP_MODELS)
+    assert trained.returncode == 0, trained.stderr[-3000:]
+    data = (ALLENNLP_MODELS / load_config(ALLENNLP_MODELS / config)["train_data_path"]).read_text()
+    if column == 0:  # CCGbank: each leaf's first part
+        import re
+
+        tags = {leaf.split()[0] for line in data.splitlines() if line.startswith("(<")
+                for leaf in re.findall(r"<L (.*?)>", line)}
+    else:
+        tags = {line.split()[column] for line in data.splitlines() if line.strip()}
+    shutil.unpack_archive(run / "model.tar.gz", tmp_path / "archive")
+    labels = {json.loads(line) for line in (tmp_path / "archive" / "vocabulary" / "labels.txt").read_text().splitlines()}
+    assert labels == tags and len(tags) > 3
+    assert (run / "model.tar.gz").is_file()

@@ -26,6 +26,8 @@ from allennlp_models.pair_classification.dataset_readers.quora_paraphrase import
     QuoraParaphraseDatasetReader)
 from allennlp_models.pair_classification.dataset_readers.transformer_superglue_rte import (  # noqa: E402
     TransformerSuperGlueRteReader)
+from allennlp_models.tagging.dataset_readers.ccgbank import CcgBankDatasetReader  # noqa: E402
+from allennlp_models.tagging.dataset_readers.conll2000 import Conll2000DatasetReader  # noqa: E402
 from allennlp_models.tagging.dataset_readers.ontonotes_ner import OntonotesNamedEntityRecognition  # noqa: E402
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -71,6 +73,14 @@ cases = {
     "quora_paraphrase_minilm": dump(
         QuoraParaphraseDatasetReader(tokenizer=PretrainedTransformerTokenizer(MINILM, add_special_tokens=False)),
         FIXTURES / "pair_classification" / "quora_paraphrase.tsv"),
+    "conll2000": dump(Conll2000DatasetReader(tag_label="chunk", feature_labels=["pos", "chunk"]),
+                      FIXTURES / "tagging" / "conll2000.txt"),
+    "conll2000_bioul_pos": dump(Conll2000DatasetReader(tag_label="pos", convert_to_coding_scheme="BIOUL",
+                                                       feature_labels=["chunk"]), FIXTURES / "tagging" / "conll2000.txt"),
+    "ccgbank": dump(CcgBankDatasetReader(), FIXTURES / "tagging" / "ccgbank.txt"),
+    "ccgbank_features": dump(CcgBankDatasetReader(tag_label="original_pos",
+                                                  feature_labels=["ccg", "modified_pos", "predicate_arg"]),
+                             FIXTURES / "tagging" / "ccgbank.txt"),
 }
 out = TESTS / "allennlp_golden" / "readers" / "instances.json"
 out.write_text(json.dumps({"made_by": made_by(__file__), **cases}, indent=1, ensure_ascii=False) + "\n")
