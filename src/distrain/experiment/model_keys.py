@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from distrain.config.errors import Problem
-from distrain.config.schema import Node, parameters_of, resolve_object
+from distrain.config.schema import Node, resolve_object
+from distrain.experiment.foreign_keys import keys_its_class_lacks
 from distrain.models.model import Model
 from distrain.optim.initializers import InitializerApplicator
 from distrain.optim.regularizers import RegularizerApplicator
-from distrain.registry import RegistryError
 
 APPLIED_AT_ASSEMBLY = {"initializer": InitializerApplicator, "regularizer": RegularizerApplicator}
 
@@ -23,14 +23,9 @@ APPLIED_AT_ASSEMBLY = {"initializer": InitializerApplicator, "regularizer": Regu
 def split_model_keys(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``config`` without the model keys applied at assembly, and those keys' values."""
     block = config.get("model")
-    if not isinstance(block, dict) or not APPLIED_AT_ASSEMBLY.keys() & block.keys():
+    taken = keys_its_class_lacks(block, Model, APPLIED_AT_ASSEMBLY)
+    if not taken:
         return config, {}
-    try:
-        cls = Model.by_name(block.get("type") or Model.default_implementation)
-    except (RegistryError, TypeError):
-        return config, {}  # the model's own validation reports its type
-    own = {parameter.name for parameter in parameters_of(cls)[0]}
-    taken = {key: block[key] for key in APPLIED_AT_ASSEMBLY if key in block and key not in own}
     rest = {key: value for key, value in block.items() if key not in taken}
     return {**config, "model": rest}, taken
 

@@ -23,8 +23,8 @@ from annotated_types import Ge
 
 from distrain.config.constraints import PositiveFloat
 from distrain.config.errors import Problem
-from distrain.config.schema import parameters_of, resolve
-from distrain.registry import RegistryError
+from distrain.config.schema import resolve
+from distrain.experiment.foreign_keys import keys_its_class_lacks
 from distrain.training.checkpoint_retention import CheckpointRetention, as_trainer_keys
 from distrain.training.trainer import Trainer
 
@@ -44,16 +44,11 @@ def translate_trainer_keys(config: dict[str, Any], problems: list[Problem]) -> t
     """``config`` with its trainer block in distrain's keys, and the values of :data:`KEPT` it gave; a bad value
     is a problem at its key path (appended to ``problems``) and leaves the block."""
     block = config.get("trainer")
-    if not isinstance(block, dict) or not ALLENNLP_TRAINER_KEYS.keys() & block.keys():
-        return config, {}
-    try:
-        cls = Trainer.by_name(block.get("type") or Trainer.default_implementation)
-    except (RegistryError, TypeError):
-        return config, {}  # the trainer's own validation reports its type
-    own = {parameter.name for parameter in parameters_of(cls)[0]}
-    taken = {key: block[key] for key in ALLENNLP_TRAINER_KEYS if key in block and key not in own}
-    if "grad_norm" in block and not _a_number(block["grad_norm"]):
+    taken = keys_its_class_lacks(block, Trainer, ALLENNLP_TRAINER_KEYS)
+    if isinstance(block, dict) and "grad_norm" in block and not _a_number(block["grad_norm"]):
         taken["grad_norm"] = block["grad_norm"]  # true, false or a wrong value; a number is the trainer's
+    if not taken:
+        return config, {}
     translated = {key: value for key, value in block.items() if key not in taken}
     kept = {}
     for key, value in taken.items():

@@ -13,11 +13,12 @@ import re
 from pathlib import Path
 from typing import Any, Iterator, Literal, Sequence
 
-from distrain.data.fields import SequenceLabelField, TextField
+from distrain.data.fields import TextField
 from distrain.data.reader import DatasetReader
 from distrain.data.token_indexer import TokenIndexer
 from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
 from distrain.data.tokenizer import Token
+from distrain.zoo.tagging.readers.tag_fields import declared_tag_fields, tag_fields
 
 Label = Literal["ccg", "modified_pos", "original_pos", "predicate_arg"]
 #: a leaf's parts, in the file's order (the word is the fourth)
@@ -41,10 +42,7 @@ class CcgBankDatasetReader(DatasetReader):
 
     @classmethod
     def declared_fields(cls, arguments):
-        fields = {"tokens": True, "tags": False}
-        for label in arguments.get("feature_labels") or ():
-            fields[f"{label}_tags"] = False
-        return fields
+        return declared_tag_fields(arguments, metadata=False)
 
     def _derivations(self, path: Path) -> Iterator[tuple[int, str]]:
         with open(path, encoding="utf-8") as lines:
@@ -68,11 +66,5 @@ class CcgBankDatasetReader(DatasetReader):
         text = TextField([Token(word) for word in tokens], self.token_indexers)
         tags = {"ccg": ccg_tags, "modified_pos": modified_pos_tags, "original_pos": original_pos_tags,
                 "predicate_arg": predicate_arg_tags}
-        instance: dict = {"tokens": text}
-        for label in sorted(self.feature_labels):
-            if tags[label] is None:
-                raise ValueError(f"ccgbank: feature_labels names {label}, but no {label} tags were given")
-            instance[f"{label}_tags"] = SequenceLabelField(tags[label], text, label_namespace=f"{label}_tags")
-        if tags[self.tag_label] is not None:
-            instance["tags"] = SequenceLabelField(tags[self.tag_label], text, label_namespace=self.label_namespace)
-        return instance
+        return {"tokens": text, **tag_fields(text, tags, self.tag_label, self.feature_labels, self.label_namespace,
+                                             "ccgbank")}

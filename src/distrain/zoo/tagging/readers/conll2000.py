@@ -12,12 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator, Literal, Sequence
 
-from distrain.data.fields import MetadataField, SequenceLabelField, TextField
+from distrain.data.fields import MetadataField, TextField
 from distrain.data.reader import DatasetReader
 from distrain.data.token_indexer import TokenIndexer
 from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
 from distrain.data.tokenizer import Token
 from distrain.zoo.tagging.readers.conll2003 import sentences
+from distrain.zoo.tagging.readers.tag_fields import declared_tag_fields, tag_fields
 from distrain.zoo.tagging.readers.tag_schemes import convert, scheme_problem
 
 Label = Literal["pos", "chunk"]
@@ -44,10 +45,7 @@ class Conll2000DatasetReader(DatasetReader):
 
     @classmethod
     def declared_fields(cls, arguments):
-        fields = {"tokens": True, "metadata": True, "tags": False}
-        for label in arguments.get("feature_labels") or ():
-            fields[f"{label}_tags"] = False
-        return fields
+        return declared_tag_fields(arguments, metadata=True)
 
     def _read(self, path: Path) -> Iterator[dict]:
         for sentence in self.shard_iterable(sentences(path)):
@@ -72,10 +70,5 @@ class Conll2000DatasetReader(DatasetReader):
         text = TextField(tokens, self.token_indexers)
         instance: dict = {"tokens": text, "metadata": MetadataField({"words": [t.text for t in tokens]})}
         tags = {"pos": pos_tags, "chunk": chunk_tags and convert(chunk_tags, "BIO", self.convert_to_coding_scheme)}
-        for label in sorted(self.feature_labels):
-            if tags[label] is None:
-                raise ValueError(f"conll2000: feature_labels names {label}, but no {label} tags were given")
-            instance[f"{label}_tags"] = SequenceLabelField(tags[label], text, label_namespace=f"{label}_tags")
-        if tags[self.tag_label] is not None:
-            instance["tags"] = SequenceLabelField(tags[self.tag_label], text, label_namespace=self.label_namespace)
+        instance.update(tag_fields(text, tags, self.tag_label, self.feature_labels, self.label_namespace, "conll2000"))
         return instance

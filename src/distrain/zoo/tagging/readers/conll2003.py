@@ -15,6 +15,7 @@ from typing import Any, Iterator, Literal, Sequence
 
 from distrain.data.fields import MetadataField, SequenceLabelField, TextField
 from distrain.data.reader import DatasetReader
+from distrain.zoo.tagging.readers.tag_fields import declared_tag_fields, tag_fields
 from distrain.zoo.tagging.readers.tag_schemes import convert, scheme_problem
 from distrain.data.token_indexer import TokenIndexer
 from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
@@ -64,10 +65,7 @@ class Conll2003DatasetReader(DatasetReader):
 
     @classmethod
     def declared_fields(cls, arguments):
-        fields = {"tokens": True, "metadata": True, "tags": False}
-        for label in arguments.get("feature_labels") or ():
-            fields[f"{label}_tags"] = False
-        return fields
+        return declared_tag_fields(arguments, metadata=True)
 
     def _read(self, path: Path) -> Iterator[dict]:
         for sentence in self.shard_iterable(sentences(path)):
