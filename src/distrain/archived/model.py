@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
+from distrain.archived.module import ArchiveFileArgument
 from distrain.config.errors import Problem
 from distrain.data.vocabulary import Vocabulary
 from distrain.models.model import Model
 
 
 @Model.register("from_archive")
-class ArchivedModel(Model):
+class ArchivedModel(ArchiveFileArgument, Model):
     """The model in ``archive_file`` (distrain's ``model.tar.gz`` or AllenNLP's), with its trained weights, as the
     model of this run: fine-tuning, as AllenNLP's ``from_archive``. Constructing it returns that model itself.
 
@@ -33,12 +33,6 @@ class ArchivedModel(Model):
         model.archived_model_config = archive.config["model"]  # this run's archive then stands alone
         model.train()
         return model
-
-    @classmethod
-    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
-        if not Path(arguments["archive_file"]).is_file():
-            return [Problem("archive_file", f"{arguments['archive_file']} does not exist")]
-        return []
 
 
 def _adopt(model: Model, trained: Vocabulary, vocab: Vocabulary, archive_file: str) -> None:

@@ -15,7 +15,17 @@ from distrain.config.errors import Problem
 from distrain.config.schema import build_pretrained_with
 
 
-class ArchivedModule:
+class ArchiveFileArgument:
+    """A component built from ``archive_file``: a file that is not there is said at validation, under its key."""
+
+    @classmethod
+    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
+        if not Path(arguments["archive_file"]).is_file():
+            return [Problem("archive_file", f"{arguments['archive_file']} does not exist")]
+        return []
+
+
+class ArchivedModule(ArchiveFileArgument):
     """The module at ``module_path`` of the model in ``archive_file``."""
 
     runtime_args = ()
@@ -36,12 +46,6 @@ class ArchivedModule:
         module.requires_grad_(not freeze)
         module.train()
         return module
-
-    @classmethod
-    def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
-        if not Path(arguments["archive_file"]).is_file():
-            return [Problem("archive_file", f"{arguments['archive_file']} does not exist")]
-        return []
 
 
 build_pretrained_with(ArchivedModule)

@@ -9,8 +9,12 @@ every rank's share of the global batch, steps per epoch and per-rank state bytes
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from distrain.commands.arguments import add_config_arguments, load_experiment_from_args
+
+if TYPE_CHECKING:
+    import torch
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,8 +44,6 @@ def run(args: argparse.Namespace) -> int:
     model, trainer = assembly.model, assembly.trainer
     batch, per_worker, workers, accumulation = assembly.effective_batch(world)
     distributed = resolved.distributed
-    parameters = sum(p.numel() for p in model.parameters())
-    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     print(f"config OK: {args.config}")
     print(f"  dataset_reader   {type(data.train.reader).__name__}")
     print(f"  training data    {len(prepared.train)} instances from {data.train.path}")
@@ -50,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     if prepared.test is not None:
         print(f"  test data        {len(prepared.test)} instances from {data.test.path}")
     print(f"  vocabulary       {prepared.vocab}")
-    print(f"  model            {type(model).__name__}: {parameters:,} parameters ({trainable:,} trainable)")
+    print(model_line(model))
     print(f"  trainer          {type(trainer).__name__}, optimizer {type(trainer.optimizer).__name__}")
     print(f"  strategy         {type(assembly.strategy).__name__}")
     print(f"  device mesh      {distributed.dims(world.size).describe() if distributed else '1 process'}")
@@ -72,11 +74,15 @@ def run_dry(args: argparse.Namespace) -> int:
     config = load_config_from_args(args)
     import_plugins(args.include_package)
     figures, assembly = dry_run(config, args.world_size, args.nodes)
-    model = assembly.model
-    parameters = sum(p.numel() for p in model.parameters())
-    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     print(f"config OK at {args.world_size} process(es): {args.config}")
-    print(f"  model            {type(model).__name__}: {parameters:,} parameters ({trainable:,} trainable)")
+    print(model_line(assembly.model))
     print(f"  optimizer        {type(assembly.trainer.optimizer).__name__}")
     print(render(figures))
     return 0
+
+
+def model_line(model: torch.nn.Module) -> str:
+    """The report's line on the model: its class and its parameters, all and trainable."""
+    parameters = sum(p.numel() for p in model.parameters())
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    return f"  model            {type(model).__name__}: {parameters:,} parameters ({trainable:,} trainable)"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 import numpy as np
@@ -96,20 +96,20 @@ def _as_is(item: Any) -> Any:
     return item
 
 
+@dataclass(eq=False)
 class StreamingLoader:
     """Yields this rank's batches of a streamed split; every rank yields the same number."""
 
-    def __init__(
-        self, source: StreamingSource, reader: DatasetReader, vocab: Any,
-        config: DataLoaderConfig, world: World = SINGLE, seed: int = 0,
-    ) -> None:
-        self.source = source
-        self.reader = reader
-        self.vocab = vocab
-        self.config = config
-        self.world = world
-        self.seed = seed
-        self.epoch = 0
+    source: StreamingSource
+    reader: DatasetReader
+    vocab: Any
+    config: DataLoaderConfig
+    world: World = SINGLE
+    seed: int = 0
+    epoch: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        config = self.config
         budget = config.max_instances_in_memory or config.batch_size * DEFAULT_CHUNK_BATCHES
         self.chunk_size = max(config.batch_size, budget // config.batch_size * config.batch_size)
 

@@ -22,14 +22,14 @@ row, written in place); :func:`batch_class` picks which one :func:`generate` and
 
 from __future__ import annotations
 
-import inspect
 from typing import Callable, Sequence
 
 import torch
 
 from distrain.generation.decode_attention import decode_sdpa_kernels
 from distrain.generation.request import (  # noqa: F401 - the names the loop's users import from here
-    SEED_STRIDE, Continuation, GenerationSettings, Request, choose_next, generators_for, take_token)
+    SEED_STRIDE, Continuation, GenerationSettings, Request, RunningRows, choose_next, choose_tokens, generators_for,
+    take_token)
 
 #: the running batch ``generate`` and the server build: ``slots`` (:class:`~distrain.generation.slot_batch.SlotBatch`,
 #: no padding) or ``padded`` (:class:`RunningBatch`)
@@ -70,7 +70,7 @@ def generate(
     return [Continuation(request.tokens, request.finish_reason or "length") for request in requests]
 
 
-class RunningBatch:
+class RunningBatch(RunningRows):
     """The rows decoding now. ``end_ids`` stop a row; ``context_length`` caps prompt plus continuation.
     Newcomers' prompts are read whole when they are admitted: ``max_prefill_tokens`` is the slot batch's
     option, accepted here so either batch takes the same arguments (the padded batch relies on
@@ -80,29 +80,16 @@ class RunningBatch:
     def __init__(self, transformer: torch.nn.Module, end_ids: set[int], pad_id: int,
                  context_length: int | None = None, max_prefill_tokens: int | None = None,
                  compiled_attention: bool | None = None) -> None:
-        self.transformer, self.end_ids, self.pad_id, self.context_length = transformer, end_ids, pad_id, context_length
-        self.device = next(transformer.parameters()).device
-        parameters = inspect.signature(transformer.forward).parameters
-        self._cache_argument = "cache" if "cache" in parameters else "past_key_values"
-        self._keep_last = {"logits_to_keep": 1} if "logits_to_keep" in parameters else {}
-        self.rows: list[Request] = []
+        super().__init__(transformer, end_ids, pad_id, context_length)
+        self._keep_last = {"logits_to_keep": 1} if self._keeps_logits else {}
         self.cache = None
         self.attention_mask = torch.zeros((0, 0), dtype=torch.long, device=self.device)
         self.positions = torch.zeros((0, 1), dtype=torch.long, device=self.device)
-        self.logits: torch.Tensor | None = None  # each row's distribution over its next token
 
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    @property
-    def cached_tokens(self) -> int:
-        """Key-value positions held, padding included (rows x columns)."""
-        return int(self.attention_mask.numel())
-
-    @property
-    def cache_width(self) -> int:
-        """The cache's columns: every row's past, padded to the longest."""
-        return int(self.attention_mask.shape[1])
+    def cached_lengths(self) -> list[int]:
+        """The cache's columns for every row: each row's past, padded to the longest."""
+        rows, columns = self.attention_mask.shape
+        return [int(columns)] * int(rows)
 
     # ------------------------------------------------------------------------------ admission
     @torch.inference_mode()
@@ -134,14 +121,6 @@ class RunningBatch:
 
     # ---------------------------------------------------------------------------------- a step
     @torch.inference_mode()
-    def step(self, on_taken: Callable[[list[Request]], None] | None = None) -> list[Request]:
-        """Every row takes its next token; returns the rows that finished (and left the batch).
-        ``on_taken(finished)`` runs once the tokens are taken, before the pass that feeds them back."""
-        if not self.rows:
-            return []
-        return self.advance(self._choose(), on_taken)
-
-    @torch.inference_mode()
     def advance(self, chosen: list[int], on_taken: Callable[[list[Request]], None] | None = None) -> list[Request]:
         """Every row takes its token in ``chosen`` (one a row); returns the rows that finished and left.
         ``on_taken(finished)``, if given, runs before the pass that feeds the tokens back."""
@@ -159,10 +138,6 @@ class RunningBatch:
             self.positions = self.positions + 1
         return finished
 
-    def cancel(self, request: Request) -> None:
-        """Drop a row before it finishes (its client went away)."""
-        self._keep([row for row, other in enumerate(self.rows) if other is not request])
-
     def take_refused(self) -> list[tuple[Request, Exception]]:
         """Always empty here: this batch reads a prompt in :meth:`admit`, which raises for one the model fails
         on (a slot batch reads prompts with its steps and lists those here)."""
@@ -170,12 +145,7 @@ class RunningBatch:
 
     # -------------------------------------------------------------------------------- helpers
     def _choose(self) -> list[int]:
-        """Greedy rows and sampled rows choose apart: each sampled row draws from its own generator."""
-        chosen = self.logits.argmax(-1).tolist()
-        for row, request in enumerate(self.rows):
-            if request.generator is not None:
-                chosen[row] = int(choose_next(self.logits[row:row + 1], request.settings, [request.generator])[0])
-        return chosen
+        return choose_tokens(self.logits, self.rows)
 
     def _forward(self, input_ids, mask, positions, cache) -> torch.Tensor:
         with decode_sdpa_kernels(self.device):

@@ -23,18 +23,17 @@ read has no token yet (``tokens`` empty) and chooses none.
 
 from __future__ import annotations
 
-import inspect
 from typing import Callable, Sequence
 
 import torch
 
 from distrain.generation.decode_attention import WIDTH_STEP, decode_kernel, decode_sdpa_kernels, inductor_kernel
 from distrain.generation.packed_linears import PackedLinears
-from distrain.generation.request import Request, choose_next, take_token
+from distrain.generation.request import Request, RunningRows, choose_tokens, take_token
 from distrain.generation.slots import ATTENTION, SlotCache, plan_step, register_attention, require_servable
 
 
-class SlotBatch:
+class SlotBatch(RunningRows):
     """The rows decoding now, each in its own cache slot. ``end_ids`` stop a row; ``context_length`` caps
     prompt plus continuation; ``max_prefill_tokens`` caps the prompt tokens read in one step;
     ``packed_linears`` runs the linear layers on weights packed once for the CPU (:mod:`.packed_linears`);
@@ -46,38 +45,23 @@ class SlotBatch:
                  compiled_attention: bool | None = None) -> None:
         require_servable(transformer)
         register_attention()
-        self.transformer, self.end_ids, self.pad_id, self.context_length = transformer, end_ids, pad_id, context_length
+        super().__init__(transformer, end_ids, pad_id, context_length)
         self.max_prefill_tokens = max(1, max_prefill_tokens)
-        self.device = next(transformer.parameters()).device
-        parameters = inspect.signature(transformer.forward).parameters
-        self._cache_argument = "cache" if "cache" in parameters else "past_key_values"
-        self._keeps_logits = "logits_to_keep" in parameters
         # the config whose attention implementation the step switches (a wrapper's inner model's, if need be)
         self.config = next((module.config for module in transformer.modules()
                             if hasattr(getattr(module, "config", None), "_attn_implementation")), None)
         self.linears = PackedLinears(transformer if packed_linears else torch.nn.Module())
         self.decode_kernel = decode_kernel(transformer, self.config, compiled_attention)
         self.cache = SlotCache()
-        self.rows: list[Request] = []
         self._slot: dict[int, int] = {}  # id(request) -> its slot
         self._fed: dict[int, int] = {}  # id(request) -> tokens written to its slot
         self._free: list[int] = []  # slots freed, reused lowest first
         self._ready: list[Request] = []  # rows whose prompt is read: each has a row of self.logits
         self._refused: list[tuple[Request, Exception]] = []  # newcomers the model failed on (take_refused)
-        self.logits: torch.Tensor | None = None
 
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    @property
-    def cached_tokens(self) -> int:
-        """Key-value positions held by the rows (no padding)."""
-        return sum(self._fed.values())
-
-    @property
-    def cache_width(self) -> int:
-        """The longest row's cached positions (what a step's attention reads per row)."""
-        return max(self._fed.values(), default=0)
+    def cached_lengths(self) -> list[int]:
+        """Each row's positions written to its slot (no padding)."""
+        return list(self._fed.values())
 
     # ------------------------------------------------------------------------------ admission
     @torch.inference_mode()  # growing the slots copies them
@@ -106,14 +90,6 @@ class SlotBatch:
 
     # ---------------------------------------------------------------------------------- a step
     @torch.inference_mode()
-    def step(self, on_taken: Callable[[list[Request]], None] | None = None) -> list[Request]:
-        """Every read row takes its next token; returns the rows that finished (and left the batch).
-        ``on_taken(finished)`` runs once the tokens are taken, before the pass that feeds them back."""
-        if not self.rows:
-            return []
-        return self.advance(self._choose(), on_taken)
-
-    @torch.inference_mode()
     def advance(self, chosen: list[int], on_taken: Callable[[list[Request]], None] | None = None) -> list[Request]:
         """Every read row takes its token in ``chosen`` (one a row, in ``rows`` order); the rows that
         finished and left. Then (after ``on_taken(finished)``, if given) one forward pass: the chosen tokens
@@ -128,10 +104,6 @@ class SlotBatch:
         if self.rows:
             self._forward_apart_from_failing_prompts(decoding)
         return finished
-
-    def cancel(self, request: Request) -> None:
-        """Drop a row before it finishes (its client went away): its slot is free at once."""
-        self._keep([row for row, other in enumerate(self.rows) if other is not request])
 
     # -------------------------------------------------------------------------------- helpers
     def _forward_apart_from_failing_prompts(self, decoding: list[Request]) -> None:
@@ -155,13 +127,7 @@ class SlotBatch:
                 self._keep([row for row, other in enumerate(self.rows) if other is not request])
 
     def _choose(self) -> list[int]:
-        if not self._ready:
-            return []
-        chosen = self.logits.argmax(-1).tolist()
-        for row, request in enumerate(self._ready):
-            if request.generator is not None:
-                chosen[row] = int(choose_next(self.logits[row:row + 1], request.settings, [request.generator])[0])
-        return chosen
+        return choose_tokens(self.logits, self._ready) if self._ready else []
 
     def _take_slot(self) -> int:
         if self._free:

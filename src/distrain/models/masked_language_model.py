@@ -23,7 +23,7 @@ from distrain.metrics.metric import Metric
 from distrain.models.model import Model, TransformersModel
 from distrain.modules.adapter import Adapter, adapt
 from distrain.modules.masking import IGNORE, MaskingScheme, mask_tokens, sample_seed
-from distrain.modules.pretrained_transformer import PretrainedTransformerEncoder
+from distrain.modules.pretrained_transformer import EncoderParallelism, PretrainedTransformerEncoder
 from distrain.pretrained import PretrainedName, load_tokenizer
 
 
@@ -36,7 +36,7 @@ class TokenPerplexity(Average):
 
 
 @Model.register("masked_language_model")
-class MaskedLanguageModel(Model):
+class MaskedLanguageModel(EncoderParallelism, Model):
     """Give ``model_name`` (pretrained encoder) or ``config`` (a config.json, its folder, or a
     ``package://`` path: random init), with ``config_overrides`` to shrink it, e.g.
     ``{"num_hidden_layers": 2, "hidden_size": 128}``. ``tokenizer_name`` must be the tokenizer the
@@ -97,17 +97,6 @@ class MaskedLanguageModel(Model):
             found.append(Problem("random_fraction", "mask_fraction + random_fraction must be at most 1, got "
                                  f"{arguments['mask_fraction']} + {arguments['random_fraction']}"))
         return found
-
-    def shard_units(self) -> list[str]:
-        """The transformer's layers (the embeddings stay with the root, beside what reuses them)."""
-        return self.encoder.layer_patterns("encoder")
-
-    def tensor_parallel_plan(self) -> dict[str, str]:
-        """The encoder's attention heads and feed-forward units (see the encoder's plan)."""
-        return self.encoder.tensor_parallel_plan("encoder")
-
-    def tensor_parallel_sizes(self) -> dict[str, int]:
-        return self.encoder.tensor_parallel_sizes()
 
     def to_transformers(self) -> TransformersModel:
         """``AutoModelForMaskedLM`` of the encoder's architecture: its head's weights (a transform, the decoder

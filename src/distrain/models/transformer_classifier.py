@@ -13,7 +13,7 @@ from distrain.metrics.metric import Metric
 from distrain.models.classification import ClassifierOutputs
 from distrain.models.model import Model, TransformersModel
 from distrain.modules.adapter import Adapter, adapt
-from distrain.modules.pretrained_transformer import PretrainedTransformerEncoder
+from distrain.modules.pretrained_transformer import EncoderParallelism, PretrainedTransformerEncoder
 from distrain.pretrained import PretrainedName
 
 
@@ -22,7 +22,7 @@ EPSILON = 1e-4
 
 
 @Model.register("transformer_classifier")
-class TransformerClassifier(ClassifierOutputs, Model):
+class TransformerClassifier(ClassifierOutputs, EncoderParallelism, Model):
     """``pooling``: ``cls`` takes the first token's vector, ``mean`` averages the unpadded tokens.
 
     ``adapter`` (e.g. ``{"type": "lora"}``) trains an adapter and the output layer, the encoder frozen.
@@ -51,17 +51,6 @@ class TransformerClassifier(ClassifierOutputs, Model):
         self.output = torch.nn.Linear(self.encoder.output_dim, vocab.size(label_namespace))
         if adapter is not None:
             adapt(self, self.encoder.transformer, adapter, model_name)
-
-    def shard_units(self) -> list[str]:
-        """The transformer's layers (the embeddings stay with the root, beside what reuses them)."""
-        return self.encoder.layer_patterns("encoder")
-
-    def tensor_parallel_plan(self) -> dict[str, str]:
-        """The encoder's attention heads and feed-forward units (see the encoder's plan)."""
-        return self.encoder.tensor_parallel_plan("encoder")
-
-    def tensor_parallel_sizes(self) -> dict[str, int]:
-        return self.encoder.tensor_parallel_sizes()
 
     def pipeline_units(self) -> list[str]:
         """The encoder's embeddings, each of its layers, then the pooling and output layer."""

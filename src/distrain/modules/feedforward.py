@@ -14,6 +14,7 @@ import torch
 from distrain.config.constraints import PositiveInt, Probability
 from distrain.config.errors import Problem
 from distrain.config.lazy import Lazy
+from distrain.modules.sizes import Widths
 from distrain.registry import Registrable
 
 ACTIVATIONS = {
@@ -37,7 +38,7 @@ Activation = Literal[tuple(ACTIVATIONS)]  # type: ignore[valid-type]
 ShortActivation = Literal["relu", "gelu", "tanh", "sigmoid", "linear"]
 
 
-class FeedForward(torch.nn.Module, Registrable):
+class FeedForward(torch.nn.Module, Widths, Registrable):
     """A stack of linear layers, each followed by an activation and optional dropout."""
 
     default_implementation = "feedforward"
@@ -81,23 +82,26 @@ class FeedForward(torch.nn.Module, Registrable):
             layers = len(arguments["hidden_dims"])
         if layers is None:
             return [Problem("num_layers", "missing: hidden_dims is one number, so say how many layers")]
-        return [Problem(key, f"has {len(value)} entries for {layers} layers")
-                for key in ("hidden_dims", "activations", "dropout")
-                if isinstance(value := arguments[key], list) and len(value) != layers]
+        return per_layer_problems(arguments, ("hidden_dims", "activations", "dropout"), layers)
 
     @classmethod
     def configured_output_dim(cls, recipe: Lazy, input_dim: int | None) -> int | None:
-        hidden = recipe.argument("hidden_dims")
-        return hidden[-1] if isinstance(hidden, list) else hidden
-
-    def get_input_dim(self) -> int:
-        return self.input_dim
-
-    def get_output_dim(self) -> int:
-        return self.output_dim
+        return last_layer(recipe.argument("hidden_dims"))
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
         return self.layers(inputs)
+
+
+def per_layer_problems(arguments: Mapping[str, Any], keys: tuple[str, ...], layers: int) -> list[Problem]:
+    """The arguments among ``keys`` (each one value for every layer, or a list of one per layer) whose list is
+    not ``layers`` long."""
+    return [Problem(key, f"has {len(value)} entries for {layers} layers")
+            for key in keys if isinstance(value := arguments[key], list) and len(value) != layers]
+
+
+def last_layer(value: Any) -> Any:
+    """The last layer's entry of a per-layer argument (one value for every layer, or a list of one per layer)."""
+    return value[-1] if isinstance(value, list) else value
 
 
 def _per_layer(value: Any, layers: int | None, key: str) -> list[Any]:

@@ -14,12 +14,14 @@ import torch
 from distrain.config.constraints import PositiveInt, Probability
 from distrain.config.errors import Problem
 from distrain.config.lazy import Lazy
+from distrain.modules.feedforward import last_layer, per_layer_problems
+from distrain.modules.sizes import Widths
 from distrain.registry import Registrable
 
 _PER_LAYER = ("output_dims", "pool_sizes", "dropout")
 
 
-class Maxout(torch.nn.Module, Registrable):
+class Maxout(torch.nn.Module, Widths, Registrable):
     """``num_layers`` maxout layers; ``output_dims``, ``pool_sizes`` and ``dropout`` are one value or one per layer."""
 
     default_implementation = "maxout"
@@ -38,20 +40,11 @@ class Maxout(torch.nn.Module, Registrable):
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
-        layers = arguments["num_layers"]
-        return [Problem(key, f"has {len(value)} entries for {layers} layers") for key in _PER_LAYER
-                if isinstance(value := arguments[key], list) and len(value) != layers]
+        return per_layer_problems(arguments, _PER_LAYER, arguments["num_layers"])
 
     @classmethod
     def configured_output_dim(cls, recipe: Lazy, input_dim: int | None) -> int | None:
-        outputs = recipe.argument("output_dims")
-        return outputs[-1] if isinstance(outputs, list) else outputs
-
-    def get_input_dim(self) -> int:
-        return self.input_dim
-
-    def get_output_dim(self) -> int:
-        return self.output_dim
+        return last_layer(recipe.argument("output_dims"))
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
         output = inputs

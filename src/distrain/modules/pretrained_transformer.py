@@ -106,3 +106,22 @@ def copy_by_shape(targets: list[tuple[str, torch.nn.Parameter]], sources: list[t
             target.copy_(remaining.pop(index))
     if remaining:
         raise NotExportable(f"{what}: {len(remaining)} of distrain's head weights have no counterpart")
+
+
+class EncoderParallelism:
+    """The parallel plan of a model that holds a :class:`PretrainedTransformerEncoder` as ``encoder``: the
+    model's side of :class:`~distrain.models.model.Model`'s ``shard_units`` and ``tensor_parallel_*``, put
+    before ``Model`` among its bases."""
+
+    encoder: PretrainedTransformerEncoder
+
+    def shard_units(self) -> list[str]:
+        """The transformer's layers (the embeddings stay with the root, beside what reuses them)."""
+        return self.encoder.layer_patterns("encoder")
+
+    def tensor_parallel_plan(self) -> dict[str, str]:
+        """The encoder's attention heads and feed-forward units (see the encoder's plan)."""
+        return self.encoder.tensor_parallel_plan("encoder")
+
+    def tensor_parallel_sizes(self) -> dict[str, int]:
+        return self.encoder.tensor_parallel_sizes()

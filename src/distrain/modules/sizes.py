@@ -7,14 +7,48 @@ data is read (AllenNLP found it at the first forward pass).
 
 A component class takes part by declaring ``input_size_key`` (the argument naming its input width)
 and ``configured_output_dim(recipe, input_dim)``; a recipe is the :class:`~distrain.config.lazy.Lazy`
-that validation hands to ``argument_problems``.
+that validation hands to ``argument_problems``. The base classes of embedders, encoders and feed-forwards
+take the contract's defaults and AllenNLP's ``get_input_dim``/``get_output_dim`` from :class:`OutputWidth`
+and :class:`Widths`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from distrain.config.errors import Problem, join_path
+
+
+class OutputWidth:
+    """A component that knows its output width once built (``output_dim``, AllenNLP's ``get_output_dim``) and,
+    by default, not before."""
+
+    output_dim: int
+
+    @classmethod
+    def configured_output_dim(cls, recipe: Any, input_dim: int | None = None) -> int | None:
+        """The width the configured component (``recipe``) outputs for ``input_dim`` (None: unknown until built)."""
+        return None
+
+    def get_output_dim(self) -> int:
+        return self.output_dim
+
+
+class Widths(OutputWidth):
+    """A component that is told its input width (``input_dim``), by its owner or, under ``input_size_key``, by
+    the config (None: the config never states it)."""
+
+    input_size_key: ClassVar[str | None] = None
+    input_dim: int
+
+    @classmethod
+    def input_dim_problem(cls, recipe: Any, input_dim: int) -> str | None:
+        """Why the configured component (``recipe``) cannot take ``input_dim`` (None: it can). ``input_dim``
+        comes from the owner, so the owner's ``argument_problems`` asks this when the config is validated."""
+        return None
+
+    def get_input_dim(self) -> int:
+        return self.input_dim
 
 
 def output_dim(recipe: Any, input_dim: int | None = None) -> int | None:

@@ -13,7 +13,7 @@ import torch
 
 from distrain.config.errors import Problem
 from distrain.config.lazy import Lazy
-from distrain.modules.sizes import output_dim
+from distrain.modules.sizes import OutputWidth, output_dim
 from distrain.modules.token_embedder import TokenEmbedder
 from distrain.registry import Registrable
 
@@ -21,16 +21,8 @@ from distrain.registry import Registrable
 TextFieldTensors = dict[str, dict[str, torch.Tensor]]
 
 
-class TextFieldEmbedder(torch.nn.Module, Registrable):
+class TextFieldEmbedder(torch.nn.Module, OutputWidth, Registrable):
     default_implementation = "basic"
-    output_dim: int
-
-    @classmethod
-    def configured_output_dim(cls, recipe: Lazy, input_dim: int | None = None) -> int | None:
-        return None
-
-    def get_output_dim(self) -> int:
-        return self.output_dim
 
 
 @TextFieldEmbedder.register("basic")

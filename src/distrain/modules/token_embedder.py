@@ -9,18 +9,9 @@ from __future__ import annotations
 
 import torch
 
-from distrain.config.lazy import Lazy
+from distrain.modules.sizes import OutputWidth
 from distrain.registry import Registrable
 
 
-class TokenEmbedder(torch.nn.Module, Registrable):
+class TokenEmbedder(torch.nn.Module, OutputWidth, Registrable):
     default_implementation = "embedding"
-    output_dim: int
-
-    @classmethod
-    def configured_output_dim(cls, recipe: Lazy, input_dim: int | None = None) -> int | None:
-        """The width the configured embedder gives (None: unknown until built)."""
-        return None
-
-    def get_output_dim(self) -> int:
-        return self.output_dim

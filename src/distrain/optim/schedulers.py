@@ -87,9 +87,8 @@ class ConstantScheduler(LearningRateScheduler):
     """Warmup (optional), then the base learning rate."""
 
 
-@LearningRateScheduler.register("linear")
-class LinearDecay(LearningRateScheduler):
-    """Warmup, then linear decay from the base rate to ``end_factor`` × base at the last step."""
+class _ToEndFactor(LearningRateScheduler):
+    """A decay from the base rate down to ``end_factor`` × base, along a ``shape`` that runs from 1 to 0."""
 
     def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int, warmup_steps: NonNegativeInt = 0,
                  total_steps: PositiveInt | None = None, end_factor: NonNegativeFloat = 0.0) -> None:
@@ -97,35 +96,40 @@ class LinearDecay(LearningRateScheduler):
         super().__init__(optimizer, num_training_steps, warmup_steps, total_steps)
 
     def decay(self, progress: float) -> float:
-        return self.end_factor + (1.0 - self.end_factor) * (1.0 - progress)
+        return self.end_factor + (1.0 - self.end_factor) * self.shape(progress)
+
+    def shape(self, progress: float) -> float:
+        raise NotImplementedError
+
+
+@LearningRateScheduler.register("linear")
+class LinearDecay(_ToEndFactor):
+    """Warmup, then linear decay from the base rate to ``end_factor`` × base at the last step."""
+
+    def shape(self, progress: float) -> float:
+        return 1.0 - progress
 
 
 @LearningRateScheduler.register("cosine")
-class CosineWithWarmup(LearningRateScheduler):
+class CosineWithWarmup(_ToEndFactor):
     """Warmup, then half a cosine from the base rate down to ``end_factor`` × base."""
 
-    def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int, warmup_steps: NonNegativeInt = 0,
-                 total_steps: PositiveInt | None = None, end_factor: NonNegativeFloat = 0.0) -> None:
-        self.end_factor = end_factor
-        super().__init__(optimizer, num_training_steps, warmup_steps, total_steps)
-
-    def decay(self, progress: float) -> float:
-        return self.end_factor + (1.0 - self.end_factor) * 0.5 * (1.0 + math.cos(math.pi * progress))
+    def shape(self, progress: float) -> float:
+        return 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
 @LearningRateScheduler.register("polynomial")
-class PolynomialWithWarmup(LearningRateScheduler):
+class PolynomialWithWarmup(_ToEndFactor):
     """Warmup, then ``(1 - progress) ** power`` from the base rate down to ``end_factor`` × base
     (``power`` 1 is linear decay; BERT and HetSeq use ``power`` 1.0)."""
 
     def __init__(self, optimizer: torch.optim.Optimizer, num_training_steps: int, warmup_steps: NonNegativeInt = 0,
                  total_steps: PositiveInt | None = None, power: PositiveFloat = 1.0, end_factor: NonNegativeFloat = 0.0) -> None:
         self.power = power
-        self.end_factor = end_factor
-        super().__init__(optimizer, num_training_steps, warmup_steps, total_steps)
+        super().__init__(optimizer, num_training_steps, warmup_steps, total_steps, end_factor)
 
-    def decay(self, progress: float) -> float:
-        return self.end_factor + (1.0 - self.end_factor) * (1.0 - progress) ** self.power
+    def shape(self, progress: float) -> float:
+        return (1.0 - progress) ** self.power
 
 
 @LearningRateScheduler.register("reduce_on_plateau")

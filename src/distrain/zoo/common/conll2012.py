@@ -91,18 +91,8 @@ def _sentence(path: Path, rows: list[tuple[int, list[str]]]) -> ConllSentence:
         match = _ANNOTATION.match(annotation)
         if match is None or annotation == "":
             raise DataError(f"{path}:{number}: named-entity column 11 {annotation!r} is not *, (TYPE*, *) or (TYPE)")
-        label = match["label"]
-        if label is not None and open_label is not None:
-            raise DataError(f"{path}:{number}: named entity {label!r} opens inside the open {open_label!r}")
-        if label is None and match["close"] and open_label is None:
-            raise DataError(f"{path}:{number}: named entity closes with none open")
-        if label is not None:
-            tags.append(f"B-{label}")
-            open_label = label
-        else:
-            tags.append(f"I-{open_label}" if open_label is not None else "O")
-        if match["close"]:
-            open_label = None
+        tag, open_label = _bracketed_tag(path, number, match, open_label, "named entity")
+        tags.append(tag)
         words.append(columns[WORD])
     return ConllSentence(path, rows[0][0], words, tags, rows)
 
@@ -115,19 +105,26 @@ def _bio(path: Path, rows: list[tuple[int, list[str]]], column: int, what: str) 
         match = _ANNOTATION.match(annotation)
         if match is None:
             raise DataError(f"{path}:{number}: {what} column {column + 1} {annotation!r} is not *, (TYPE*, *) or (TYPE*)")
-        label = match["label"]
-        if label is not None and open_label is not None:
-            raise DataError(f"{path}:{number}: {what} {label!r} opens inside the open {open_label!r}")
-        if label is None and match["close"] and open_label is None:
-            raise DataError(f"{path}:{number}: {what} closes with none open")
-        if label is not None:
-            open_label = label
-        tags.append(f"B-{label}" if label is not None else f"I-{open_label}" if open_label is not None else "O")
-        if match["close"]:
-            open_label = None
+        tag, open_label = _bracketed_tag(path, number, match, open_label, what)
+        tags.append(tag)
     if open_label is not None:
         raise DataError(f"{path}:{rows[-1][0]}: {what} {open_label!r} is still open at the sentence's end")
     return tags
+
+
+def _bracketed_tag(path: Path, number: int, match: re.Match, open_label: str | None,
+                   what: str) -> tuple[str, str | None]:
+    """One word's BIO tag from its bracketed annotation (``match``), given the span open before it, and the span
+    open after it; a span opened inside another or closed with none open is an error naming the line."""
+    label = match["label"]
+    if label is not None and open_label is not None:
+        raise DataError(f"{path}:{number}: {what} {label!r} opens inside the open {open_label!r}")
+    if label is None and match["close"] and open_label is None:
+        raise DataError(f"{path}:{number}: {what} closes with none open")
+    if label is not None:
+        open_label = label
+    tag = f"B-{label}" if label is not None else f"I-{open_label}" if open_label is not None else "O"
+    return tag, None if match["close"] else open_label
 
 
 def srl_frames(sentence: ConllSentence) -> list[tuple[int, list[str]]]:

@@ -19,11 +19,11 @@ import numpy as np
 from distrain.config.constraints import PositiveInt
 from distrain.data.fields import ArrayField, LabelField, MetadataField
 from distrain.data.reader import DataError, DatasetReader
-from distrain.zoo.rc.readers.transformer_squad import PairLayout
+from distrain.zoo.rc.readers.transformer_squad import PairLayout, TokenizerOnFirstUse
 from distrain.pretrained import PretrainedName
 
 
-class TransformerMCReader(DatasetReader):
+class TransformerMCReader(TokenizerOnFirstUse, DatasetReader):
     """The shared part: ``text_to_instance(qid, start, alternatives, label)``; subclasses read a format.
 
     Fields: ``alternatives`` (token ids), ``alternative_type_ids``, ``alternative_mask`` (each ``(choices,
@@ -36,18 +36,10 @@ class TransformerMCReader(DatasetReader):
         super().__init__(**kwargs)
         self.transformer_model_name = transformer_model_name
         self.length_limit = length_limit
-        self._tokenizer: Any = None
         self._layout: PairLayout | None = None
 
-    @property
-    def tokenizer(self) -> Any:
-        """Loaded on first use, so ``distrain check`` does not pay for it."""
-        if self._tokenizer is None:
-            from distrain.pretrained import load_tokenizer
-
-            self._tokenizer = load_tokenizer(self.transformer_model_name)
-            self._layout = PairLayout.of(self._tokenizer)
-        return self._tokenizer
+    def tokenizer_loaded(self, tokenizer: Any) -> None:
+        self._layout = PairLayout.of(tokenizer)
 
     @classmethod
     def declared_fields(cls, arguments: Any) -> dict[str, bool]:

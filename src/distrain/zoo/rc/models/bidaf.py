@@ -22,18 +22,18 @@ from distrain.config.errors import Problem
 from distrain.config.lazy import Lazy
 from distrain.data.vocabulary import Vocabulary
 from distrain.models.model import Model
-from distrain.zoo.rc.models.span_answers import score_spans, span_metric_values, span_metrics
+from distrain.zoo.rc.models.span_answers import PassageSpanModel, span_metrics
 from distrain.zoo.rc.modules.best_span import get_best_span
 from distrain.modules.highway import Highway
 from distrain.modules.masked_softmax import masked_softmax, weighted_sum
 from distrain.modules.matrix_attention import MatrixAttention
 from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
 from distrain.modules.sizes import input_problems, output_dim
-from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTensors, get_text_field_mask
+from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTensors
 
 
 @Model.register("bidaf")
-class BidirectionalAttentionFlow(Model):
+class BidirectionalAttentionFlow(PassageSpanModel):
     """The encoders' input widths follow from the embedder and the phrase layer (stated ones are checked before
     data is read): phrase layer = embedder, modeling layer = 4 × phrase, span end encoder = 4 × phrase + 3 ×
     modeling. ``mask_lstms: false`` runs the encoders over padding too (AllenNLP's speed option)."""
@@ -80,12 +80,8 @@ class BidirectionalAttentionFlow(Model):
                                        "span_end_encoder", "4 × the phrase_layer + 3 × the modeling_layer")
         return problems
 
-    def forward(self, question: TextFieldTensors, passage: TextFieldTensors, span_start: torch.Tensor | None = None,
-                span_end: torch.Tensor | None = None, metadata: list[dict] | None = None,
-                **_: Any) -> dict[str, Any]:
-        question_mask, passage_mask = get_text_field_mask(question), get_text_field_mask(passage)
-        encoded_question = self._encode(question, question_mask)
-        encoded_passage = self._encode(passage, passage_mask)
+    def _span_scores(self, encoded_question: torch.Tensor, encoded_passage: torch.Tensor, question_mask: torch.Tensor,
+                     passage_mask: torch.Tensor) -> dict[str, Any]:
         merged = bidaf_attention(self.matrix_attention, encoded_passage, encoded_question, passage_mask,
                                  question_mask)
         modeled = self.dropout(self.modeling_layer(merged, self._lstm_mask(passage_mask)))
@@ -103,7 +99,6 @@ class BidirectionalAttentionFlow(Model):
         best_span = get_best_span(start_logits, end_logits)
         output: dict[str, Any] = {"span_start_logits": start_logits, "span_start_probs": start_probs,
                                   "span_end_logits": end_logits, "span_end_probs": end_probs, "best_span": best_span}
-        score_spans(output, self.metrics, span_start, span_end, metadata)
         return output
 
     def _encode(self, text: TextFieldTensors, mask: torch.Tensor) -> torch.Tensor:
@@ -112,13 +107,6 @@ class BidirectionalAttentionFlow(Model):
 
     def _lstm_mask(self, mask: torch.Tensor) -> torch.Tensor:
         return mask if self.mask_lstms else torch.ones_like(mask)
-
-    def get_metrics(self, reset: bool = False) -> dict[str, float]:
-        return span_metric_values(self.metrics, reset)
-
-    def make_output_human_readable(self, output: dict[str, Any]) -> dict[str, Any]:
-        keys = ("id", "best_span", "best_span_str", "span_start_probs", "span_end_probs")
-        return {key: output[key] for key in keys if key in output}
 
 
 def bidaf_attention(matrix_attention: MatrixAttention, passage: torch.Tensor, question: torch.Tensor,

@@ -22,19 +22,19 @@ from distrain.config.constraints import NonNegativeInt, Probability
 from distrain.config.errors import Problem
 from distrain.data.vocabulary import Vocabulary
 from distrain.models.model import Model
-from distrain.zoo.rc.models.span_answers import score_spans, span_metric_values, span_metrics
+from distrain.zoo.rc.models.span_answers import PassageSpanModel, span_metrics
 from distrain.zoo.rc.modules.best_span import get_best_span
 from distrain.modules.highway import Highway
 from distrain.modules.masked_softmax import masked_softmax, weighted_sum
 from distrain.modules.matrix_attention import MatrixAttention
 from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
 from distrain.modules.sizes import output_dim
-from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTensors, get_text_field_mask
+from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTensors
 
 
 @Model.register("qanet")
 @Model.register("rc-qanet")
-class QaNet(Model):
+class QaNet(PassageSpanModel):
     """The encoders state their widths (AllenNLP's config does); the model projects between them, so only the
     matrix attention's widths must equal the phrase layer's output (checked before data is read)."""
 
@@ -74,12 +74,8 @@ class QaNet(Model):
                                         f"is {stated}, but the phrase_layer gives {encoding}"))
         return problems
 
-    def forward(self, question: TextFieldTensors, passage: TextFieldTensors, span_start: torch.Tensor | None = None,
-                span_end: torch.Tensor | None = None, metadata: list[dict] | None = None,
-                **_: Any) -> dict[str, Any]:
-        question_mask, passage_mask = get_text_field_mask(question), get_text_field_mask(passage)
-        encoded_question = self._encode(question, question_mask)
-        encoded_passage = self._encode(passage, passage_mask)
+    def _span_scores(self, encoded_question: torch.Tensor, encoded_passage: torch.Tensor, question_mask: torch.Tensor,
+                     passage_mask: torch.Tensor) -> dict[str, Any]:
         similarity = self.matrix_attention(encoded_passage, encoded_question)
         passage_question = masked_softmax(similarity, question_mask, memory_efficient=True)
         question_passage = masked_softmax(similarity.transpose(1, 2), passage_mask, memory_efficient=True)
@@ -101,16 +97,8 @@ class QaNet(Model):
                                   "span_start_logits": start_logits, "span_start_probs": torch.softmax(start_logits, -1),
                                   "span_end_logits": end_logits, "span_end_probs": torch.softmax(end_logits, -1),
                                   "best_span": best_span}
-        score_spans(output, self.metrics, span_start, span_end, metadata)
         return output
 
     def _encode(self, text: TextFieldTensors, mask: torch.Tensor) -> torch.Tensor:
         embedded = self.highway_layer(self.embedding_proj_layer(self.dropout(self.text_field_embedder(text))))
         return self.dropout(self.phrase_layer(self.encoding_proj_layer(embedded), mask))
-
-    def get_metrics(self, reset: bool = False) -> dict[str, float]:
-        return span_metric_values(self.metrics, reset)
-
-    def make_output_human_readable(self, output: dict[str, Any]) -> dict[str, Any]:
-        keys = ("id", "best_span", "best_span_str", "span_start_probs", "span_end_probs")
-        return {key: output[key] for key in keys if key in output}

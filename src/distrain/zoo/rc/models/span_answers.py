@@ -1,5 +1,5 @@
-"""What extractive readers (``bidaf``, ``qanet``) share once they have span scores: the loss, SQuAD's metrics and
-the answers as passage text, in AllenNLP's names."""
+"""What extractive readers (``bidaf``, ``qanet``) share around their span scores: the forward pass's frame
+(:class:`PassageSpanModel`), the loss, SQuAD's metrics and the answers as passage text, in AllenNLP's names."""
 
 from __future__ import annotations
 
@@ -10,7 +10,40 @@ import torch
 from distrain.metrics.boolean_accuracy import BooleanAccuracy
 from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 from distrain.metrics.metric import Metric
+from distrain.models.model import Model
+from distrain.modules.text_field_embedder import TextFieldTensors, get_text_field_mask
 from distrain.zoo.rc.metrics.squad_em_and_f1 import SquadEmAndF1
+
+
+class PassageSpanModel(Model):
+    """An extractive reader's forward pass: both texts masked and encoded (``_encode``), the model's own span
+    scores over the passage (``_span_scores``), then the loss, metrics and answers (:func:`score_spans`)."""
+
+    def forward(self, question: TextFieldTensors, passage: TextFieldTensors, span_start: torch.Tensor | None = None,
+                span_end: torch.Tensor | None = None, metadata: list[dict] | None = None,
+                **_: Any) -> dict[str, Any]:
+        question_mask, passage_mask = get_text_field_mask(question), get_text_field_mask(passage)
+        encoded_question = self._encode(question, question_mask)
+        encoded_passage = self._encode(passage, passage_mask)
+        output = self._span_scores(encoded_question, encoded_passage, question_mask, passage_mask)
+        score_spans(output, self.metrics, span_start, span_end, metadata)
+        return output
+
+    def _encode(self, text: TextFieldTensors, mask: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _span_scores(self, question: torch.Tensor, passage: torch.Tensor, question_mask: torch.Tensor,
+                     passage_mask: torch.Tensor) -> dict[str, Any]:
+        """The output before scoring: at least the masked ``span_start_logits``, ``span_end_logits`` and the
+        ``best_span`` they give."""
+        raise NotImplementedError
+
+    def get_metrics(self, reset: bool = False) -> dict[str, float]:
+        return span_metric_values(self.metrics, reset)
+
+    def make_output_human_readable(self, output: dict[str, Any]) -> dict[str, Any]:
+        keys = ("id", "best_span", "best_span_str", "span_start_probs", "span_end_probs")
+        return {key: output[key] for key in keys if key in output}
 
 
 def span_metrics() -> dict[str, Metric]:

@@ -22,10 +22,9 @@ from annotated_types import Ge, Le
 
 from distrain.data.fields import IndexField, LabelField, ListField, MetadataField, SequenceLabelField, TextField
 from distrain.data.reader import DataError, DatasetReader
-from distrain.zoo.rc.readers.squad import char_span_to_token_span
+from distrain.zoo.rc.readers.squad import char_span_to_token_span, word_tokenizer_and_indexers
 from distrain.zoo.rc.readers.squad_json import squad_articles, squad_paragraphs
 from distrain.data.token_indexer import TokenIndexer
-from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
 from distrain.data.tokenizer import Tokenizer
 
 CANNOT_ANSWER = "CANNOTANSWER"
@@ -41,12 +40,7 @@ class QuacReader(DatasetReader):
     def __init__(self, tokenizer: Tokenizer | None = None, token_indexers: dict[str, TokenIndexer] | None = None,
                  num_context_answers: Annotated[int, Ge(0), Le(3)] = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if tokenizer is None:
-            from distrain.data.tokenizers.spacy import SpacyTokenizer
-
-            tokenizer = SpacyTokenizer()  # AllenNLP's default
-        self.tokenizer = tokenizer
-        self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
+        self.tokenizer, self.token_indexers = word_tokenizer_and_indexers(tokenizer, token_indexers)
         self.num_context_answers = num_context_answers
 
     @classmethod

@@ -29,6 +29,17 @@ from distrain.data.tokenizer import Token, Tokenizer
 SQUAD2_NO_ANSWER_TOKEN = "@@<NO_ANSWER>@@"
 
 
+def word_tokenizer_and_indexers(tokenizer: Tokenizer | None, token_indexers: dict[str, TokenIndexer] | None
+                                ) -> tuple[Tokenizer, dict[str, TokenIndexer]]:
+    """The word tokenizer and indexers of AllenNLP's SQuAD-layout readers (``squad``, ``quac``): those given, else
+    AllenNLP's defaults, spaCy's words and one ``tokens`` id each."""
+    if tokenizer is None:
+        from distrain.data.tokenizers.spacy import SpacyTokenizer
+
+        tokenizer = SpacyTokenizer()
+    return tokenizer, token_indexers or {"tokens": SingleIdTokenIndexer()}
+
+
 @DatasetReader.register("squad")
 class SquadReader(DatasetReader):
     """SQuAD v1.1/v2.0 JSON (``{"data": [{"paragraphs": [{"context", "qas": [...]}]}]}``); see the module doc.
@@ -44,12 +55,7 @@ class SquadReader(DatasetReader):
                  skip_impossible_questions: bool = False, no_answer_token: str | None = None,
                  skip_invalid_examples: bool | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if tokenizer is None:
-            from distrain.data.tokenizers.spacy import SpacyTokenizer
-
-            tokenizer = SpacyTokenizer()  # AllenNLP's default
-        self.tokenizer = tokenizer
-        self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
+        self.tokenizer, self.token_indexers = word_tokenizer_and_indexers(tokenizer, token_indexers)
         self.passage_length_limit = passage_length_limit
         self.question_length_limit = question_length_limit
         self.skip_impossible_questions = (skip_impossible_questions if skip_invalid_examples is None

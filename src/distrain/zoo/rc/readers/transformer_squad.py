@@ -29,8 +29,28 @@ FIELDS = ("question_with_context", "type_ids", "attention_mask", "context_mask",
           "metadata")
 
 
+class TokenizerOnFirstUse:
+    """A reader's pretrained tokenizer (``transformer_model_name``), loaded on first use, so ``distrain check``
+    does not pay for it."""
+
+    transformer_model_name: str
+    _tokenizer: Any = None
+
+    @property
+    def tokenizer(self) -> Any:
+        if self._tokenizer is None:
+            from distrain.pretrained import load_tokenizer
+
+            self._tokenizer = load_tokenizer(self.transformer_model_name)
+            self.tokenizer_loaded(self._tokenizer)
+        return self._tokenizer
+
+    def tokenizer_loaded(self, tokenizer: Any) -> None:
+        """What the reader learns from, or refuses in, its tokenizer once loaded (here: nothing)."""
+
+
 @DatasetReader.register("transformer_squad")
-class TransformerSquadReader(DatasetReader):
+class TransformerSquadReader(TokenizerOnFirstUse, DatasetReader):
     """SQuAD v1.1/v2.0 JSON (``{"data": [{"paragraphs": [{"context", "qas": [...]}]}]}``); see the module doc.
 
     Reads only its share of the questions (question ``i`` belongs to reader ``i mod count``): the JSON is
@@ -48,20 +68,12 @@ class TransformerSquadReader(DatasetReader):
         self.stride = stride
         self.skip_impossible_questions = skip_impossible_questions
         self.max_query_length = max_query_length
-        self._tokenizer: Any = None
         self._layout: PairLayout | None = None
 
-    @property
-    def tokenizer(self) -> Any:
-        """Loaded on first use, so ``distrain check`` does not pay for it."""
-        if self._tokenizer is None:
-            from distrain.pretrained import load_tokenizer
-
-            self._tokenizer = load_tokenizer(self.transformer_model_name)
-            if not getattr(self._tokenizer, "is_fast", False):
-                raise DataError(f"{self.transformer_model_name}: transformer_squad needs a fast tokenizer "
-                                "(its character offsets map answers to tokens)")
-        return self._tokenizer
+    def tokenizer_loaded(self, tokenizer: Any) -> None:
+        if not getattr(tokenizer, "is_fast", False):
+            raise DataError(f"{self.transformer_model_name}: transformer_squad needs a fast tokenizer "
+                            "(its character offsets map answers to tokens)")
 
     @classmethod
     def declared_fields(cls, arguments: Any) -> dict[str, bool]:

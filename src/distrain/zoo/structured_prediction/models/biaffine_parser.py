@@ -55,18 +55,33 @@ def encoder_problems(arguments: Mapping[str, Any]) -> tuple[list[Problem], int |
     return chain_problems([("encoder", arguments.get("encoder"))], width, source)
 
 
-def build_arc_and_tag_layers(model: Model, vocab: Vocabulary, text_field_embedder: TextFieldEmbedder,
-                             encoder: Lazy[Seq2SeqEncoder], pos_tag_embedding: Lazy[Embedding] | None,
-                             arc_feedforward: Lazy[FeedForward] | None, tag_feedforward: Lazy[FeedForward] | None,
-                             arc_representation_dim: int, tag_representation_dim: int) -> int:
-    """What AllenNLP's two graph parsers share, set on ``model``: the embedders and encoder, the head and child
-    feedforwards of arcs and tags (one ELU layer each by default) and the biaffine arc attention; returns the
-    encoder's width."""
+def build_word_encoder(model: Model, vocab: Vocabulary, text_field_embedder: TextFieldEmbedder,
+                       pos_tag_embedding: Lazy[Embedding] | None, encoder: Lazy[Seq2SeqEncoder]) -> None:
+    """What every parser reads its words with, set on ``model``: the ``text_field_embedder``, the
+    ``pos_tag_embedding`` (or None) and the ``encoder`` over both side by side (see :func:`embed_words`)."""
     model.text_field_embedder = text_field_embedder
     model.pos_tag_embedding = pos_tag_embedding.construct(vocab=vocab) if pos_tag_embedding else None
     width = text_field_embedder.get_output_dim()
     width += model.pos_tag_embedding.get_output_dim() if model.pos_tag_embedding is not None else 0
     model.encoder = encoder.construct(input_dim=width)
+
+
+def embed_words(model: Model, words: TextFieldTensors, pos_tags: torch.Tensor | None) -> torch.Tensor:
+    """The words' embeddings, with their POS tags' beside them where ``model`` embeds tags."""
+    embedded = model.text_field_embedder(words)
+    if model.pos_tag_embedding is not None:
+        embedded = torch.cat([embedded, model.pos_tag_embedding(pos_tags)], -1)
+    return embedded
+
+
+def build_arc_and_tag_layers(model: Model, vocab: Vocabulary, text_field_embedder: TextFieldEmbedder,
+                             encoder: Lazy[Seq2SeqEncoder], pos_tag_embedding: Lazy[Embedding] | None,
+                             arc_feedforward: Lazy[FeedForward] | None, tag_feedforward: Lazy[FeedForward] | None,
+                             arc_representation_dim: int, tag_representation_dim: int) -> int:
+    """What AllenNLP's two graph parsers share, set on ``model``: the embedders and encoder
+    (:func:`build_word_encoder`), the head and child feedforwards of arcs and tags (one ELU layer each by default)
+    and the biaffine arc attention; returns the encoder's width."""
+    build_word_encoder(model, vocab, text_field_embedder, pos_tag_embedding, encoder)
     width = model.encoder.get_output_dim()
 
     def feedforward(recipe: Lazy[FeedForward] | None, size: int) -> FeedForward:
@@ -119,9 +134,7 @@ class BiaffineDependencyParser(Model):
     def forward(self, words: TextFieldTensors, pos_tags: torch.Tensor, metadata: list | None = None,
                 head_tags: torch.Tensor | None = None, head_indices: torch.Tensor | None = None,
                 **_: Any) -> dict[str, Any]:
-        embedded = self.text_field_embedder(words)
-        if self.pos_tag_embedding is not None:
-            embedded = torch.cat([embedded, self.pos_tag_embedding(pos_tags)], -1)
+        embedded = embed_words(self, words, pos_tags)
         mask = get_text_field_mask(words)
         encoded = self.encoder(self.input_dropout(embedded), mask)
         batch, _, width = encoded.shape

@@ -20,7 +20,7 @@ from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 from distrain.zoo.structured_prediction.metrics.evalb import EvalbBracketingScorer
 from distrain.models.model import Model
-from distrain.zoo.structured_prediction.models.biaffine_parser import encoder_problems
+from distrain.zoo.structured_prediction.models.biaffine_parser import build_word_encoder, embed_words, encoder_problems
 from distrain.zoo.structured_prediction.models.span_trees import resolve_overlaps, select_spans, tree_from_spans
 from distrain.modules.feedforward import FeedForward
 from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
@@ -43,11 +43,7 @@ class SpanConstituencyParser(Model):
                  encoder: Lazy[Seq2SeqEncoder], feedforward: Lazy[FeedForward] | None = None,
                  pos_tag_embedding: Lazy[Embedding] | None = None, evalb_directory_path: str | None = EVALB) -> None:
         super().__init__(vocab, {"tag_accuracy": CategoricalAccuracy()})
-        self.text_field_embedder = text_field_embedder
-        self.pos_tag_embedding = pos_tag_embedding.construct(vocab=vocab) if pos_tag_embedding else None
-        width = text_field_embedder.get_output_dim()
-        width += self.pos_tag_embedding.get_output_dim() if self.pos_tag_embedding is not None else 0
-        self.encoder = encoder.construct(input_dim=width)
+        build_word_encoder(self, vocab, text_field_embedder, pos_tag_embedding, encoder)
         self.span_extractor = span_extractor
         width = span_extractor.get_output_dim()
         self.feedforward_layer = feedforward.construct(input_dim=width) if feedforward else None
@@ -79,11 +75,9 @@ class SpanConstituencyParser(Model):
     def forward(self, tokens: TextFieldTensors, spans: torch.Tensor, metadata: list[dict],
                 pos_tags: torch.Tensor | None = None, span_labels: torch.Tensor | None = None,
                 **_: Any) -> dict[str, Any]:
-        embedded = self.text_field_embedder(tokens)
-        if self.pos_tag_embedding is not None:
-            if pos_tags is None:
-                raise ValueError("the model embeds POS tags (pos_tag_embedding), but no pos_tags were given")
-            embedded = torch.cat([embedded, self.pos_tag_embedding(pos_tags)], -1)
+        if self.pos_tag_embedding is not None and pos_tags is None:
+            raise ValueError("the model embeds POS tags (pos_tag_embedding), but no pos_tags were given")
+        embedded = embed_words(self, tokens, pos_tags)
         mask = get_text_field_mask(tokens)
         spans = spans.long()
         span_mask = spans[:, :, 0] >= 0

@@ -19,7 +19,9 @@ from distrain.config.lazy import Lazy
 from distrain.data.vocabulary import Vocabulary
 from distrain.metrics.f1 import F1
 from distrain.models.model import Model
-from distrain.zoo.structured_prediction.models.biaffine_parser import BiaffineDependencyParser, build_arc_and_tag_layers
+from distrain.zoo.structured_prediction.models.biaffine_parser import (
+    BiaffineDependencyParser, build_arc_and_tag_layers, embed_words,
+)
 from distrain.modules.augmented_lstm import variational_dropout
 from distrain.modules.feedforward import FeedForward
 from distrain.modules.matrix_attentions.bilinear import BilinearMatrixAttention
@@ -60,11 +62,9 @@ class GraphParser(Model):
 
     def forward(self, tokens: TextFieldTensors, pos_tags: torch.Tensor | None = None, metadata: list | None = None,
                 arc_tags: torch.Tensor | None = None, **_: Any) -> dict[str, Any]:
-        embedded = self.text_field_embedder(tokens)
-        if self.pos_tag_embedding is not None:
-            if pos_tags is None:
-                raise ValueError("the model embeds POS tags (pos_tag_embedding), but no pos_tags were passed")
-            embedded = torch.cat([embedded, self.pos_tag_embedding(pos_tags)], -1)
+        if self.pos_tag_embedding is not None and pos_tags is None:
+            raise ValueError("the model embeds POS tags (pos_tag_embedding), but no pos_tags were passed")
+        embedded = embed_words(self, tokens, pos_tags)
         mask = get_text_field_mask(tokens)
         encoded = self._dropout(self.encoder(self.input_dropout(embedded), mask))
         head_arcs = self._dropout(self.head_arc_feedforward(encoded))

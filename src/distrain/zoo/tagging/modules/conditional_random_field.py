@@ -7,6 +7,7 @@ as -inf transition scores at decoding time only, so the likelihood is the model'
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import torch
@@ -22,41 +23,44 @@ def _split(label: str) -> tuple[str, str]:
     return prefix, kind
 
 
+@dataclass(frozen=True)
+class _Scheme:
+    """Which tag prefixes a span encoding lets follow which. ``first``: those that may open the sequence, and
+    follow any tag after which no span must go on; ``last``: those that may end it; ``inside``: those that go on
+    a span of the same type, after one of ``spans``. With ``closes`` a span goes on until one of ``last`` ends it
+    (BIOUL's L, BMES's E): after its other tags only ``inside`` may follow."""
+
+    first: tuple[str, ...]
+    last: tuple[str, ...]
+    inside: tuple[str, ...]
+    spans: tuple[str, ...]
+    closes: bool
+
+
+_SCHEMES = {
+    "BIO": _Scheme(first=("O", "B"), last=("O", "B", "I"), inside=("I",), spans=("B", "I"), closes=False),
+    "BIOUL": _Scheme(first=("O", "B", "U"), last=("O", "L", "U"), inside=("I", "L"), spans=("B", "I"), closes=True),
+    "IOB1": _Scheme(first=("O", "I"), last=("O", "B", "I"), inside=("B",), spans=("B", "I"), closes=False),
+    "BMES": _Scheme(first=("B", "S"), last=("E", "S"), inside=("M", "E"), spans=("B", "M"), closes=True),
+}
+
+
 def is_transition_allowed(encoding: str, from_tag: str, from_kind: str, to_tag: str, to_kind: str) -> bool:
     """Whether ``to`` may follow ``from`` (prefixes like ``"B"``, types like ``"PER"``) under ``encoding``;
     ``"START"`` and ``"END"`` stand for the sequence's two ends."""
     if to_tag == "START" or from_tag == "END":
         return False
-    same = from_kind == to_kind
-    if encoding == "BIOUL":
-        if from_tag == "START":
-            return to_tag in ("O", "B", "U")
-        if to_tag == "END":
-            return from_tag in ("O", "L", "U")
-        if from_tag in ("O", "L", "U"):
-            return to_tag in ("O", "B", "U")
-        return to_tag in ("I", "L") and same  # from B or I: the span goes on
-    if encoding == "BIO":
-        if from_tag == "START":
-            return to_tag in ("O", "B")
-        if to_tag == "END":
-            return from_tag in ("O", "B", "I")
-        return to_tag in ("O", "B") or (to_tag == "I" and from_tag in ("B", "I") and same)
-    if encoding == "IOB1":
-        if from_tag == "START":
-            return to_tag in ("O", "I")
-        if to_tag == "END":
-            return from_tag in ("O", "B", "I")
-        return to_tag in ("O", "I") or (to_tag == "B" and from_tag in ("B", "I") and same)
-    if encoding == "BMES":
-        if from_tag == "START":
-            return to_tag in ("B", "S")
-        if to_tag == "END":
-            return from_tag in ("E", "S")
-        if from_tag in ("E", "S"):
-            return to_tag in ("B", "S")
-        return to_tag in ("M", "E") and same  # from B or M
-    raise ValueError(f"unknown label encoding {encoding!r}; expected one of {', '.join(ENCODINGS)}")
+    scheme = _SCHEMES.get(encoding)
+    if scheme is None:
+        raise ValueError(f"unknown label encoding {encoding!r}; expected one of {', '.join(ENCODINGS)}")
+    if from_tag == "START":
+        return to_tag in scheme.first
+    if to_tag == "END":
+        return from_tag in scheme.last
+    goes_on = to_tag in scheme.inside and from_kind == to_kind
+    if scheme.closes and from_tag not in scheme.last:  # a span is open: only its own tags may follow
+        return goes_on
+    return to_tag in scheme.first or (goes_on and from_tag in scheme.spans)
 
 
 def allowed_transitions(encoding: str, labels: Sequence[str]) -> list[tuple[int, int]]:
