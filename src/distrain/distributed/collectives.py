@@ -20,10 +20,15 @@ def _device() -> torch.device:
 
 def all_reduce_sum(tensor: torch.Tensor) -> torch.Tensor:
     """The element-wise sum over all ranks (the input itself when not distributed)."""
+    return _all_reduced(tensor, dist.ReduceOp.SUM)
+
+
+def _all_reduced(tensor: torch.Tensor, op: Any) -> torch.Tensor:
+    """``tensor`` reduced by ``op`` over all ranks, on the backend's device and back on its own."""
     if not is_distributed():
         return tensor
     moved = tensor.to(_device())
-    dist.all_reduce(moved, op=dist.ReduceOp.SUM)
+    dist.all_reduce(moved, op=op)
     return moved.to(tensor.device)
 
 
@@ -36,11 +41,8 @@ def all_reduce_sum_async(tensor: torch.Tensor) -> tuple[torch.Tensor, Any]:
 
 
 def all_reduce_max(tensor: torch.Tensor) -> torch.Tensor:
-    if not is_distributed():
-        return tensor
-    moved = tensor.to(_device())
-    dist.all_reduce(moved, op=dist.ReduceOp.MAX)
-    return moved.to(tensor.device)
+    """The element-wise maximum over all ranks (the input itself when not distributed)."""
+    return _all_reduced(tensor, dist.ReduceOp.MAX)
 
 
 def all_gather_tensors(tensor: torch.Tensor) -> list[torch.Tensor]:

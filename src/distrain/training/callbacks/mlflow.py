@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from distrain.training.callback import Callback
+from distrain.training.callbacks.optional_package import import_for
 
 logger = logging.getLogger(__name__)
 
@@ -65,11 +66,8 @@ class MlflowCallback(Callback):
     def on_start(self, trainer) -> None:
         if not trainer.world.is_primary:
             return
-        try:
-            from mlflow.tracking import MlflowClient
-        except ImportError as error:
-            raise RuntimeError("the mlflow callback needs mlflow: pip install 'distrain[mlflow]'") from error
-        self.client = MlflowClient(tracking_uri=self.tracking_uri)
+        tracking = import_for("mlflow", "mlflow.tracking", "mlflow", "mlflow")
+        self.client = tracking.MlflowClient(tracking_uri=self.tracking_uri)
         if self.run_id is not None:  # resumed from a checkpoint: the same MLflow run goes on
             self.client.update_run(self.run_id, status="RUNNING")
             logger.info("mlflow: continuing run %s", self.run_id)

@@ -6,6 +6,7 @@ from typing import Any
 
 from distrain.config.constraints import PositiveInt
 from distrain.training.callback import Callback
+from distrain.training.callbacks.optional_package import import_for
 
 
 @Callback.register("tensorboard")
@@ -19,13 +20,8 @@ class TensorBoardCallback(Callback):
     def on_start(self, trainer) -> None:
         if not trainer.world.is_primary:
             return
-        try:
-            from torch.utils.tensorboard import SummaryWriter
-        except ImportError as error:
-            raise RuntimeError(
-                "the tensorboard callback needs the tensorboard package: pip install 'distrain[tensorboard]'"
-            ) from error
-        self.writer = SummaryWriter(str(trainer.serialization_dir / "tensorboard"))
+        tensorboard = import_for("tensorboard", "torch.utils.tensorboard", "the tensorboard package", "tensorboard")
+        self.writer = tensorboard.SummaryWriter(str(trainer.serialization_dir / "tensorboard"))
 
     def on_step(self, trainer, step: int, loss: float | None) -> None:
         if self.writer is not None and loss is not None and step % self.log_every == 0:

@@ -10,25 +10,23 @@ tag outside BIO, is named by file:line.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator, Literal, Sequence
+from typing import Any, Literal, Sequence
 
 from distrain.data.fields import MetadataField, TextField
 from distrain.data.reader import DatasetReader
 from distrain.data.token_indexer import TokenIndexer
 from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
 from distrain.data.tokenizer import Token
-from distrain.zoo.tagging.readers.conll2003 import sentences
-from distrain.zoo.tagging.readers.tag_fields import declared_tag_fields, tag_fields
+from distrain.zoo.tagging.readers.conll2003 import ConllSentencesReader
+from distrain.zoo.tagging.readers.tag_fields import tag_fields
 from distrain.zoo.tagging.readers.tag_schemes import convert, scheme_problem
 
 Label = Literal["pos", "chunk"]
 
 
 @DatasetReader.register("conll2000")
-class Conll2000DatasetReader(DatasetReader):
+class Conll2000DatasetReader(ConllSentencesReader):
     """Reads only its share of the sentences (distributed-aware)."""
-
-    distributed_aware = True
 
     def __init__(self, token_indexers: dict[str, TokenIndexer] | None = None, tag_label: Label = "chunk",
                  feature_labels: Sequence[Label] = (), convert_to_coding_scheme: Literal["BIOUL"] | None = None,
@@ -43,27 +41,18 @@ class Conll2000DatasetReader(DatasetReader):
         self.convert_to_coding_scheme = convert_to_coding_scheme
         self.label_namespace = label_namespace
 
-    @classmethod
-    def declared_fields(cls, arguments):
-        return declared_tag_fields(arguments, metadata=True)
-
-    def _read(self, path: Path) -> Iterator[dict]:
-        for sentence in self.shard_iterable(sentences(path)):
-            self.num_parsed += 1
-            problem = next(((number, message) for number, columns in sentence
-                            if (message := self._problem(columns)) is not None), None)
-            if problem is not None:
-                self.invalid(path, *problem)
+    def _columns(self, path: Path, sentence: list[tuple[int, list[str]]]) -> dict[str, list[str]] | None:
+        """The sentence's words, POS tags and chunks, each line checked; None if skipped."""
+        for number, columns in sentence:
+            if len(columns) != 3:
+                problem = f"expected 3 columns (word POS chunk), got {len(columns)}"
+            elif (wrong := scheme_problem(columns[2], "BIO")) is not None:
+                problem = f"chunk {wrong}"
+            else:
                 continue
-            words, pos_tags, chunk_tags = (list(column) for column in zip(*(columns for _, columns in sentence)))
-            yield self.text_to_instance([Token(word) for word in words], pos_tags, chunk_tags)
-
-    @staticmethod
-    def _problem(columns: list[str]) -> str | None:
-        if len(columns) != 3:
-            return f"expected 3 columns (word POS chunk), got {len(columns)}"
-        problem = scheme_problem(columns[2], "BIO")
-        return f"chunk {problem}" if problem else None
+            self.invalid(path, number, problem)
+            return None
+        return {name: [columns[i] for _, columns in sentence] for i, name in enumerate(("tokens", "pos", "chunk"))}
 
     def text_to_instance(self, tokens: list[Token], pos_tags: list[str] | None = None,
                          chunk_tags: list[str] | None = None) -> dict:

@@ -15,7 +15,7 @@ from typing import Any, Iterator, Literal, Sequence
 
 from distrain.data.fields import MetadataField, SequenceLabelField, TextField
 from distrain.data.reader import DatasetReader
-from distrain.zoo.tagging.readers.tag_fields import declared_tag_fields, tag_fields
+from distrain.zoo.tagging.readers.tag_fields import declared_tag_fields
 from distrain.zoo.tagging.readers.tag_schemes import convert, scheme_problem
 from distrain.data.token_indexer import TokenIndexer
 from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
@@ -41,11 +41,33 @@ def sentences(path: Path) -> Iterator[list[tuple[int, list[str]]]]:
         yield sentence
 
 
-@DatasetReader.register("conll2003")
-class Conll2003DatasetReader(DatasetReader):
-    """Reads only its share of the sentences (distributed-aware)."""
+class ConllSentencesReader(DatasetReader):
+    """A CoNLL-style reader of column files, one sentence between blank lines: reads only its share of the
+    sentences (distributed-aware), checks each one's columns (``_columns``: by name, ``tokens`` first, or None where
+    the sentence is skipped) and makes an instance of them (``text_to_instance(tokens, <name>_tags=...)``)."""
 
     distributed_aware = True
+
+    @classmethod
+    def declared_fields(cls, arguments):
+        return declared_tag_fields(arguments, metadata=True)
+
+    def _read(self, path: Path) -> Iterator[dict]:
+        for sentence in self.shard_iterable(sentences(path)):
+            self.num_parsed += 1
+            columns = self._columns(path, sentence)
+            if columns is not None:
+                words = columns.pop("tokens")
+                yield self.text_to_instance([Token(word) for word in words],
+                                            **{f"{name}_tags": tags for name, tags in columns.items()})
+
+    def _columns(self, path: Path, sentence: list[tuple[int, list[str]]]) -> dict[str, list[str]] | None:
+        raise NotImplementedError
+
+
+@DatasetReader.register("conll2003")
+class Conll2003DatasetReader(ConllSentencesReader):
+    """Reads only its share of the sentences (distributed-aware)."""
 
     def __init__(self, token_indexers: dict[str, TokenIndexer] | None = None,
                  tag_label: Literal["ner", "pos", "chunk"] = "ner",
@@ -62,18 +84,6 @@ class Conll2003DatasetReader(DatasetReader):
         self.coding_scheme = coding_scheme
         self.convert_to_coding_scheme = convert_to_coding_scheme
         self.label_namespace = label_namespace
-
-    @classmethod
-    def declared_fields(cls, arguments):
-        return declared_tag_fields(arguments, metadata=True)
-
-    def _read(self, path: Path) -> Iterator[dict]:
-        for sentence in self.shard_iterable(sentences(path)):
-            self.num_parsed += 1
-            columns = self._columns(path, sentence)
-            if columns is not None:
-                yield self.text_to_instance([Token(word) for word in columns["tokens"]], **{
-                    f"{name}_tags": columns[name] for name in COLUMNS[1:]})
 
     def _columns(self, path: Path, sentence: list[tuple[int, list[str]]]) -> dict[str, list[str]] | None:
         """The sentence's columns by name, each tag checked against its scheme; None if skipped."""
