@@ -19,6 +19,9 @@ PRUNED_FILE = "pruned.json"
 
 @Callback.register("optuna_pruning")
 class OptunaPruningCallback(Callback):
+    """Reports each epoch's validation metric to an Optuna study and stops a trial its pruner prunes (``distrain
+    tune`` adds it to every trial; every worker stops after the same epoch)."""
+
     def __init__(self, storage: str, study_name: str, trial_id: int, pruner: str = "median",
                  max_epochs: int | None = None) -> None:
         self.storage = storage
