@@ -3,7 +3,6 @@ batch gives the same updates, loss and accuracy, however it is split among the w
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -11,8 +10,7 @@ import pytest
 from support.cli import run_cli
 from support.configs import write_config
 from support.data import write_jsonl
-from support.distributed import final_metrics, max_weight_difference
-from support.paths import ROOT
+from support.distributed import final_metrics, max_weight_difference, train_digits
 
 #: the core promise, with workers started as by default: from the fork server (tests/support/cli.py)
 pytestmark = pytest.mark.default_start_method
@@ -21,22 +19,6 @@ pytestmark = pytest.mark.default_start_method
 @pytest.fixture(scope="module")
 def digits(prepared_data) -> Path:
     return prepared_data / "data" / "digits"
-
-
-def train_digits(digits: Path, out: Path, batch_size: int, distributed: dict | None) -> Path:
-    overrides = {
-        "train_data_path": str(digits / "train.jsonl"),
-        "validation_data_path": str(digits / "validation.jsonl"),
-        "data_loader.batch_size": batch_size,
-        "trainer.num_epochs": 2,
-        "trainer.progress_bar": False,
-    }
-    if distributed is not None:
-        overrides["distributed"] = distributed
-    result = run_cli("train", str(ROOT / "configs" / "digits_mlp.jsonnet"), "-s", str(out), "-o", json.dumps(overrides),
-                     timeout=180)
-    assert result.returncode == 0, result.stderr
-    return out
 
 
 def test_two_workers_and_uneven_device_weights_match_one_worker(digits, tmp_path):

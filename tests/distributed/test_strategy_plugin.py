@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from support.cli import run_cli
-from support.distributed import final_metrics, max_weight_difference
-from support.paths import ROOT
+from support.distributed import final_metrics, max_weight_difference, train_digits
 
 
 @pytest.fixture(scope="module")
@@ -20,22 +18,9 @@ def digits(prepared_data) -> Path:
     return prepared_data / "data" / "digits"
 
 
-def train_digits(digits: Path, out: Path, batch_size: int, distributed: dict | None) -> Path:
-    overrides = {
-        "train_data_path": str(digits / "train.jsonl"),
-        "validation_data_path": str(digits / "validation.jsonl"),
-        "data_loader.batch_size": batch_size,
-        "trainer.num_epochs": 2,
-        "trainer.num_gradient_accumulation_steps": 2,
-        "trainer.grad_norm": 0.5,
-        "trainer.progress_bar": False,
-    }
-    if distributed is not None:
-        overrides["distributed"] = distributed
-    result = run_cli("train", str(ROOT / "configs" / "digits_mlp.jsonnet"), "-s", str(out), "-o", json.dumps(overrides),
-                     "--include-package", "replicated_strategy", timeout=180)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return out
+def train(digits: Path, out: Path, batch_size: int, distributed: dict | None) -> Path:
+    accumulated = {"trainer.num_gradient_accumulation_steps": 2, "trainer.grad_norm": 0.5}
+    return train_digits(digits, out, batch_size, distributed, accumulated, ("--include-package", "replicated_strategy"))
 
 
 def records(folder: Path, rank: int) -> list[dict]:
@@ -43,9 +28,9 @@ def records(folder: Path, rank: int) -> list[dict]:
 
 
 def test_a_plugin_strategy_wraps_the_model_its_own_way_and_two_workers_train_as_one(digits, tmp_path):
-    one = train_digits(digits, tmp_path / "one", 8, None)
+    one = train(digits, tmp_path / "one", 8, None)
     strategy = {"type": "test_replicated", "record_dir": str(tmp_path / "averaged")}
-    two = train_digits(digits, tmp_path / "two", 4, {"cuda_devices": [-1, -1], "strategy": strategy})
+    two = train(digits, tmp_path / "two", 4, {"cuda_devices": [-1, -1], "strategy": strategy})
 
     assert max_weight_difference(one, two) <= 1e-5
     expected, got = final_metrics(one), final_metrics(two)

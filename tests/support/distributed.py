@@ -135,3 +135,25 @@ def unequal_weights(first: Path, second: Path) -> list[str]:
 
 def final_metrics(serialization_dir: Path) -> dict:
     return json.loads((serialization_dir / "metrics.json").read_text())
+
+
+def train_digits(digits: Path, out: Path, batch_size: int, distributed: dict | None, overrides: dict | None = None,
+                 flags: tuple[str, ...] = ()) -> Path:
+    """``configs/digits_mlp.jsonnet`` trained for 2 epochs on the prepared ``digits`` by ``distrain train`` (with
+    ``distributed`` as its block, ``overrides`` and ``flags`` added): its run folder."""
+    from support.cli import run_cli
+
+    settings = {
+        "train_data_path": str(digits / "train.jsonl"),
+        "validation_data_path": str(digits / "validation.jsonl"),
+        "data_loader.batch_size": batch_size,
+        "trainer.num_epochs": 2,
+        "trainer.progress_bar": False,
+        **(overrides or {}),
+    }
+    if distributed is not None:
+        settings["distributed"] = distributed
+    result = run_cli("train", str(ROOT / "configs" / "digits_mlp.jsonnet"), "-s", str(out), "-o", json.dumps(settings),
+                     *flags, timeout=180)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return out
