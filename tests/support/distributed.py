@@ -42,11 +42,17 @@ def kill_job(process: subprocess.Popen, marker: str) -> None:
         os.killpg(process.pid, 9)
     except (ProcessLookupError, PermissionError):
         pass
-    for pid in tagged_processes(marker):
-        try:
-            os.kill(pid, 9)
-        except OSError:
-            pass
+    # the kernel tears a killed process down after the signal, not with it (a worker with a large address space
+    # shows as running for some milliseconds), and one forked in the instant of the kill escapes the first round:
+    # kill what is still there until nothing is, for a few seconds; what outlives that survived kill -9
+    deadline = time.monotonic() + 5.0
+    while (left := tagged_processes(marker)) and time.monotonic() < deadline:
+        for pid in left:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+        time.sleep(0.05)
     process.wait(timeout=30)
 
 
