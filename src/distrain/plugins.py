@@ -16,6 +16,7 @@ import pkgutil
 import sys
 from importlib.metadata import EntryPoint, entry_points
 
+from distrain.compat import allennlp_imports
 from distrain.errors import BadInput
 
 logger = logging.getLogger(__name__)
@@ -58,7 +59,9 @@ def plugin_entry_points() -> tuple[EntryPoint, ...]:
 
 
 def import_plugins(include_packages: list[str] | tuple[str, ...] = ()) -> None:
-    """Import built-ins, then every entry point of group ``distrain.plugins``, then ``include_packages``."""
+    """Import built-ins, then every entry point of group ``distrain.plugins``, then ``include_packages``.
+    AllenNLP users' packages import ``allennlp``: distrain serves it where no real AllenNLP is installed."""
+    allennlp_imports.install()
     import_builtins()
     for entry_point in plugin_entry_points():
         try:

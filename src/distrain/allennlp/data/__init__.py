@@ -1,0 +1,9 @@
+"""``allennlp.data``: readers, instances, fields, tokenizers, indexers and the vocabulary, under AllenNLP's names."""
+
+from distrain.data.fields import Field, Instance
+from distrain.data.reader import DatasetReader
+from distrain.data.token_indexer import TokenIndexer
+from distrain.data.tokenizer import Token, Tokenizer
+from distrain.data.vocabulary import Vocabulary
+
+__all__ = ["DatasetReader", "Field", "Instance", "Token", "TokenIndexer", "Tokenizer", "Vocabulary"]
