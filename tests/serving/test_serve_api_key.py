@@ -95,7 +95,7 @@ def test_the_demo_page_asks_for_the_key_and_predicts_with_it(probe_archive, tmp_
 
     from test_serve_demo_page import CHROMIUM
 
-    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: run scripts/setup.sh as root (apt-get install chromium)"
+    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: run scripts/setup.sh --tests as root (apt-get install chromium)"
     flags = ["--api-key", KEY, *probe_flags(tmp_path / "computed.txt")]
     with ServerProcess(probe_archive.archive, tmp_path / "server", *flags, headers=AUTHORIZED) as server, \
             sync_playwright() as playwright:

@@ -14,7 +14,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 def test_the_demo_page_shows_the_prediction_and_the_servers_error(drug_archive, tmp_path):
     from playwright.sync_api import sync_playwright
 
-    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: run scripts/setup.sh as root (apt-get install chromium)"
+    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: run scripts/setup.sh --tests as root (apt-get install chromium)"
     review = json.loads(drug_archive.validation.read_text().splitlines()[3])
     expected = predict_file(drug_archive.archive, [{"text": review["text"]}], tmp_path / "predict")[0]
     with ServerProcess(drug_archive.archive, tmp_path / "server") as server, sync_playwright() as playwright:

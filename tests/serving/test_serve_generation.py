@@ -227,7 +227,7 @@ def test_the_demo_page_streams_a_completion_token_by_token(server):
 
     from test_serve_demo_page import CHROMIUM
 
-    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: run scripts/setup.sh as root (apt-get install chromium)"
+    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: run scripts/setup.sh --tests as root (apt-get install chromium)"
     expected = completion(server, prompt="the big red", max_tokens=12).json()["choices"][0]["text"]
     info = httpx.get(server.url + "/info", timeout=10).json()
     assert info["generates"] and info["generation"]["max_new_tokens"] == 12 and info["context_length"] == 64

@@ -23,7 +23,7 @@ def scorer(name: str) -> Path:
     if path.is_file():
         return path
     reason = (f"{path.relative_to(ROOT)} is missing (an official scorer, kept out of the repository): "
-              "run bash scripts/setup.sh")
+              "run bash scripts/setup.sh --tests")
     if os.environ.get("DISTRAIN_TESTS_STRICT"):
         pytest.fail(f"{reason} (DISTRAIN_TESTS_STRICT is set: the set-up should have fetched it)", pytrace=False)
     pytest.skip(reason)
