@@ -52,6 +52,10 @@ def in_background(function, *args):
 
     class Handle:
         @staticmethod
+        def done() -> bool:
+            return not thread.is_alive()
+
+        @staticmethod
         def result(timeout: float = 120):
             thread.join(timeout)
             assert not thread.is_alive(), "background requests did not finish"
@@ -167,7 +171,8 @@ def test_a_request_waiting_past_the_timeout_gets_504_and_is_never_computed(probe
         statuses = [a.status for a in answers]
         assert set(statuses) <= {200, 504} and statuses.count(504) >= 4, statuses
         assert all(a.body["error"]["type"] == "timeout" for a in answers if a.status == 504)
-        assert all(a.seconds < 1.0 for a in answers if a.status == 504)  # answered at the deadline, not after the model
+        # answered at the deadline, not after the model: every 504 reached its client before any 200 did
+        assert max(a.seconds for a in answers if a.status == 504) < min(a.seconds for a in answers if a.status == 200)
         assert server.metric('distrain_requests_total{endpoint="predict",status="504"}') == statuses.count(504)
         assert server.stop() == 0
     seen = set(computed.read_text().splitlines())
@@ -259,9 +264,8 @@ def test_sigterm_with_32_requests_in_flight_answers_all_and_exits_0(probe_archiv
         requests = in_background(post_concurrently, server.url + "/predict", [{"text": t} for t in texts], 32)
         wait_for(lambda: server.metric("distrain_requests_in_flight") == 32, 60, "32 requests in flight")
         server.signal(signal.SIGTERM)
-        started = time.perf_counter()
         ready = httpx.get(server.url + "/ready", timeout=10)
-        assert ready.status_code == 503 and time.perf_counter() - started < 1.0
+        assert ready.status_code == 503 and not requests.done()  # at once: the drain has not ended
         late = httpx.post(server.url + "/predict", json={"text": "too late"}, timeout=10)
         assert late.status_code == 503 and late.json()["error"]["type"] == "draining"
         answers = requests.result()
@@ -311,7 +315,8 @@ def test_connections_during_the_drain_get_503_never_a_reset(probe_archive, tmp_p
 
 
 def test_a_second_signal_exits_at_once(probe_archive, tmp_path):
-    flags = ["--max-batch-size", "1", *probe_flags(delay_s=3.0)]
+    computed = tmp_path / "computed.txt"
+    flags = ["--max-batch-size", "1", *probe_flags(delay_s=3.0, record_file=str(computed))]
     with ServerProcess(probe_archive.archive, tmp_path / "server", *flags) as server:
         def send():
             try:
@@ -323,11 +328,11 @@ def test_a_second_signal_exits_at_once(probe_archive, tmp_path):
         wait_for(lambda: server.metric("distrain_requests_in_flight") == 4, 60, "4 requests in flight")
         server.signal(signal.SIGTERM)
         wait_for(lambda: "draining" in server.output(), 10, "the drain to start")
-        started = time.perf_counter()
         server.signal(signal.SIGTERM)
         assert server.process.wait(30) == 1
-        assert time.perf_counter() - started < 2.0  # not the 12 s the queued requests would take
         requests.result()
+    # it did not wait for the queue: of the 4 requests (3 s each, one at a time) not all were computed
+    assert len(computed.read_text().splitlines() if computed.exists() else []) < 4
 
 
 # ---------------------------------------------------------------------------------- memory
