@@ -33,6 +33,7 @@ COMPONENT_ROOTS = (
     "distrain.distributed",
     "distrain.zoo",
     "distrain.archived",
+    "distrain.predictors",
 )
 
 

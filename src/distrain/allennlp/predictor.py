@@ -60,20 +60,12 @@ class Predictor(Registrable):
         return outputs
 
     def _run(self, instances: list[Instance]) -> list[JsonDict]:
-        import numpy as np
-
-        from distrain.data.dataset import IndexedDataset
-        from distrain.training.evaluation import predict_inputs
-
+        """AllenNLP's ``predict_batch_instance``: the model's ``forward_on_instances``, sanitized."""
         try:
-            dataset = IndexedDataset.from_instances(instances, self._model.vocab)
+            with self._model.metrics_frozen():
+                return sanitize(self._model.forward_on_instances(instances))
         except KeyError as error:
             raise RecordError(f"{error.args[0]} (the model's vocabulary cannot index it)") from None
-        parameter = next(self._model.parameters(), None)
-        with self._model.metrics_frozen():
-            outputs = predict_inputs(self._model, dataset.batch(np.arange(len(instances))),
-                                     "cpu" if parameter is None else parameter.device)
-        return sanitize(outputs)
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         """Override to read your JSON; a distrain reader reads it as one record of its data file."""
@@ -83,6 +75,16 @@ class Predictor(Registrable):
             raise NotImplementedError(
                 f"{type(self._dataset_reader).__name__} cannot read a JSON record: write a Predictor subclass whose "
                 "_json_to_instance builds the instance (e.g. with self._dataset_reader.text_to_instance)") from None
+
+    @staticmethod
+    def required(json_dict: JsonDict, key: str) -> Any:
+        """``json_dict[key]``, or a :class:`RecordError` naming the key the input lacks (a one-line answer
+        where a ``KeyError`` would be a traceback)."""
+        if not isinstance(json_dict, dict):
+            raise RecordError(f"an input is a JSON object with {key!r}, got {type(json_dict).__name__}")
+        if key not in json_dict:
+            raise RecordError(f"missing key {key!r} (the input has {sorted(json_dict)})", key)
+        return json_dict[key]
 
     def _batch_json_to_instances(self, json_dicts: list[JsonDict]) -> list[Instance]:
         return [self._json_to_instance(json_dict) for json_dict in json_dicts]

@@ -65,6 +65,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tensor-parallel", type=int, default=1, metavar="N",
                         help="split a language model over N local CPU processes with its tensor-parallel plan; "
                              "this process serves HTTP and drives every step (default 1)")
+    parser.add_argument("--predictor", default=None, metavar="NAME",
+                        help="answer /predict as this registered predictor does (AllenNLP's text_classifier, "
+                             "sentence_tagger, ...): its JSON in, its outputs out")
     parser.add_argument("-o", "--overrides", default=None, help="JSON merged into the archived config")
     parser.add_argument("--include-package", action="append", default=[], metavar="MODULE",
                         help="import MODULE first so its registered components exist (repeatable)")
@@ -167,11 +170,17 @@ def run(args: argparse.Namespace) -> int:
     from distrain.serving.server import run_server
 
     import_plugins(args.include_package)
+    if args.predictor is not None:
+        from distrain.allennlp.predictor import Predictor as JsonPredictor
+
+        if args.predictor not in JsonPredictor.list_available():
+            raise UsageError(f"--predictor {args.predictor}: no predictor of that name "
+                             f"(known: {', '.join(JsonPredictor.list_available())})")
     if args.tensor_parallel < 1:
         raise UsageError(f"--tensor-parallel must be at least 1, got {args.tensor_parallel}")
 
     def load() -> Predictor:
-        predictor = Predictor.from_archive(args.archive, overrides, dtype=args.dtype)
+        predictor = Predictor.from_archive(args.archive, overrides, dtype=args.dtype, predictor_name=args.predictor)
         if args.dtype == "bfloat16" and predictor.generates:
             warn_if_slow_bfloat16()
         if args.tensor_parallel > 1:

@@ -23,7 +23,8 @@ from distrain.modules.feedforward import FeedForward
 from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
 from distrain.modules.seq2vec_encoder import Seq2VecEncoder
 from distrain.modules.sizes import chain_problems
-from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTensors, get_text_field_mask
+from distrain.modules.text_field_embedder import (TextFieldEmbedder, TextFieldTensors, get_text_field_mask,
+                                                  get_token_ids_from_text_field_tensors)
 
 DEFAULT_EMBEDDING_DIM = 100
 
@@ -38,6 +39,8 @@ class BasicClassifier(ClassifierOutputs, Model):
 
     #: AllenNLP's names for the parts named otherwise here (see :mod:`distrain.experiment.archive.allennlp`)
     allennlp_names = {"_seq2vec_encoder": "encoder", "_classification_layer": "output"}
+    #: the predictor an archive of this model answers with when none is named (AllenNLP's)
+    default_predictor = "text_classifier"
 
     def __init__(
         self,
@@ -55,7 +58,7 @@ class BasicClassifier(ClassifierOutputs, Model):
         num_labels: PositiveInt | None = None,
     ) -> None:
         super().__init__(vocab, metrics if metrics is not None else {"accuracy": CategoricalAccuracy()})
-        self.label_namespace = label_namespace
+        self.label_namespace, self.namespace = label_namespace, namespace
         self.use_label_names(label_namespace)
         if text_field_embedder is not None:
             self.text_field_embedder = text_field_embedder
@@ -123,7 +126,19 @@ class BasicClassifier(ClassifierOutputs, Model):
         if self.feedforward is not None:
             encoded = self.feedforward(encoded)
         logits = self.output(self.dropout(encoded))
-        return self.classify(logits, label)
+        output = self.classify(logits, label)
+        output["probs"] = torch.softmax(logits, dim=-1)
+        output["token_ids"] = get_token_ids_from_text_field_tensors(tokens)
+        return output
+
+    def make_output_human_readable(self, output: dict[str, Any]) -> dict[str, Any]:
+        """AllenNLP's form: the forward pass's outputs with each item's ``label`` and its ``tokens`` (its ids
+        looked up in ``namespace``, padding included)."""
+        labels, words = self.vocab.tokens(self.label_namespace), self.vocab.tokens(self.namespace)
+        readable = dict(output)
+        readable["label"] = [labels[int(index)] for index in output["probs"].argmax(dim=-1)]
+        readable["tokens"] = [[words[int(index)] for index in row] for row in output["token_ids"]]
+        return readable
 
 
 def _only_tensor(tokens: TextFieldTensors) -> torch.Tensor:

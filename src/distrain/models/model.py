@@ -170,6 +170,14 @@ class Model(torch.nn.Module, Registrable):
                                                     for k, v in output.items()})
         return per_item(readable) if isinstance(readable, dict) else readable
 
+    def forward_on_instances(self, instances: list[Any]) -> list[dict[str, Any]]:
+        """AllenNLP's: the readable outputs of one forward pass over ``instances``, one dict per instance (see
+        :func:`forward_on_instances`); what AllenNLP's predictors answer."""
+        return forward_on_instances(self, instances)
+
+    def forward_on_instance(self, instance: Any) -> dict[str, Any]:
+        return forward_on_instances(self, [instance])[0]
+
     def make_output_human_readable(self, output: dict[str, torch.Tensor]) -> list[dict[str, Any]]:
         """One JSON-able dict per item of the batch (used by ``distrain predict``)."""
         size = next((v.shape[0] for v in output.values() if isinstance(v, torch.Tensor) and v.dim()), 0)
@@ -202,4 +210,45 @@ def per_item(output: dict[str, Any]) -> list[dict[str, Any]]:
         if len(value) == size:
             for item, row in zip(items, value):
                 item[key] = row.tolist() if isinstance(row, torch.Tensor) else row
+    return items
+
+
+def forward_on_instances(model: Model, instances: list[Any]) -> list[dict[str, Any]]:
+    """AllenNLP's ``Model.forward_on_instances``: the instances indexed with the model's vocabulary, one forward
+    pass without gradients, made readable, and split per instance. A tensor as long as the batch gives each
+    instance its row (a numpy array), a list its item; anything else is left out (the 0-d loss, except that a
+    batch of one keeps it, as AllenNLP's does). A readable form of distrain's own kind (one dict per item) is laid
+    over the forward pass's split outputs."""
+    import numpy as np
+
+    from distrain.data.dataset import IndexedDataset
+    from distrain.data.loader import to_device
+
+    size = len(instances)
+    dataset = IndexedDataset.from_instances(instances, model.vocab)
+    parameter = next(model.parameters(), None)
+    inputs = to_device(dataset.batch(np.arange(size)), "cpu" if parameter is None else parameter.device)
+    with torch.no_grad():
+        output = model(**inputs)
+    readable = model.make_output_human_readable(
+        {key: value.cpu() if isinstance(value, torch.Tensor) else value for key, value in output.items()})
+    separated = _separated(readable if isinstance(readable, dict) else output, size)
+    if not isinstance(readable, dict):
+        for item, extra in zip(separated, readable):
+            item.update(extra)
+    return separated
+
+
+def _separated(output: dict[str, Any], size: int) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = [{} for _ in range(size)]
+    for name, value in output.items():
+        if isinstance(value, torch.Tensor):
+            value = value.unsqueeze(0) if value.dim() == 0 else value
+            if value.size(0) != size:
+                continue
+            value = value.detach().cpu().numpy()
+        elif not hasattr(value, "__len__") or len(value) != size:
+            continue
+        for item, row in zip(items, value):
+            item[name] = row
     return items

@@ -22,6 +22,10 @@ from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTen
 class SimpleTagger(TaggerOutputs, Model):
     """``text_field_embedder`` → ``encoder`` → a linear layer to the ``label_namespace`` tags."""
 
+    #: AllenNLP's simple tagger gives no mask: the readable form leaves it out too
+    internal_outputs = ("metadata", "tag_ids", "mask")
+    default_predictor = "sentence_tagger"
+
     def __init__(self, vocab: Vocabulary, text_field_embedder: TextFieldEmbedder, encoder: Lazy[Seq2SeqEncoder],
                  calculate_span_f1: bool | None = None,
                  label_encoding: Literal["BIO", "IOB1", "BIOUL", "BMES"] | None = None,
@@ -34,7 +38,8 @@ class SimpleTagger(TaggerOutputs, Model):
                 **_: Any) -> dict[str, Any]:
         mask = get_text_field_mask(tokens)
         logits = self.tag_projection_layer(self.encoder(self.text_field_embedder(tokens), mask))
-        output: dict[str, Any] = {"logits": logits, "mask": mask, "tag_ids": logits.argmax(-1), "metadata": metadata}
+        output: dict[str, Any] = {"logits": logits, "class_probabilities": torch.softmax(logits, dim=-1), "mask": mask,
+                                  "tag_ids": logits.argmax(-1), "metadata": metadata}
         if tags is not None:
             count = mask.sum()
             losses = torch.nn.functional.cross_entropy(logits.transpose(1, 2), tags.clamp(min=0), reduction="none")

@@ -64,16 +64,17 @@ class TaggerOutputs:
                 values[name] = value
         return values
 
-    def make_output_human_readable(self, output: dict[str, Any]) -> list[dict[str, Any]]:
-        """One ``{"words": [...], "tags": [...]}`` per sentence: a tag per word."""
+    #: forward outputs the readable form leaves out (distrain's own, which AllenNLP's taggers do not give)
+    internal_outputs = ("metadata", "tag_ids")
+
+    def make_output_human_readable(self, output: dict[str, Any]) -> dict[str, Any]:
+        """AllenNLP's form: the forward pass's outputs with each sentence's ``tags`` (a tag per word, padding left
+        out) and, where the reader gave them, its ``words``."""
         labels = self.vocab.tokens(self.label_namespace)
-        mask, ids = output["mask"], output["tag_ids"]
-        words = output.get("metadata") or [None] * len(ids)
-        items = []
-        for row, keep, meta in zip(ids, mask, words):
-            tags = [labels[int(i)] for i in torch.as_tensor(row)[torch.as_tensor(keep).bool()]]
-            item = {"tags": tags}
-            if meta is not None:
-                item["words"] = meta["words"]
-            items.append(item)
-        return items
+        readable = {key: value for key, value in output.items() if key not in self.internal_outputs}
+        readable["tags"] = [[labels[int(i)] for i in torch.as_tensor(row)[torch.as_tensor(keep).bool()]]
+                            for row, keep in zip(output["tag_ids"], output["mask"])]
+        metadata = output.get("metadata")
+        if metadata is not None and all(item is not None and "words" in item for item in metadata):
+            readable["words"] = [item["words"] for item in metadata]
+        return readable

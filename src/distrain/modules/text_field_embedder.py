@@ -93,3 +93,15 @@ def get_text_field_mask(text_field_tensors: TextFieldTensors | torch.Tensor, num
     if smallest == 3 + num_wrapping_dims:
         return (tensor != padding_id).any(dim=-1)
     raise ValueError(f"cannot make a mask from tensors of {smallest} dimensions")
+
+
+def get_token_ids_from_text_field_tensors(text_field_tensors: TextFieldTensors | torch.Tensor) -> torch.Tensor:
+    """The token ids among a text field's tensors (AllenNLP's: the first indexer's ``tokens``, ``token_ids`` or
+    ``input_ids``); a plain tensor is the ids already."""
+    if isinstance(text_field_tensors, torch.Tensor):
+        return text_field_tensors
+    for tensors in text_field_tensors.values():
+        for name in ("tokens", "token_ids", "input_ids"):
+            if name in tensors:
+                return tensors[name]
+    raise ValueError(f"no token ids among the text field's tensors {sorted(text_field_tensors)}")

@@ -26,16 +26,24 @@ class Prepared:
 
 
 class Predictor:
-    def __init__(self, model: Any, reader: Any, vocab: Any, config: dict[str, Any] | None = None, device: str = "cpu") -> None:
+    """``json_predictor``: a registered AllenNLP-style predictor (``--predictor``) that reads each request as
+    its JSON input and answers its model's ``forward_on_instances``, as ``distrain predict --predictor`` does."""
+
+    def __init__(self, model: Any, reader: Any, vocab: Any, config: dict[str, Any] | None = None, device: str = "cpu",
+                 json_predictor: Any = None) -> None:
         self.model = model.to(device).eval()
         self.reader = reader
         self.vocab = vocab
         self.config = config or {}
         self.device = device
+        self.json_predictor = json_predictor
         self.followers: Any = None  # the other ranks when the model is split over processes
         try:
             self.input_fields = reader.input_fields()
         except NotImplementedError:
+            if json_predictor is not None:  # the predictor reads its own JSON
+                self.input_fields = {}
+                return
             from distrain.errors import UsageError
 
             raise UsageError(
@@ -45,7 +53,7 @@ class Predictor:
 
     @classmethod
     def from_archive(cls, archive_path: str, overrides: dict[str, Any] | None = None, device: str = "cpu",
-                     dtype: str | None = None) -> Predictor:
+                     dtype: str | None = None, predictor_name: str | None = None) -> Predictor:
         """The archive's model with the reader ``distrain predict`` uses (the model's prediction reader:
         its ``validation_dataset_reader``, else ``dataset_reader``, unless it predicts from other inputs),
         its weights cast once to ``dtype`` (:func:`cast_model`)."""
@@ -53,7 +61,13 @@ class Predictor:
 
         archive, experiment = load_for_inference(archive_path, overrides or {})
         reader = archive.model.prediction_reader(experiment.validation_dataset_reader)
-        return cls(cast_model(archive.model, dtype), reader, archive.vocab, archive.config, device)
+        model = cast_model(archive.model, dtype)
+        json_predictor = None
+        if predictor_name is not None:
+            from distrain.allennlp.predictor import Predictor as JsonPredictor
+
+            json_predictor = JsonPredictor.by_name(predictor_name)(model, experiment.validation_dataset_reader)
+        return cls(model, reader, archive.vocab, archive.config, device, json_predictor)
 
     # ------------------------------------------------------------------- language models
     @property
@@ -146,7 +160,7 @@ class Predictor:
 
     def warm_up_record(self) -> dict[str, Any] | None:
         """A record to run once before declaring the server ready, or None if its fields cannot be made up."""
-        if any(kind != "text" for kind in self.input_fields.values()):
+        if not self.input_fields or any(kind != "text" for kind in self.input_fields.values()):
             return None
         return {name: "warm up" for name in self.input_fields}
 
@@ -160,7 +174,10 @@ class Predictor:
         for name, kind in self.input_fields.items():
             if kind == "text" and isinstance(record.get(name), str) and not record[name].strip():
                 raise RecordError(f'"{name}" is empty', name)
-        instance = self.reader.record_to_instance(record)
+        if self.json_predictor is not None:
+            instance = self.json_predictor._json_to_instance(record)
+        else:
+            instance = self.reader.record_to_instance(record)
         try:
             indexed = IndexedDataset.from_instances([instance], self.vocab)
         except KeyError as error:  # e.g. a label the model never saw
@@ -187,6 +204,13 @@ class Predictor:
             groups.setdefault(record.fields, []).append(position)
         with self.model.metrics_frozen():  # labelled requests must not accumulate metric state
             for positions in groups.values():
+                if self.json_predictor is not None:
+                    from distrain.allennlp.sanitize import sanitize
+
+                    outputs = sanitize(self.model.forward_on_instances([records[p].instance for p in positions]))
+                    for position, output in zip(positions, outputs):
+                        results[position] = output
+                    continue
                 dataset = IndexedDataset.from_instances([records[p].instance for p in positions], self.vocab)
                 outputs = predict_inputs(self.model, dataset.batch(np.arange(len(positions))), self.device)
                 for position, output in zip(positions, outputs):

@@ -95,6 +95,9 @@ class DecomposableAttention(PairClassifierOutputs, Model):
         logits = self.aggregate_feedforward(torch.cat([compared_premise, compared_hypothesis], dim=-1))
         output = self.label_outputs(logits, label)
         output.update({"h2p_attention": h2p_attention, "p2h_attention": p2h_attention})
+        if metadata is not None and all("premise_tokens" in item for item in metadata):  # AllenNLP's, for predictors
+            output["premise_tokens"] = [item["premise_tokens"] for item in metadata]
+            output["hypothesis_tokens"] = [item["hypothesis_tokens"] for item in metadata]
         return output
 
     def _compared(self, words: torch.Tensor, aligned: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

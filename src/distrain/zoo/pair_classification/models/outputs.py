@@ -15,6 +15,8 @@ class PairClassifierOutputs(ClassifierOutputs):
     """Mixin: ``self.metrics`` is AllenNLP's one ``accuracy``; labels live in the ``labels`` namespace."""
 
     label_namespace = "labels"
+    #: the predictor an archive answers with when none is named (AllenNLP's, for its pair models)
+    default_predictor = "textual_entailment"
 
     @staticmethod
     def default_metrics() -> dict[str, Any]:
@@ -25,6 +27,15 @@ class PairClassifierOutputs(ClassifierOutputs):
         output["label_logits"] = logits
         output["label_probs"] = torch.softmax(logits, dim=-1)
         return output
+
+    def make_output_human_readable(self, output: dict[str, Any]) -> dict[str, Any]:
+        """AllenNLP's form: the forward pass's outputs with each item's ``label`` (the most probable); distrain's
+        ``logits`` left out where the model names them ``label_logits``, as AllenNLP's pair models do."""
+        readable = {key: value for key, value in output.items() if not (key == "logits" and "label_logits" in output)}
+        probabilities = output.get("label_probs", output["logits"])
+        labels = self.vocab.tokens(self.label_namespace)
+        readable["label"] = [labels[int(index)] for index in probabilities.argmax(dim=-1)]
+        return readable
 
 
 def masked_mean(sequence: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

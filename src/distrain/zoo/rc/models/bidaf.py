@@ -38,6 +38,8 @@ class BidirectionalAttentionFlow(PassageSpanModel):
     data is read): phrase layer = embedder, modeling layer = 4 × phrase, span end encoder = 4 × phrase + 3 ×
     modeling. ``mask_lstms: false`` runs the encoders over padding too (AllenNLP's speed option)."""
 
+    outputs_token_offsets = True
+
     def __init__(self, vocab: Vocabulary, text_field_embedder: TextFieldEmbedder, num_highway_layers: NonNegativeInt,
                  phrase_layer: Lazy[Seq2SeqEncoder], matrix_attention: MatrixAttention,
                  modeling_layer: Lazy[Seq2SeqEncoder], span_end_encoder: Lazy[Seq2SeqEncoder],
@@ -82,8 +84,8 @@ class BidirectionalAttentionFlow(PassageSpanModel):
 
     def _span_scores(self, encoded_question: torch.Tensor, encoded_passage: torch.Tensor, question_mask: torch.Tensor,
                      passage_mask: torch.Tensor) -> dict[str, Any]:
-        merged = bidaf_attention(self.matrix_attention, encoded_passage, encoded_question, passage_mask,
-                                 question_mask)
+        merged, passage_question_attention = bidaf_attention(self.matrix_attention, encoded_passage,
+                                                             encoded_question, passage_mask, question_mask)
         modeled = self.dropout(self.modeling_layer(merged, self._lstm_mask(passage_mask)))
         start_logits = self.span_start_predictor(self.dropout(torch.cat([merged, modeled], -1))).squeeze(-1)
         start_probs = masked_softmax(start_logits, passage_mask)
@@ -97,7 +99,8 @@ class BidirectionalAttentionFlow(PassageSpanModel):
         start_logits = start_logits.masked_fill(~passage_mask, lowest)
         end_logits = end_logits.masked_fill(~passage_mask, lowest)
         best_span = get_best_span(start_logits, end_logits)
-        output: dict[str, Any] = {"span_start_logits": start_logits, "span_start_probs": start_probs,
+        output: dict[str, Any] = {"passage_question_attention": passage_question_attention,
+                                  "span_start_logits": start_logits, "span_start_probs": start_probs,
                                   "span_end_logits": end_logits, "span_end_probs": end_probs, "best_span": best_span}
         return output
 
@@ -110,16 +113,19 @@ class BidirectionalAttentionFlow(PassageSpanModel):
 
 
 def bidaf_attention(matrix_attention: MatrixAttention, passage: torch.Tensor, question: torch.Tensor,
-                    passage_mask: torch.Tensor, question_mask: torch.Tensor) -> torch.Tensor:
+                    passage_mask: torch.Tensor, question_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """BiDAF's merge: each passage word with the question words it attends to, and the passage words most like any
-    question word (one summary for the whole passage): ``(batch, passage, 4 × encoding)``."""
+    question word (one summary for the whole passage): ``(batch, passage, 4 × encoding)``; and the passage's
+    attention over the question, ``(batch, passage, question)``."""
     similarity = matrix_attention(passage, question)
-    passage_question = weighted_sum(question, masked_softmax(similarity, question_mask))
+    attention = masked_softmax(similarity, question_mask)
+    passage_question = weighted_sum(question, attention)
     lowest = torch.finfo(similarity.dtype).min
     best_match = similarity.masked_fill(~question_mask.unsqueeze(1), lowest).max(-1).values
     question_passage = weighted_sum(passage, masked_softmax(best_match, passage_mask))
     question_passage = question_passage.unsqueeze(1).expand_as(passage)
-    return torch.cat([passage, passage_question, passage * passage_question, passage * question_passage], -1)
+    merged = torch.cat([passage, passage_question, passage * passage_question, passage * question_passage], -1)
+    return merged, attention
 
 
 def _stated(recipe: Any, key: str) -> int | None:

@@ -140,7 +140,8 @@ class DialogQA(Model):
             encoded_passage = encoded_passage.reshape(batch * turns, length, self.encoding_dim)
         encoded_question = self._dropout(self.phrase_layer(embedded_question, question_mask))
 
-        attended = bidaf_attention(self.matrix_attention, encoded_passage, encoded_question, rows_mask, question_mask)
+        attended, _ = bidaf_attention(self.matrix_attention, encoded_passage, encoded_question, rows_mask,
+                                      question_mask)
         merged = torch.relu(self.merge_atten(attended))
         residual = self._dropout(self.residual_encoder(merged, rows_mask))
         merged = self._dropout(merged + self._self_attend(residual, rows_mask))

@@ -17,7 +17,12 @@ from distrain.zoo.rc.metrics.squad_em_and_f1 import SquadEmAndF1
 
 class PassageSpanModel(Model):
     """An extractive reader's forward pass: both texts masked and encoded (``_encode``), the model's own span
-    scores over the passage (``_span_scores``), then the loss, metrics and answers (:func:`score_spans`)."""
+    scores over the passage (``_span_scores``), then the loss, metrics and answers (:func:`score_spans`). Its
+    outputs are AllenNLP's (what its predictors answer); ``id`` is distrain's, given where the input has one."""
+
+    #: whether the outputs carry each passage token's character offsets (AllenNLP's BiDAF does, QANet not)
+    outputs_token_offsets = False
+    default_predictor = "reading_comprehension"
 
     def forward(self, question: TextFieldTensors, passage: TextFieldTensors, span_start: torch.Tensor | None = None,
                 span_end: torch.Tensor | None = None, metadata: list[dict] | None = None,
@@ -26,7 +31,7 @@ class PassageSpanModel(Model):
         encoded_question = self._encode(question, question_mask)
         encoded_passage = self._encode(passage, passage_mask)
         output = self._span_scores(encoded_question, encoded_passage, question_mask, passage_mask)
-        score_spans(output, self.metrics, span_start, span_end, metadata)
+        score_spans(output, self.metrics, span_start, span_end, metadata, self.outputs_token_offsets)
         return output
 
     def _encode(self, text: TextFieldTensors, mask: torch.Tensor) -> torch.Tensor:
@@ -42,8 +47,7 @@ class PassageSpanModel(Model):
         return span_metric_values(self.metrics, reset)
 
     def make_output_human_readable(self, output: dict[str, Any]) -> dict[str, Any]:
-        keys = ("id", "best_span", "best_span_str", "span_start_probs", "span_end_probs")
-        return {key: output[key] for key in keys if key in output}
+        return dict(output)
 
 
 def span_metrics() -> dict[str, Metric]:
@@ -53,7 +57,7 @@ def span_metrics() -> dict[str, Metric]:
 
 
 def score_spans(output: dict[str, Any], metrics: dict[str, Metric], span_start: torch.Tensor | None,
-                span_end: torch.Tensor | None, metadata: list[dict] | None) -> None:
+                span_end: torch.Tensor | None, metadata: list[dict] | None, token_offsets: bool = False) -> None:
     """Add the loss (gold spans given) and the answers' text (metadata given) to ``output``, which holds the masked
     ``span_start_logits``, ``span_end_logits`` and ``best_span``, and count them in ``metrics``."""
     start_logits, end_logits, best_span = output["span_start_logits"], output["span_end_logits"], output["best_span"]
@@ -66,7 +70,7 @@ def score_spans(output: dict[str, Any], metrics: dict[str, Metric], span_start: 
         metrics["end_acc"](end_logits.detach(), ends)
         metrics["span_acc"](best_span, torch.stack([starts, ends], -1))
     if metadata is not None:
-        output.update(answer_strings(best_span, metadata))
+        output.update(answer_strings(best_span, metadata, token_offsets))
         scored = [(text, item["answer_texts"]) for text, item in zip(output["best_span_str"], metadata)
                   if item.get("answer_texts")]
         if scored:
@@ -79,12 +83,17 @@ def span_metric_values(metrics: dict[str, Metric], reset: bool) -> dict[str, flo
     return values
 
 
-def answer_strings(best_span: torch.Tensor, metadata: list[dict]) -> dict[str, list]:
-    """Each predicted token span as the passage's text between its first and last token's characters."""
+def answer_strings(best_span: torch.Tensor, metadata: list[dict], token_offsets: bool = False) -> dict[str, list]:
+    """Each predicted token span as the passage's text between its first and last token's characters, with the
+    tokens of both texts (and their offsets, ``token_offsets``), and the inputs' ``id`` where they have one."""
     strings = []
     for (start, end), item in zip(best_span.tolist(), metadata):
         offsets = item["token_offsets"]
         strings.append(item["original_passage"][offsets[start][0]: offsets[end][1]])
-    return {"best_span_str": strings, "id": [item.get("id") for item in metadata],
-            "question_tokens": [item["question_tokens"] for item in metadata],
-            "passage_tokens": [item["passage_tokens"] for item in metadata]}
+    answers = {"best_span_str": strings, "question_tokens": [item["question_tokens"] for item in metadata],
+               "passage_tokens": [item["passage_tokens"] for item in metadata]}
+    if token_offsets:
+        answers["token_offsets"] = [item["token_offsets"] for item in metadata]
+    if any(item.get("id") is not None for item in metadata):
+        answers["id"] = [item.get("id") for item in metadata]
+    return answers

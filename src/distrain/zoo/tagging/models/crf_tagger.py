@@ -28,6 +28,8 @@ from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTen
 class CrfTagger(TaggerOutputs, Model):
     """``text_field_embedder`` → dropout → ``encoder`` → dropout → optional ``feedforward`` → tag scores → CRF."""
 
+    default_predictor = "sentence_tagger"
+
     #: AllenNLP saves the CRF's constraint mask; distrain derives it from the label encoding
     allennlp_unused = (r"^crf\._constraint_mask$",)
 

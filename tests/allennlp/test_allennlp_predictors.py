@@ -1,0 +1,126 @@
+"""AllenNLP's predictors under their names, on archives the real AllenNLP 2.10.1 trained: distrain's answer to
+each JSON input equals AllenNLP's own predictor's (tests/allennlp_golden/predictors.json, made by
+tests/allennlp_oracle/predictor_outputs.py): the same keys, numbers within 1e-5, strings equal. Through
+``Predictor.from_path`` in Python and through ``distrain predict --predictor``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from support.allennlp import GOLDEN
+from support.allennlp_fixtures import needs_fixtures, repository
+from support.cli import run_cli
+from distrain import plugins
+from distrain.allennlp import Predictor
+
+pytestmark = needs_fixtures
+
+PREDICTORS = json.loads((GOLDEN / "predictors.json").read_text())
+CASES = {case["case"]: case for case in PREDICTORS["cases"]}
+
+
+def differences(mine, theirs, path: str = "") -> list[str]:
+    """Where two JSON values differ: keys, lengths, strings, or numbers by more than 1e-5."""
+    if isinstance(theirs, dict):
+        if not isinstance(mine, dict) or sorted(mine) != sorted(theirs):
+            return [f"{path}: keys {sorted(mine) if isinstance(mine, dict) else mine!r} against {sorted(theirs)}"]
+        return [found for key in theirs for found in differences(mine[key], theirs[key], f"{path}.{key}")]
+    if isinstance(theirs, list):
+        if not isinstance(mine, list) or len(mine) != len(theirs):
+            return [f"{path}: {mine!r} against {theirs!r}"]
+        return [found for i, (a, b) in enumerate(zip(mine, theirs)) for found in differences(a, b, f"{path}[{i}]")]
+    if isinstance(theirs, float) or isinstance(theirs, int) and not isinstance(theirs, bool):
+        ok = isinstance(mine, (int, float)) and not isinstance(mine, bool) and abs(mine - theirs) <= 1e-5
+        return [] if ok else [f"{path}: {mine!r} against {theirs!r}"]
+    return [] if mine == theirs else [f"{path}: {mine!r} against {theirs!r}"]
+
+
+def informative(case: dict) -> None:
+    """The golden answers differ from input to input (else a predictor ignoring its input would pass)."""
+    answers = [json.dumps(output, sort_keys=True) for output in case["outputs"]]
+    assert len(set(answers)) == len(answers), f"{case['case']}: AllenNLP answered two inputs alike"
+
+
+@pytest.fixture(scope="module")
+def imported():
+    plugins.import_plugins()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_predictor_answers_each_input_as_allennlps_does(name, imported, monkeypatch):
+    case = CASES[name]
+    informative(case)
+    monkeypatch.chdir(repository(case["repository"]))
+    predictor = Predictor.from_path(str(GOLDEN / name / "model.tar.gz"), case["predictor"])
+    assert predictor.predict_json(case["inputs"][0]) is not None
+    for item, theirs in zip(case["inputs"], case["outputs"]):
+        mine = json.loads(json.dumps(predictor.predict_json(item)))
+        assert not differences(mine, theirs), (item, differences(mine, theirs)[:5])
+
+
+@pytest.mark.parametrize("name", ["basic_classifier_seq2vec", "esim", "bidaf"])
+def test_a_batch_of_inputs_is_answered_as_allennlps_batch(name, imported, monkeypatch):
+    case = CASES[name]
+    monkeypatch.chdir(repository(case["repository"]))
+    predictor = Predictor.from_path(str(GOLDEN / name / "model.tar.gz"), case["predictor"])
+    mine = json.loads(json.dumps(predictor.predict_batch_json(case["inputs"])))
+    assert not differences(mine, case["batched"]), differences(mine, case["batched"])[:5]
+
+
+def test_an_archive_without_a_predictor_named_gets_its_models_default(imported, monkeypatch):
+    monkeypatch.chdir(repository("allennlp"))
+    predictor = Predictor.from_path(str(GOLDEN / "simple_tagger" / "model.tar.gz"))
+    assert type(predictor).__name__ == "SentenceTaggerPredictor"
+    assert predictor.predict(sentence="cats are animals .")["words"] == ["cats", "are", "animals", "."]
+
+
+@pytest.mark.parametrize("name", ["crf_tagger", "decomposable_attention"])
+def test_distrain_predict_with_a_predictor_writes_allennlps_lines(name, tmp_path):
+    case = CASES[name]
+    inputs = tmp_path / "inputs.jsonl"
+    inputs.write_text("".join(json.dumps(item) + "\n" for item in case["inputs"]))
+    out = tmp_path / "out.jsonl"
+    done = run_cli("predict", str(GOLDEN / name / "model.tar.gz"), str(inputs), "--predictor", case["predictor"],
+                   "--batch-size", "1", "--output-file", str(out), cwd=repository(case["repository"]))
+    assert done.returncode == 0, done.stderr[-3000:]
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    theirs = [json.loads(line) for line in case["dump_lines"]]
+    assert len(written) == len(theirs) == len(case["inputs"])
+    # AllenNLP's dump_lines are its batched answers; with --batch-size 1 each line is the one-at-a-time answer
+    assert not differences(written, case["outputs"]), differences(written, case["outputs"])[:5]
+
+
+def test_a_bad_input_line_is_one_line_naming_the_file_line_and_key(tmp_path):
+    inputs = tmp_path / "inputs.jsonl"
+    inputs.write_text('{"premise": "A man .", "hypothesis": "A person ."}\n{"premise": "no hypothesis"}\n')
+    out = tmp_path / "out.jsonl"
+    out.write_text("kept\n")
+    done = run_cli("predict", str(GOLDEN / "esim" / "model.tar.gz"), str(inputs), "--predictor",
+                   "textual_entailment", "--output-file", str(out), cwd=repository("allennlp-models"))
+    assert done.returncode != 0
+    assert done.stderr.strip().splitlines()[-1].endswith(f"{inputs}:2: missing key 'hypothesis' (the input has "
+                                                         "['premise'])"), done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and out.read_text() == "kept\n"
+    unknown = run_cli("predict", str(GOLDEN / "esim" / "model.tar.gz"), str(inputs), "--predictor", "no_such",
+                      "--output-file", str(out), cwd=repository("allennlp-models"))
+    assert unknown.returncode != 0 and "--predictor no_such: no predictor of that name" in unknown.stderr
+    assert "textual_entailment" in unknown.stderr and "Traceback" not in unknown.stderr
+
+
+def test_serve_with_a_predictor_answers_its_json_and_names_a_missing_key(tmp_path):
+    import httpx
+
+    from support.serving import ServerProcess
+
+    case = CASES["esim"]
+    with ServerProcess(GOLDEN / "esim" / "model.tar.gz", tmp_path / "server", "--predictor", "textual_entailment") as server:
+        for item, theirs in zip(case["inputs"], case["outputs"]):
+            answer = httpx.post(server.url + "/predict", json=item, timeout=60)
+            assert answer.status_code == 200, answer.text
+            assert not differences(answer.json(), theirs), differences(answer.json(), theirs)[:5]
+        refused = httpx.post(server.url + "/predict", json={"premise": "A man ."}, timeout=60)
+        assert refused.status_code == 422 and refused.json()["error"]["field"] == "hypothesis", refused.text
+        assert server.stop() == 0

@@ -1,0 +1,112 @@
+"""What AllenNLP 2.10.1's own predictors answer, on archives the real AllenNLP trained (tests/allennlp_golden/CASE/
+model.tar.gz), for JSON inputs written here: tests/allennlp_golden/predictors.json, which
+tests/allennlp/test_allennlp_predictors.py compares distrain's predictors of the same names with. Run with the
+oracle's Python from the repository root, not by pytest:
+
+    ORACLE/bin/python tests/allennlp_oracle/predictor_outputs.py
+
+Each case runs in a copy of the archive's repository fixtures (as scripts/allennlp_golden.py trained it), so the
+paths its config names resolve. AllenNLP's spaCy model is ``spacy.blank("en")`` (no spaCy model package installs
+here), as in scripts/allennlp_golden.py; distrain's ``spacy`` tokenizer splits as it does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+warnings.filterwarnings("ignore")
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "allennlp_oracle"))
+from provenance import made_by  # noqa: E402
+from support.allennlp_fixtures import copy_repository  # noqa: E402
+
+GOLDEN = ROOT / "tests" / "allennlp_golden"
+
+#: (case: the golden archive's folder, its repository, the predictor's registered name, JSON inputs)
+CASES = [
+    ("basic_classifier_seq2vec", "allennlp", "text_classifier", [
+        {"sentence": "This movie was a great movie , the best I have seen ."},
+        {"sentence": "The film was terrible and boring ."},
+        {"sentence": "an unknown word zyx is here"},
+    ]),
+    ("simple_tagger", "allennlp", "sentence_tagger", [
+        {"sentence": "cats are animals ."},
+        {"sentence": "dogs are animals , cats are too ."},
+    ]),
+    ("crf_tagger", "allennlp-models", "sentence_tagger", [
+        {"sentence": "Paris is in France ."},
+        {"sentence": "John Smith lives in New York ."},
+    ]),
+    ("esim", "allennlp-models", "textual_entailment", [
+        {"premise": "Two women are embracing while holding to go packages .",
+         "hypothesis": "Two woman are holding packages ."},
+        {"premise": "A man is playing a guitar .", "hypothesis": "Nobody is playing ."},
+    ]),
+    ("decomposable_attention", "allennlp-models", "textual_entailment", [
+        {"premise": "Two women are embracing while holding to go packages .",
+         "hypothesis": "The men are fighting outside a deli ."},
+        {"premise": "A person on a horse jumps over a broken down airplane .",
+         "hypothesis": "A person is outdoors , on a horse ."},
+    ]),
+    ("bidaf", "allennlp-models", "reading_comprehension", [
+        {"question": "What is the capital of France ?",
+         "passage": "Paris is the capital and most populous city of France . It has 2 million people ."},
+        {"question": "Who wrote the book ?", "passage": "The book was written by an old man in 1850 ."},
+    ]),
+]
+
+
+def patch_spacy() -> None:
+    """Wherever AllenNLP asks for a spaCy model (the predictors import the function itself), ``spacy.blank``."""
+    import spacy
+    from allennlp.common import util
+    import allennlp.data.tokenizers.spacy_tokenizer as spacy_tokenizer
+
+    def get_spacy_model(name: str, pos_tags: bool = True, parse: bool = False, ner: bool = False):
+        return spacy.blank(name[:2])
+
+    util.get_spacy_model = spacy_tokenizer.get_spacy_model = get_spacy_model
+
+
+def plain(value):
+    """The predictor's sanitized output as JSON writes it (tuples become lists)."""
+    return json.loads(json.dumps(value))
+
+
+def main() -> None:
+    import allennlp_models.pair_classification  # noqa: F401 - registers snli, esim, decomposable_attention
+    import allennlp_models.rc  # noqa: F401 - registers bidaf and its predictor
+    import allennlp_models.tagging  # noqa: F401 - registers crf_tagger
+    from allennlp.predictors import Predictor
+
+    patch_spacy()
+    results = []
+    for case, repository, name, inputs in CASES:
+        archive = GOLDEN / case / "model.tar.gz"
+        with tempfile.TemporaryDirectory() as scratch:
+            workdir = copy_repository(repository, Path(scratch) / repository)
+            previous = Path.cwd()
+            os.chdir(workdir)
+            try:
+                predictor = Predictor.from_path(str(archive), name)
+                one_at_a_time = [plain(predictor.predict_json(item)) for item in inputs]
+                batched = plain(predictor.predict_batch_json(inputs))
+                lines = [predictor.dump_line(output) for output in predictor.predict_batch_json(inputs)]
+            finally:
+                os.chdir(previous)
+        results.append({"case": case, "repository": repository, "predictor": name, "inputs": inputs,
+                        "outputs": one_at_a_time, "batched": batched, "dump_lines": lines})
+        print(f"{case}: {name}, {len(inputs)} inputs, keys {sorted(one_at_a_time[0])}")
+    golden = {"made_by": made_by(__file__), "cases": results}
+    (GOLDEN / "predictors.json").write_text(json.dumps(golden, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
