@@ -91,7 +91,9 @@ def allennlp_plugin_names() -> list[str]:
     for path in (LOCAL_ALLENNLP_PLUGINS, os.path.expanduser(GLOBAL_ALLENNLP_PLUGINS)):
         if os.path.isfile(path):
             with open(path, encoding="utf-8") as lines:
-                names += [name for name in (line.strip() for line in lines) if name and name not in names]
+                for name in (line.strip() for line in lines):
+                    if name and name not in names:
+                        names.append(name)
     return names
 
 
