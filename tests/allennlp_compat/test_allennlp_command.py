@@ -79,6 +79,10 @@ def test_allennlp_train_evaluate_and_predict_run_the_projects_command_lines(proj
     assert len(one) == len(other) == 24
     for first, second in zip(one, other):
         assert first["label"] == second["label"] and first["probs"] == pytest.approx(second["probs"], abs=1e-6)
+    # an input the predictor cannot read: one line naming the file and line
+    (project / "bad.jsonl").write_text('{"sentence": "fine"}\n{"text": "no sentence key"}\n')
+    bad = allennlp("predict", str(trained), "bad.jsonl", "--output-file", "bad.out", cwd=project)
+    assert bad.returncode == 2 and bad.stderr.strip() == "error: bad.jsonl:2: no key 'sentence' in the input"
 
 
 def test_the_other_subcommands_count_build_the_vocabulary_and_print_results(project, trained):

@@ -92,7 +92,11 @@ def predict_with_predictor(args: argparse.Namespace) -> int:
                     outputs = predictor.predict_batch_instance(inputs)
                 else:
                     outputs = predictor.predict_batch_json(inputs)
-            except (KeyError, ValueError) as error:
+            except KeyError as error:  # the predictor's _json_to_instance read a key the input lacks
+                from distrain.data.reader import DataError
+
+                raise DataError(f"{where}: no key {error.args[0]!r} in the input") from None
+            except ValueError as error:
                 from distrain.data.reader import DataError
 
                 raise DataError(f"{where}: {error}") from None
