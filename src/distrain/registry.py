@@ -48,9 +48,14 @@ class Registrable:
         raise RegistryError(f"{cls.__name__} is not a registrable base class")
 
     @classmethod
-    def register(cls, name: str, exist_ok: bool = False) -> Callable[[T], T]:
-        """Class decorator: ``@Model.register("my_model")``."""
+    def register(cls, name: str, constructor: str | None = None, exist_ok: bool = False) -> Callable[[T], T]:
+        """Class decorator: ``@Model.register("my_model")``. AllenNLP's ``constructor`` (a classmethod that
+        builds the class from the config) is refused: a config builds the class through its ``__init__``."""
         registry = cls._registry()
+        if constructor is not None and constructor != "__init__":
+            raise RegistryError(f'{cls.registry_base().__name__}.register("{name}", constructor="{constructor}"): '
+                                "distrain builds a registered class with its __init__; register a subclass whose "
+                                "__init__ calls the constructor instead")
 
         def add(subclass: T) -> T:
             if name in registry and registry[name] is not subclass and not exist_ok:
@@ -102,6 +107,11 @@ class Registrable:
             message += f'; did you mean "{hint}"?'
         message += f" Available: {', '.join(sorted(registry)) or '(none)'}"
         raise RegistryError(message)
+
+    @classmethod
+    def resolve_class_name(cls, name: str) -> tuple[type, str | None]:
+        """AllenNLP's: the class ``name`` stands for and the name of its constructor (always None: ``__init__``)."""
+        return cls.by_name(name), None
 
     @classmethod
     def name_of(cls, subclass: type) -> str | None:

@@ -59,7 +59,9 @@ class AllenNLPFinder(importlib.abc.MetaPathFinder):
 
     def _real_installed(self, top: str) -> bool:
         if top not in self._real:
-            self._real[top] = importlib.machinery.PathFinder.find_spec(top) is not None
+            # a bare folder of that name (a namespace package: a checkout's tests/allennlp) is no AllenNLP
+            found = importlib.machinery.PathFinder.find_spec(top)
+            self._real[top] = found is not None and found.origin is not None
         return self._real[top]
 
     def find_spec(self, fullname, path=None, target=None):

@@ -105,3 +105,16 @@ def vocabulary_files(config: Any, archive: str | None = None) -> list[str]:
         return []
     location = Path(config.directory)
     return sorted(str(path) for path in location.glob("*.txt")) if location.is_dir() else [str(location)]
+
+
+def write_vocabulary_directory(vocab: Vocabulary, directory: str | Path) -> None:
+    """``vocab`` in AllenNLP's directory format, which :func:`read_vocabulary_directory` reads back as it is (and
+    AllenNLP's ``Vocabulary.from_files`` too): a padded namespace's file leaves out its padding token."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    non_padded = [namespace for namespace in vocab.namespaces() if not vocab.is_padded_namespace(namespace)]
+    (directory / NON_PADDED_FILE).write_text("".join(f"{namespace}\n" for namespace in non_padded), "utf-8")
+    for namespace in vocab.namespaces():
+        tokens = vocab.tokens(namespace)[0 if namespace in non_padded else 1:]
+        (directory / f"{namespace}.txt").write_text("".join(token.replace("\n", "@@NEWLINE@@") + "\n"
+                                                            for token in tokens), "utf-8")
