@@ -120,6 +120,9 @@ NOT_FOLLOWED = ("data/", "models/", "modules/")
 HOPS = 1
 #: the loop: the path ends in it, at ``_forward``; what its step calls is the step body (REVIEW.md section 1)
 LOOP = "training/trainer.py"
+#: the import hook ``import allennlp`` goes through (first on ``sys.meta_path``, so every import asks it): import
+#: machinery, not a step of the run, like the module bodies an import runs
+IMPORT_MACHINERY = "compat/allennlp_imports.py"
 
 
 def traced_run(config: dict, folder: Path) -> tuple[dict, list[dict]]:
@@ -158,6 +161,9 @@ def walk(record: dict, hops: int = HOPS) -> list[tuple[str, str, str | None]]:
     entries = []
     for serial, caller_serial, file, function in record["events"]:
         caller = events.get(caller_serial)
+        if file == IMPORT_MACHINERY:
+            reach[serial] = None
+            continue
         if serial in spine:
             reach[serial] = 0
         elif function == "<module>" or caller is None or reach.get(caller_serial) is None or (

@@ -14,7 +14,7 @@ from pathlib import Path
 
 def predict_with_predictor(args: argparse.Namespace) -> int:
     from distrain import plugins
-    from distrain.allennlp.predictor import Predictor
+    from distrain.predictors.predictor import Predictor
     from distrain.data.reader import DataError
     from distrain.errors import UsageError
     from distrain.experiment.archive.format import ArchiveError

@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
 
     import_plugins(args.include_package)
     if args.predictor is not None:
-        from distrain.allennlp.predictor import Predictor as JsonPredictor
+        from distrain.predictors.predictor import Predictor as JsonPredictor
 
         if args.predictor not in JsonPredictor.list_available():
             raise UsageError(f"--predictor {args.predictor}: no predictor of that name "

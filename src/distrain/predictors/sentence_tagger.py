@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from distrain.allennlp.predictor import Predictor
-from distrain.allennlp.sanitize import JsonDict
+from distrain.predictors.predictor import Predictor
+from distrain.predictors.sanitize import JsonDict
 from distrain.data.fields import Instance
 from distrain.data.reader import DatasetReader
 from distrain.models.model import Model

@@ -64,7 +64,7 @@ class Predictor:
         model = cast_model(archive.model, dtype)
         json_predictor = None
         if predictor_name is not None:
-            from distrain.allennlp.predictor import Predictor as JsonPredictor
+            from distrain.predictors.predictor import Predictor as JsonPredictor
 
             json_predictor = JsonPredictor.by_name(predictor_name)(model, experiment.validation_dataset_reader)
         return cls(model, reader, archive.vocab, archive.config, device, json_predictor)
@@ -205,7 +205,7 @@ class Predictor:
         with self.model.metrics_frozen():  # labelled requests must not accumulate metric state
             for positions in groups.values():
                 if self.json_predictor is not None:
-                    from distrain.allennlp.sanitize import sanitize
+                    from distrain.predictors.sanitize import sanitize
 
                     outputs = sanitize(self.model.forward_on_instances([records[p].instance for p in positions]))
                     for position, output in zip(positions, outputs):

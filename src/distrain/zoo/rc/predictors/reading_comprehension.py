@@ -3,8 +3,8 @@ AllenNLP's predictor of that name (BiDAF, QANet)."""
 
 from __future__ import annotations
 
-from distrain.allennlp.predictor import Predictor
-from distrain.allennlp.sanitize import JsonDict
+from distrain.predictors.predictor import Predictor
+from distrain.predictors.sanitize import JsonDict
 from distrain.data.fields import Instance
 
 
