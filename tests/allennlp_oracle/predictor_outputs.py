@@ -60,6 +60,10 @@ CASES = [
          "passage": "Paris is the capital and most populous city of France . It has 2 million people ."},
         {"question": "Who wrote the book ?", "passage": "The book was written by an old man in 1850 ."},
     ]),
+    ("transformer_mc", "allennlp-models", "transformer_mc", [
+        {"prefix": "To open a jar, you", "alternatives": ["twist the lid.", "eat the glass."]},
+        {"prefix": "When it rains, people", "alternatives": ["open umbrellas.", "close the sky.", "swim home."]},
+    ]),
 ]
 
 
@@ -84,6 +88,7 @@ def main() -> None:
     import allennlp_models.pair_classification  # noqa: F401 - registers snli, esim, decomposable_attention
     import allennlp_models.rc  # noqa: F401 - registers bidaf and its predictor
     import allennlp_models.tagging  # noqa: F401 - registers crf_tagger
+    import allennlp_models.mc  # noqa: F401 - registers transformer_mc and its predictor
     from allennlp.predictors import Predictor
 
     patch_spacy()

@@ -27,6 +27,8 @@ class TransformerMC(Model):
     """``logits`` ``(questions, choices)`` and ``best_alternative``; the loss is the mean cross-entropy over
     questions; metric ``acc`` (AllenNLP's name). ``dropout`` is the pooler's (AllenNLP fixed it at 0.1)."""
 
+    default_predictor = "transformer_mc"
+
     #: AllenNLP's names: its embedder holds the transformer (whose own pooler goes unused: ``_pooler`` is a copy),
     #: whose position ids (a constant) distrain does not keep
     allennlp_names = {r"_text_field_embedder\.token_embedder_tokens\.transformer_model": "encoder.transformer",
@@ -67,7 +69,8 @@ class TransformerMC(Model):
         return output
 
     def make_output_human_readable(self, output: dict[str, Any]) -> dict[str, Any]:
-        return {key: output[key] for key in ("qid", "logits", "best_alternative") if key in output}
+        """AllenNLP's outputs: each choice's logit and the best one (the question's id is the input's own)."""
+        return {key: output[key] for key in ("logits", "best_alternative") if key in output}
 
 
 @Model.register("transformer_mc_tt")
