@@ -85,8 +85,7 @@ class GradientDescentTrainer(Trainer):
     step, elapsed_before, _started, _open_bar = 0, 0.0, 0.0, None
     #: set by a callback's ``on_epoch`` (the same on every worker) to end training after this epoch
     stop_reason: str | None = None
-    #: set by a callback (the same on every worker; AllenNLP's ``should_validate_callback``): whether the coming
-    #: epoch is validated; an epoch that is not leaves the early-stopping tracker and the best weights alone
+    #: set by a callback (alike on every worker): validate the coming epoch (else tracker and best weights stay)
     validate_this_epoch: bool = True
 
     def __init__(
