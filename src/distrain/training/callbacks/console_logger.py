@@ -17,6 +17,9 @@ logger = logging.getLogger(__name__)
 
 @Callback.register("console_logger")
 class ConsoleLoggerCallback(Callback):
+    """The first batch's inputs (``should_log_inputs``) and each epoch's metrics table, logged on rank 0;
+    ``serialization_dir``, which AllenNLP passes every callback, is accepted and unused."""
+
     def __init__(self, serialization_dir: str | None = None, should_log_inputs: bool = True) -> None:
         self.serialization_dir = serialization_dir
         self.should_log_inputs = should_log_inputs

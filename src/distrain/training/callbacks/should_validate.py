@@ -12,6 +12,9 @@ from distrain.training.callback import Callback
 
 @Callback.register("should_validate_callback")
 class ShouldValidateCallback(Callback):
+    """Validation from epoch ``validation_start`` on, every ``validation_interval`` epochs (each: every epoch);
+    ``serialization_dir`` is accepted and unused."""
+
     def __init__(self, serialization_dir: str | None = None, validation_start: NonNegativeInt | None = None,
                  validation_interval: PositiveInt | None = None) -> None:
         self.serialization_dir = serialization_dir
