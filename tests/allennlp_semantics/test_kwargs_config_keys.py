@@ -80,3 +80,12 @@ def test_distrains_own_kwargs_components_still_refuse_a_misspelt_key():
     resolve_object(DatasetReader, {"type": "sequence_tagging", "word_tag_delimiterr": "/"}, "dataset_reader", problems)
     assert [problem.path for problem in problems] == ["dataset_reader.word_tag_delimiterr"]
     assert "did you mean" in problems[0].message
+
+    @DatasetReader.register("user_tagging_without_init", exist_ok=True)
+    class UserTagging(DatasetReader.by_name("sequence_tagging")):
+        """A user's subclass that keeps distrain's constructor: its keys are that constructor's."""
+
+    problems = []
+    resolve_object(DatasetReader, {"type": "user_tagging_without_init", "word_tag_delimiterr": "/"}, "reader",
+                   problems)
+    assert [problem.path for problem in problems] == ["reader.word_tag_delimiterr"]

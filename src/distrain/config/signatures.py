@@ -42,7 +42,7 @@ def parameters_of(cls: type) -> tuple[tuple[Parameter, ...], bool]:
             params = params + tuple(p for p in inherited if p.name not in names)
         else:
             takes_kwargs = False  # nothing above us takes keyword arguments
-        takes_kwargs = takes_kwargs or not _is_distrains(cls)
+        takes_kwargs = takes_kwargs or not _is_distrains(_constructor_owner(cls))
     if getattr(cls, "assembly_options", None) is not None:
         names = {param.name for param in params}
         params = params + tuple(p for p in _own_parameters(cls.assembly_options)[0] if p.name not in names)
@@ -53,6 +53,11 @@ def _kwargs_parent(cls: type) -> type | None:
     """The class whose constructor a ``**kwargs`` constructor of ``cls`` passes them to (None: none takes them)."""
     parent = next((k for k in cls.__mro__[1:] if "__init__" in vars(k)), object)
     return None if parent is object or parent is Registrable else parent
+
+
+def _constructor_owner(cls: type) -> type:
+    """The class that defines the ``__init__`` ``cls`` is built with (a subclass without one uses its parent's)."""
+    return next((k for k in cls.__mro__ if "__init__" in vars(k)), cls)
 
 
 def _is_distrains(cls: type) -> bool:
