@@ -4,7 +4,7 @@ local data_dir = "data";
 {
   dataset_reader: {
     type: "text_classification_json",
-    tokenizer: { type: "whitespace", lowercase: true },
+    tokenizer: { type: "words_and_punctuation", lowercase: true },
   },
   train_data_path: data_dir + "/drug_reviews/train.jsonl",
   validation_data_path: data_dir + "/drug_reviews/validation.jsonl",

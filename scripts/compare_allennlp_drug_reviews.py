@@ -36,8 +36,8 @@ from harness import ROOT, environment, example_data
 
 def general_form(data: Path, seed: int) -> dict:
     """The experiment in AllenNLP's general form: runs unchanged under AllenNLP and distrain. Its tokenizer is
-    ``just_spaces``, AllenNLP's second name for its ``whitespace`` (split on spaces), which means the same in both;
-    distrain's ``whitespace`` also splits off punctuation."""
+    ``just_spaces``, AllenNLP's second name for its ``whitespace`` (split on spaces); both names mean the same in
+    both (distrain's punctuation-splitting tokenizer is ``words_and_punctuation``)."""
     return {
         "dataset_reader": {"type": "text_classification_json", "tokenizer": {"type": "just_spaces"},
                            "token_indexers": {"tokens": {"type": "single_id", "lowercase_tokens": True}}},

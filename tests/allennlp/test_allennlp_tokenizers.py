@@ -177,7 +177,8 @@ def test_just_spaces_is_allennlps_whitespace():
 
 def test_every_tokenizer_is_registered_under_allennlps_name():
     for name, cls in (("spacy", SpacyTokenizer), ("letters_digits", LettersDigitsTokenizer),
-                      ("character", CharacterTokenizer), ("just_spaces", WhitespaceTokenizer)):
+                      ("character", CharacterTokenizer), ("just_spaces", WhitespaceTokenizer),
+                      ("whitespace", WhitespaceTokenizer)):
         assert Tokenizer.by_name(name) is cls
 
 

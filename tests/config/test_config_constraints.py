@@ -48,7 +48,7 @@ SINGLE_VALUES = [
     ("trainer.callbacks", [{"type": "tensorboard", "log_every": 0}], "trainer.callbacks[0].log_every: must be at least 1, got 0"),
     # reader and tokenizer
     ("dataset_reader.max_instances", -1, "dataset_reader.max_instances: must be 0 or more, got -1"),
-    ("dataset_reader.tokenizer", {"type": "whitespace", "max_length": 0}, "dataset_reader.tokenizer.max_length: must be at least 1, got 0"),
+    ("dataset_reader.tokenizer", {"type": "words_and_punctuation", "max_length": 0}, "dataset_reader.tokenizer.max_length: must be at least 1, got 0"),
     # model (basic_classifier), its transformer encoder and feed-forward
     ("model.dropout", 1.5, "model.dropout: must be at most 1, got 1.5"),
     ("model.encoder", {"type": "transformer", "num_heads": 0, "num_layers": 0, "dropout": -0.1, "max_length": 0,

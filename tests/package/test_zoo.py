@@ -25,7 +25,7 @@ FRAMEWORK = {
         "token_indexers/characters.py", "token_indexers/elmo_characters.py", "token_indexers/pretrained_transformer.py",
         "token_indexers/pretrained_transformer_mismatched.py", "token_indexers/single_id.py",
         "tokenizers/character.py", "tokenizers/just_spaces.py", "tokenizers/letters_digits.py",
-        "tokenizers/pretrained_transformer.py", "tokenizers/spacy.py", "tokenizers/whitespace.py",
+        "tokenizers/pretrained_transformer.py", "tokenizers/spacy.py", "tokenizers/words_and_punctuation.py",
     },
     # the base, AllenNLP core's two generic models, and distrain's transformer models serving and export build on
     "models": {

@@ -94,7 +94,7 @@ def test_mlflow_run_holds_params_every_epoch_metric_the_archive_and_finished(tra
 
 def test_tensorboard_writes_alongside_mlflow(tracked_run):
     run_dir, _, _ = tracked_run
-    assert list((run_dir / "tensorboard").glob("events.out.tfevents.*"))
+    assert list((run_dir / "log" / "train").glob("events.out.tfevents.*"))  # AllenNLP's layout
 
 
 def test_a_run_stopped_by_sigterm_and_recovered_is_one_mlflow_run(tmp_path):

@@ -9,7 +9,7 @@ A reader or model written for AllenNLP runs on distrain with only its imports ch
 
 Everything here is distrain's own class under AllenNLP's name (no copies, no wrappers), so such
 components register in distrain's registries and take part in validation, caching and distribution
-like built-in ones. ``WhitespaceTokenizer`` is AllenNLP's (``just_spaces``: split on spaces, keep case);
+like built-in ones. ``WhitespaceTokenizer`` is AllenNLP's (``whitespace`` or ``just_spaces``: split on spaces, keep case);
 ``ConfigurationError`` is distrain's one-line config error.
 
 For prediction, as an AllenNLP predictor is written: ``Predictor`` (with

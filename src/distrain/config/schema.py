@@ -26,6 +26,7 @@ import pydantic
 
 from distrain.config.errors import ConfigError, Problem, join_path
 from distrain.config.lazy import Lazy
+from distrain.config.signatures import Parameter, names_parameter, option_names, parameters_of
 from distrain.registry import Registrable, RegistryError, suggest
 
 
@@ -93,14 +94,17 @@ class Build(Node):
 
     def constructor_arguments(self) -> dict[str, Node]:
         """The arguments the constructor takes: all but the class's assembly options."""
-        return {name: node for name, node in self.arguments.items() if name not in _option_names(self.cls)}
+        return {name: node for name, node in self.arguments.items() if name not in option_names(self.cls)}
 
     def options(self) -> Any:
         """The class's ``assembly_options`` as this block configures them (the rest at their defaults)."""
-        given = {name: node.build() for name, node in self.arguments.items() if name in _option_names(self.cls)}
+        given = {name: node.build() for name, node in self.arguments.items() if name in option_names(self.cls)}
         return self.cls.assembly_options(**given)
 
     def construct_with(self, kwargs: dict[str, Any], runtime_args: dict[str, Any]) -> Any:
+        # a run-time argument (an owner's input_dim) goes only where the constructor names it, never into a
+        # user component's **kwargs (AllenNLP passes its extras by name alone)
+        runtime_args = {name: value for name, value in runtime_args.items() if names_parameter(self.cls, name)}
         try:
             return self.cls(**{**kwargs, **runtime_args})  # an owner's size wins; validation checked they agree
         except (ValueError, TypeError) as error:
@@ -125,64 +129,6 @@ def _build_passing(node: Node, extras: dict[str, Any]) -> Any:
     if isinstance(node, DictOf):
         return {key: _build_passing(item, extras) for key, item in node.items.items()}
     return node.build()
-
-
-# ------------------------------------------------------------------------------------ signatures
-@dataclasses.dataclass(frozen=True)
-class Parameter:
-    name: str
-    annotation: Any
-    default: Any
-    required: bool
-
-
-@functools.lru_cache(maxsize=None)
-def parameters_of(cls: type) -> tuple[tuple[Parameter, ...], bool]:
-    """The configurable parameters of ``cls`` and whether it also takes arbitrary ``**kwargs``.
-
-    A constructor that takes ``**kwargs`` passes them up, so the parent's parameters are added; the fields of
-    the class's ``assembly_options`` come last.
-    """
-    params, takes_kwargs = _own_parameters(cls)
-    if takes_kwargs:
-        parent = next((k for k in cls.__mro__[1:] if "__init__" in vars(k)), object)
-        if parent is not object and parent is not Registrable:
-            names = {param.name for param in params}
-            inherited, takes_kwargs = parameters_of(parent)
-            params = params + tuple(p for p in inherited if p.name not in names)
-        else:
-            takes_kwargs = False  # nothing above us takes keyword arguments
-    if getattr(cls, "assembly_options", None) is not None:
-        names = {param.name for param in params}
-        params = params + tuple(p for p in _own_parameters(cls.assembly_options)[0] if p.name not in names)
-    return params, takes_kwargs
-
-
-def _option_names(cls: type) -> set[str]:
-    options = getattr(cls, "assembly_options", None)  # see the module's docstring
-    return {field.name for field in dataclasses.fields(options)} if options is not None else set()
-
-
-def _own_parameters(cls: type) -> tuple[tuple[Parameter, ...], bool]:
-    init = cls.__init__
-    try:
-        hints = typing.get_type_hints(init, include_extras=True)
-    except Exception:  # noqa: BLE001 - unresolvable forward refs fall back to raw annotations
-        hints = getattr(init, "__annotations__", {})
-    signature = inspect.signature(cls)
-    skipped = set(getattr(cls, "runtime_args", ()))
-    params: list[Parameter] = []
-    takes_kwargs = False
-    for param in signature.parameters.values():
-        if param.kind is inspect.Parameter.VAR_KEYWORD:
-            takes_kwargs = True
-            continue
-        if param.kind is inspect.Parameter.VAR_POSITIONAL or param.name in skipped:
-            continue
-        annotation = hints.get(param.name, Any)
-        required = param.default is inspect.Parameter.empty
-        params.append(Parameter(param.name, annotation, None if required else param.default, required))
-    return tuple(params), takes_kwargs
 
 
 def is_configurable(annotation: Any) -> bool:

@@ -14,7 +14,13 @@ import numpy as np
 
 class Instance(dict):
     """Field name → :class:`Field`. A plain dict (readers may build one with ``{}``); ``fields`` and
-    ``add_field`` are AllenNLP's names for the same thing."""
+    ``add_field`` are AllenNLP's names for the same thing, and ``Instance(fields={...})`` is AllenNLP's
+    constructor (a field can therefore not be called ``fields`` through keywords: pass a dict)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if not args and set(kwargs) == {"fields"} and isinstance(kwargs["fields"], dict):
+            args, kwargs = (kwargs["fields"],), {}
+        super().__init__(*args, **kwargs)
 
     @property
     def fields(self) -> dict:
@@ -98,16 +104,30 @@ class TextField(Field):
 
 
 class ArrayField(Field):
-    """An already-indexed array: ``"ragged"`` (rows padded with ``pad_value`` to the batch's longest) or
-    ``"nested"`` (a list of 1-d arrays, e.g. each token's characters, padded on both levels, the inner
-    one to at least ``min_width``). Token indexers make these."""
+    """An already-indexed array, AllenNLP's ``ArrayField(array, padding_value=0, dtype=None)``: a batch pads each
+    dimension to the batch's largest with ``padding_value`` (``pad_value`` is distrain's older name). Its column
+    kind follows its rank unless given: a 0-d one (a regression target) is ``"fixed"``, a 1-d one ``"ragged"``,
+    a deeper one ``"padded"``; ``"nested"`` is a list of 1-d arrays, e.g. each token's characters, padded on
+    both levels, the inner one to at least ``min_width`` (token indexers make these). ``dtype`` converts the
+    array, as AllenNLP's does; without it the array keeps its own."""
 
-    def __init__(self, values: Any, pad_value: int | float = 0, column_kind: str = "ragged",
-                 min_width: int = 0) -> None:
+    def __init__(self, values: Any, padding_value: int | float = 0, column_kind: str | None = None,
+                 min_width: int = 0, dtype: Any = None, pad_value: int | float | None = None) -> None:
+        if column_kind != "nested":
+            values = np.asarray(values, dtype=dtype)
         self.values = values
-        self.pad_value = pad_value
-        self.column_kind = column_kind
+        self.pad_value = padding_value if pad_value is None else pad_value
+        self.column_kind = column_kind or {0: "fixed", 1: "ragged"}.get(np.ndim(values), "padded")
         self.min_width = min_width
+
+    @property
+    def array(self) -> Any:
+        """AllenNLP's name for the values."""
+        return self.values
+
+    @property
+    def padding_value(self) -> int | float:
+        return self.pad_value
 
     def index(self, vocab: Any) -> Any:
         if self.column_kind != "nested":
@@ -117,7 +137,7 @@ class ArrayField(Field):
         return flat, lengths
 
     def length(self) -> int:
-        return len(self.values)
+        return len(self.values) if np.ndim(self.values) or self.column_kind == "nested" else 1
 
 
 def flat_fields(instance: dict[str, Field], vocab: Any) -> dict[str, Field]:

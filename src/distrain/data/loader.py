@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, NamedTuple
+from typing import Any, Iterator, Literal, Mapping, NamedTuple
 
 import numpy as np
 
@@ -20,6 +20,18 @@ from distrain.distributed.world import SINGLE, World
 
 #: samples per worker when neither ``batch_size`` nor ``global_batch_size`` is given
 DEFAULT_BATCH_SIZE = 32
+
+#: AllenNLP's data loaders: 1.x's ``pytorch_dataloader`` (torch's ``DataLoader``), 2.x's ``multiprocess`` and
+#: ``simple``; each is this loader, with AllenNLP's defaults where the block names one (see :class:`DataLoaderConfig`)
+AllenNLPLoader = Literal["pytorch_dataloader", "multiprocess", "simple"]
+
+
+@dataclass
+class SamplerChoice:
+    """AllenNLP's ``sampler`` block of a ``pytorch_dataloader``: ``random`` is ``shuffle: true``, ``sequential``
+    ``shuffle: false``."""
+
+    type: Literal["random", "sequential"]
 
 
 @dataclass
@@ -40,10 +52,17 @@ class DataLoaderConfig:
     ``global_batch_size`` instead of ``batch_size``: the samples of one optimizer step on any world size;
     each worker's batch and the accumulation steps are derived when the world is known (capped per worker
     by ``max_micro_batch_size``; see :mod:`distrain.distributed.global_batch`).
+
+    ``type`` names one of AllenNLP's loaders (:data:`AllenNLPLoader`), which take their AllenNLP defaults here:
+    ``shuffle`` false unless given (distrain's own default is true), and for 1.x's ``pytorch_dataloader`` a
+    ``batch_size`` of 1 unless given. Their other keys: ``sampler`` (``random`` or ``sequential``, the same as
+    ``shuffle``), and ``pin_memory``, ``timeout``, ``multiprocessing_context``, ``start_method`` and ``quiet``, which
+    change nothing here (batches are copied to the device without blocking either way, the hang watchdog stands
+    for a loader's timeout, and distrain picks its processes' start method itself).
     """
 
     batch_size: PositiveInt | None = None
-    shuffle: bool = True
+    shuffle: bool | None = None
     drop_last: bool = False
     sort_by_length: bool = False
     max_tokens_per_batch: PositiveInt | None = None
@@ -53,10 +72,22 @@ class DataLoaderConfig:
     batch_sampler: BatchSampler | None = None
     global_batch_size: PositiveInt | None = None
     max_micro_batch_size: PositiveInt | None = None
+    type: AllenNLPLoader | None = None
+    sampler: Literal["random", "sequential"] | SamplerChoice | None = None
+    pin_memory: bool = False
+    timeout: NonNegativeInt = 0
+    multiprocessing_context: Literal["fork", "spawn", "forkserver"] | None = None
+    start_method: Literal["fork", "spawn", "forkserver"] | None = None
+    quiet: bool = False
 
     def __post_init__(self) -> None:
         if self.batch_sampler is not None and self.batch_sampler.batch_size is not None:
             self.batch_size = self.batch_sampler.batch_size
+        sampler = self.sampler.type if isinstance(self.sampler, SamplerChoice) else self.sampler
+        if self.shuffle is None:
+            self.shuffle = sampler == "random" if sampler is not None else self.type is None
+        if self.batch_size is None and self.global_batch_size is None and self.batch_sampler is None:
+            self.batch_size = 1 if self.type == "pytorch_dataloader" else None
         if self.batch_size is None and self.global_batch_size is None:
             self.batch_size = DEFAULT_BATCH_SIZE
         # with global_batch_size, batch_size is set for the world at hand (see for_world)
@@ -80,6 +111,13 @@ class DataLoaderConfig:
             problems += [Problem(key, "applies to indexed loading only; it cannot be used with lazy")
                          for key in ("sort_by_length", "max_tokens_per_batch", "batch_sampler")
                          if arguments[key] not in (False, None)]
+        chosen = arguments["sampler"]
+        chosen = chosen.argument("type") if hasattr(chosen, "argument") else chosen
+        if chosen is not None and arguments["shuffle"] is not None and arguments["shuffle"] != (chosen == "random"):
+            problems.append(Problem("sampler", f'"{chosen}" contradicts shuffle: {str(arguments["shuffle"]).lower()}; '
+                                               "keep one"))
+        if chosen is not None and arguments["batch_sampler"] is not None:
+            problems.append(Problem("sampler", "cannot be combined with batch_sampler, which orders the batches"))
         sampler = arguments["batch_sampler"]
         if sampler is not None and not arguments["lazy"]:
             problems += [Problem(key, "is decided by batch_sampler; set it there") for key, changed in

@@ -203,8 +203,10 @@ class Vocabulary:
 
 
 def _kept(namespace: str, counter: Counter, config: VocabularyConfig) -> list[str]:
-    """The counted tokens a namespace keeps, most frequent first (ties alphabetical)."""
-    ranked = sorted(counter, key=lambda item: (-counter[item], item))
+    """The counted tokens a namespace keeps, most frequent first, ties in the order they were first counted
+    (AllenNLP's stable sort by count: an AllenNLP config builds AllenNLP's indices; read by several processes,
+    the order their shares are merged in)."""
+    ranked = sorted(counter, key=lambda item: -counter[item])
     if not config.is_padded(namespace):
         return ranked
     min_count = _for_namespace(config.min_count, namespace, 1)

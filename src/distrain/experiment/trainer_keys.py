@@ -7,8 +7,9 @@
   (:mod:`distrain.training.checkpoint_retention`), written into those keys.
 - ``grad_norm: true`` (AllenNLP computes the norm without rescaling; distrain reports none) and ``false``: no
   clipping, as the key left out; a number stays the trainer's.
-- ``run_confidence_checks`` (a normalisation after a biased layer) and ``enable_default_callbacks`` (its
-  console logger; distrain logs alike): accepted and dropped.
+- ``run_confidence_checks`` (a normalisation after a biased layer): accepted and dropped.
+- ``enable_default_callbacks``: ``true`` adds AllenNLP's default callback, ``console_logger``, to ``callbacks``
+  (unless they hold one); ``false``, and the key left out, add nothing (distrain logs each epoch's metrics itself).
 
 Each is validated at its own key path (``trainer.cuda_device``, ``trainer.checkpointer.keep_most_recent_by_count``)
 with the type it had in the trainer's signature. A trainer whose constructor takes one of these keys itself
@@ -63,7 +64,21 @@ def translate_trainer_keys(config: dict[str, Any], problems: list[Problem]) -> t
             keys, conflicts = as_trainer_keys(node.build(), value if isinstance(value, dict) else {}, block)
             problems += [Problem(f"trainer.{problem.path}", problem.message) for problem in conflicts]
             translated.update(keys)
+        elif key == "enable_default_callbacks" and node.build():
+            translated["callbacks"] = with_console_logger(translated.get("callbacks"))
     return {**config, "trainer": translated}, kept
+
+
+def with_console_logger(callbacks: Any) -> Any:
+    """``callbacks`` (a trainer's, as configured) with AllenNLP's ``console_logger`` unless they hold one; a value
+    that is not a list is left for the trainer's validation to report."""
+    if callbacks is None:
+        callbacks = []
+    if not isinstance(callbacks, list):
+        return callbacks
+    named = [item if isinstance(item, str) else item.get("type") if isinstance(item, dict) else None
+             for item in callbacks]
+    return callbacks if "console_logger" in named else [*callbacks, {"type": "console_logger"}]
 
 
 def _a_number(value: Any) -> bool:

@@ -73,9 +73,9 @@ class BasicClassifier(ClassifierOutputs, Model):
         self.seq2seq_encoder = seq2seq_encoder.construct(input_dim=width) if seq2seq_encoder else None
         width = self.seq2seq_encoder.get_output_dim() if self.seq2seq_encoder else width
         self.encoder = (seq2vec_encoder or encoder).construct(input_dim=width)
-        width = self.encoder.output_dim
+        width = self.encoder.get_output_dim()
         self.feedforward = feedforward.construct(input_dim=width) if feedforward else None
-        width = self.feedforward.output_dim if self.feedforward else width
+        width = self.feedforward.get_output_dim() if self.feedforward else width
         self.dropout = torch.nn.Dropout(dropout) if dropout else torch.nn.Identity()
         self.output = torch.nn.Linear(width, num_labels or vocab.size(label_namespace))
 

@@ -52,10 +52,13 @@ class BasicTextFieldEmbedder(TextFieldEmbedder):
         return getattr(self, f"token_embedder_{name}")
 
     def forward(self, text: TextFieldTensors | torch.Tensor, num_wrapping_dims: int = 0, **kwargs: Any) -> torch.Tensor:
+        """``num_wrapping_dims`` leading dimensions past the batch (a ``ListField`` of text fields: ``(batch, n,
+        length)``) are folded into the batch for each embedder, as AllenNLP's ``TimeDistributed`` wrapping does;
+        ``kwargs`` reach the embedders whose ``forward`` names them, as in AllenNLP."""
         if isinstance(text, torch.Tensor):  # an unindexed text field: its ids go to the only embedder
             if len(self.names) != 1:
                 raise ValueError(f"a plain tensor of ids cannot feed {len(self.names)} token embedders")
-            return self.embedder(self.names[0])(text)
+            return _wrapped(self.embedder(self.names[0]), num_wrapping_dims)(text)
         from distrain.modules.token_embedders.empty import EmptyEmbedder
 
         # an empty embedder may go without its indexer (AllenNLP's rule: a language model embedder feeds one indexer)
@@ -68,12 +71,22 @@ class BasicTextFieldEmbedder(TextFieldEmbedder):
             accepted = inspect.signature(embedder.forward).parameters
             takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
             given = {key: value for key, value in tensors.items() if takes_any or key in accepted}
-            if len(given) != len(tensors) and len(tensors) == 1 and len(accepted) == 1:
-                given = {next(iter(accepted)): next(iter(tensors.values()))}  # one tensor, any name
-            vectors = embedder(**given)
+            extras = {key: value for key, value in kwargs.items() if key in accepted and key not in given}
+            if len(given) != len(tensors) and len(tensors) == 1 and len(set(accepted) - set(extras)) == 1:
+                given = {next(name for name in accepted if name not in extras): next(iter(tensors.values()))}
+            vectors = _wrapped(embedder, num_wrapping_dims)(**given, **extras)
             if vectors is not None:
                 outputs.append(vectors)
         return torch.cat(outputs, dim=-1)
+
+
+def _wrapped(embedder: torch.nn.Module, num_wrapping_dims: int) -> torch.nn.Module:
+    """``embedder`` inside ``num_wrapping_dims`` :class:`TimeDistributed` layers (itself for 0)."""
+    from distrain.modules.time_distributed import TimeDistributed
+
+    for _ in range(num_wrapping_dims):
+        embedder = TimeDistributed(embedder)
+    return embedder
 
 
 def get_text_field_mask(text_field_tensors: TextFieldTensors | torch.Tensor, num_wrapping_dims: int = 0,

@@ -14,6 +14,12 @@ class TrainerView(Protocol):
 
     world: World
     serialization_dir: Path
+    #: the model being trained (not its parallel wrapper)
+    model: Any
+    #: how far into the current epoch training is (its ``epoch``, ``batches`` and this worker's ``loss_sum``,
+    #: ``loss_weight`` and ``samples``; a new object each epoch)
+    position: Any
+    train_loader: Any
     #: optimizer steps taken so far
     step: int
     optimizer: Any
@@ -24,11 +30,16 @@ class TrainerView(Protocol):
     last_metrics: dict[str, Any]
     #: set by a callback's ``on_epoch`` to end training after this epoch
     stop_reason: str | None
+    #: set by a callback (``on_start``, ``on_epoch``) to skip or run the coming epoch's validation
+    validate_this_epoch: bool
 
 
 class Callback(Registrable):
     def on_start(self, trainer: TrainerView) -> None:
         pass
+
+    def on_gradients(self, trainer: TrainerView, step: int) -> None:
+        """Before optimizer step ``step`` (counted from 1), with its gradients averaged and clipped."""
 
     def on_step(self, trainer: TrainerView, step: int, loss: float | None) -> None:
         """After each optimizer step. ``loss`` is this worker's recent mean, only when it was read."""

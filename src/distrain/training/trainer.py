@@ -85,6 +85,8 @@ class GradientDescentTrainer(Trainer):
     step, elapsed_before, _started, _open_bar = 0, 0.0, 0.0, None
     #: set by a callback's ``on_epoch`` (the same on every worker) to end training after this epoch
     stop_reason: str | None = None
+    #: set by a callback (alike on every worker): validate the coming epoch (else tracker and best weights stay)
+    validate_this_epoch: bool = True
 
     def __init__(
         self,
@@ -138,12 +140,14 @@ class GradientDescentTrainer(Trainer):
         while self.position.epoch < self.num_epochs and not self.tracker.should_stop() and self.stop_reason is None:
             epoch = self.position.epoch
             epoch_metrics = {f"training_{k}": v for k, v in self._train_epoch(epoch).items()}
-            if self.validation_loader is not None:
+            validates = self.validation_loader is not None and self.validate_this_epoch
+            if validates:
                 with averaged_weights(self.moving_average):
                     validated = self.evaluate(self.validation_loader)
                 epoch_metrics.update({f"validation_{k}": v for k, v in validated.items()})
             tracked = {k.partition("_")[2]: v for k, v in epoch_metrics.items() if k.startswith("validation_")}
-            is_best = self.tracker.update(epoch, tracked or {k.partition("_")[2]: v for k, v in epoch_metrics.items()})
+            is_best = (validates or self.validation_loader is None) and self.tracker.update(
+                epoch, tracked or {k.partition("_")[2]: v for k, v in epoch_metrics.items()})
             if self.scheduler is not None:
                 self.scheduler.step_epoch(tracked.get(self.tracker.name))
             self.last_metrics = self._summarise(epoch, epoch_metrics, is_best)
@@ -244,6 +248,8 @@ class GradientDescentTrainer(Trainer):
             self.parallel.clip_grad_norm(self.model.parameters(), self.grad_norm)
         if self.grad_clipping is not None:  # AllenNLP's order: the norm first, then each value
             _clamp_gradients(self.model.parameters(), self.grad_clipping)
+        for callback in self.callbacks:
+            callback.on_gradients(self, self.step + 1)
         self.amp.step(self.optimizer)
         self.optimizer.zero_grad(set_to_none=True)
         if self.scheduler is not None:

@@ -24,7 +24,7 @@ from distrain.data.cache import input_files
 from distrain.data.fields import LabelField, MetadataField, TensorField, TextField, TokenIdsField
 from distrain.data.reader import DataError, DatasetReader
 from distrain.data.tokenizer import Tokenizer
-from distrain.data.tokenizers.whitespace import WordTokenizer
+from distrain.data.tokenizers.words_and_punctuation import WordTokenizer
 
 SUFFIX_FORMATS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".parquet": "parquet",
                   ".arrow": "arrow", ".txt": "text"}

@@ -10,7 +10,7 @@ from distrain.data.fields import LabelField, TextField
 from distrain.data.reader import DatasetReader, RecordError
 from distrain.data.token_indexer import TokenIndexer
 from distrain.data.tokenizer import Tokenizer
-from distrain.data.tokenizers.whitespace import WordTokenizer
+from distrain.data.tokenizers.words_and_punctuation import WordTokenizer
 
 
 @DatasetReader.register("text_classification_json")

@@ -1,7 +1,7 @@
 """AllenNLP's whitespace tokenizer: split on whitespace, keep case, return :class:`Token` records.
 
-Registered as ``just_spaces`` (AllenNLP's second name for it): distrain's own ``whitespace`` lowercases
-and splits off punctuation, and keeps doing so for existing configs.
+Registered under both of AllenNLP's names, ``whitespace`` and ``just_spaces``. distrain's lowercasing,
+punctuation-splitting tokenizer is ``words_and_punctuation`` (:mod:`.words_and_punctuation`).
 """
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from distrain.data.tokenizer import Token, Tokenizer
 
 
 @Tokenizer.register("just_spaces")
+@Tokenizer.register("whitespace")
 class WhitespaceTokenizer(Tokenizer):
-    """AllenNLP's whitespace tokenizer: splits on whitespace only and keeps case."""
+    """AllenNLP's whitespace tokenizer: splits on whitespace only (``str.split``) and keeps case."""
 
     def tokenize(self, text: str) -> list[Token]:  # type: ignore[override]
         return [Token(word) for word in text.split()]

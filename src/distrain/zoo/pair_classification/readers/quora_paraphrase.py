@@ -37,7 +37,7 @@ class QuoraParaphraseDatasetReader(DatasetReader):
         self.tokenizer = tokenizer or WhitespaceTokenizer()
         self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
         pretrained = isinstance(self.tokenizer, PretrainedTransformerTokenizer)
-        if pretrained and self.tokenizer.add_special_tokens:
+        if pretrained and self.tokenizer.adds_special_tokens:
             raise ValueError("the pretrained_transformer tokenizer must have add_special_tokens: false "
                              "(the reader adds them around the pair)")
         self.combine_input_fields = pretrained if combine_input_fields is None else combine_input_fields

@@ -121,5 +121,5 @@ def whole_tokens(tokenizer: Tokenizer, text: str) -> list[Any]:
     """``text``'s tokens, a pretrained tokenizer's untruncated (as AllenNLP's, which cut nothing by default)."""
     if isinstance(tokenizer, PretrainedTransformerTokenizer):
         return PretrainedTransformerTokenizer(tokenizer.model_name, max_length=None,
-                                              add_special_tokens=tokenizer.add_special_tokens).tokens(text)
+                                              add_special_tokens=tokenizer.adds_special_tokens).tokens(text)
     return tokenizer.tokens(text)

@@ -1,4 +1,9 @@
-"""A regex word splitter: runs of word characters, and each punctuation mark on its own."""
+"""distrain's regex word splitter: runs of word characters, and each punctuation mark on its own.
+
+Registered as ``words_and_punctuation``. It was distrain's ``whitespace`` until that name became AllenNLP's
+(:mod:`distrain.data.tokenizers.just_spaces`: split on whitespace, keep case), so an AllenNLP config naming
+``whitespace`` builds AllenNLP's vocabulary.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from distrain.data.tokenizer import Tokenizer
 _WORDS = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 
-@Tokenizer.register("whitespace")
+@Tokenizer.register("words_and_punctuation")
 class WordTokenizer(Tokenizer):
     """Words (runs of word characters) and each punctuation mark on its own; lowercased by default."""
 
