@@ -22,8 +22,11 @@ LABELS = ["pos", "neg"]
 IDS = [[2, 7, 9, 11, 30, 41, 6, 3], [2, 12, 33, 8, 8, 40, 5, 3]]  # [CLS] ... [SEP] of the tiny vocabulary
 
 #: runs in a fresh interpreter: loads each folder with plain transformers / peft, prints its logits
+# run with ``python -S``: the environment's site-packages is put on the path by hand, so no .pth line runs (the set-up's
+# ``import allennlp`` hook is one, and it imports distrain's hook module at every start)
 LOADER = r"""
-import json, sys
+import json, sys, sysconfig
+sys.path.append(sysconfig.get_paths()["purelib"])
 import torch, transformers
 from peft import PeftModel
 jobs, ids = json.loads(sys.argv[1]), torch.tensor(json.loads(sys.argv[2]))
@@ -157,7 +160,7 @@ def test_exported_folders_give_distrains_logits_in_a_process_without_distrain(ar
             "causal_lm": ("AutoModelForCausalLM", str(out / "causal_lm")),
             "lora_causal_lm": ("peft", str(out / "lora_causal_lm"))}
     texts = [json.loads(line)["text"] for line in archives["data"].read_text().splitlines()]
-    loaded = subprocess.run([sys.executable, "-c", LOADER, json.dumps(jobs), json.dumps(IDS), json.dumps(texts)],
+    loaded = subprocess.run([sys.executable, "-S", "-c", LOADER, json.dumps(jobs), json.dumps(IDS), json.dumps(texts)],
                             capture_output=True, text=True, timeout=300, env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin"})
     assert loaded.returncode == 0, loaded.stderr[-3000:]
     found = json.loads(loaded.stdout.strip().splitlines()[-1])
