@@ -154,7 +154,7 @@ def run_folder(folder: str, scratch: Path, tests: Path, environment: dict, limit
     report = scratch / f"report-{folder.replace('/', '-')}.xml"
     command = [sys.executable, "-m", "pytest", str(tests / folder), "-c", str(scratch / "pytest.ini"),
                "--rootdir", str(scratch), "-p", "no:cacheprovider", "-p", "allennlp_unit_test_timeout",
-               "-q", "-rN", "--tb=line" if verbose else "--tb=no", f"--junitxml={report}"]
+               "-q", "-rN", "--continue-on-collection-errors", "--tb=line" if verbose else "--tb=no", f"--junitxml={report}"]
     try:
         finished = subprocess.run(command, cwd=scratch, env=environment, timeout=limit, capture_output=True, text=True)
     except subprocess.TimeoutExpired:
