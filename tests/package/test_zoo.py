@@ -53,9 +53,10 @@ FRAMEWORK = {
         "token_embedders/pretrained_transformer_mismatched.py", "viterbi.py",
     },
     "metrics": {
-        "auc.py", "average.py", "boolean_accuracy.py", "categorical_accuracy.py", "classes.py", "f1.py", "fbeta.py",
+        "auc.py", "average.py", "boolean_accuracy.py", "categorical_accuracy.py", "classes.py", "covariance.py",
+        "entropy.py", "f1.py", "fbeta.py",
         "mean_absolute_error.py", "metric.py", "pearson_correlation.py", "perplexity.py", "ranking.py",
-        "sequence_accuracy.py", "span_f1.py", "spearman_correlation.py",
+        "sequence_accuracy.py", "span_based_f1.py", "span_f1.py", "spearman_correlation.py",
     },
 }
 #: what a task folder is made of (besides plain modules of its own, such as a format it parses)

@@ -167,13 +167,13 @@ def masked_topk(input_: torch.Tensor, mask: torch.Tensor, k: int | torch.Tensor,
     mask = mask.bool()
     moved = dim != input_.dim() - 1
     if moved:
-        input_, mask = input_.transpose(dim, -1), mask.transpose(dim, -1)
+        input_, mask = input_.movedim(dim, -1), mask.movedim(dim, -1)
     shape = input_.shape
     scores, keep = input_.reshape(-1, shape[-1]), mask.reshape(-1, shape[-1])
     if isinstance(k, int):
         counts = torch.full((scores.shape[0],), k, dtype=torch.long, device=scores.device)
     else:
-        counts = (k.transpose(dim, -1) if moved and k.dim() == input_.dim() else k).reshape(-1).long()
+        counts = k.reshape(-1).long()  # one per row: the input's shape without ``dim``, in order
     largest = int(counts.max())
     lowered = scores.masked_fill(~keep, min_value_of_dtype(scores.dtype))
     _, top = lowered.topk(largest, dim=1)
@@ -186,7 +186,7 @@ def masked_topk(input_: torch.Tensor, mask: torch.Tensor, k: int | torch.Tensor,
     out_shape = (*shape[:-1], largest)
     values, chosen_mask, indices = (t.reshape(out_shape) for t in (values, chosen_mask, indices))
     if moved:
-        values, chosen_mask, indices = (t.transpose(dim, -1) for t in (values, chosen_mask, indices))
+        values, chosen_mask, indices = (t.movedim(-1, dim) for t in (values, chosen_mask, indices))
     return values, chosen_mask, indices
 
 

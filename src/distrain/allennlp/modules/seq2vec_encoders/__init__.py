@@ -1,5 +1,6 @@
 """``allennlp.modules.seq2vec_encoders``: encoders that give one vector per sequence."""
 
+from distrain.allennlp.modules.seq2vec_encoders.pytorch_seq2vec_wrapper import PytorchSeq2VecWrapper
 from distrain.modules.seq2vec_encoder import Seq2VecEncoder
 from distrain.modules.seq2vec_encoders.bag_of_embeddings import BagOfEmbeddingsEncoder
 from distrain.modules.seq2vec_encoders.bert_pooler import BertPooler
@@ -9,6 +10,6 @@ from distrain.modules.seq2vec_encoders.cnn_highway import CnnHighwayEncoder
 from distrain.modules.seq2vec_encoders.rnn import LstmEncoder as LstmSeq2VecEncoder, GruEncoder as GruSeq2VecEncoder
 
 __all__ = [
-    "BagOfEmbeddingsEncoder", "BertPooler", "ClsPooler", "CnnEncoder", "CnnHighwayEncoder", "GruSeq2VecEncoder",
+    "PytorchSeq2VecWrapper", "BagOfEmbeddingsEncoder", "BertPooler", "ClsPooler", "CnnEncoder", "CnnHighwayEncoder", "GruSeq2VecEncoder",
     "LstmSeq2VecEncoder", "Seq2VecEncoder",
 ]
