@@ -1,0 +1,42 @@
+"""``allennlp.data.dataset_readers.dataset_utils.span_utils``: spans from tags, by hand-worked cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from distrain.allennlp.data.dataset_readers.dataset_utils import span_utils
+
+
+def test_bio_spans_include_ill_formed_ones_and_skip_ignored_labels():
+    tags = ["B-A", "I-A", "O", "I-B", "B-A", "I-B"]
+    assert sorted(span_utils.bio_tags_to_spans(tags)) == [("A", (0, 1)), ("A", (4, 4)), ("B", (3, 3)),
+                                                           ("B", (5, 5))]
+    assert sorted(span_utils.bio_tags_to_spans(tags, ["A"])) == [("B", (3, 3)), ("B", (5, 5))]
+    with pytest.raises(span_utils.InvalidTagSequence):
+        span_utils.bio_tags_to_spans(["B-A", "U-A"])
+
+
+def test_iob1_an_inside_tag_after_outside_opens_a_span():
+    assert sorted(span_utils.iob1_tags_to_spans(["I-A", "I-A", "B-A", "O", "I-B"])) == [
+        ("A", (0, 1)), ("A", (2, 2)), ("B", (4, 4))]
+
+
+def test_bioul_requires_a_closed_span():
+    assert span_utils.bioul_tags_to_spans(["U-A", "B-B", "I-B", "L-B"]) == [("A", (0, 0)), ("B", (1, 3))]
+    with pytest.raises(span_utils.InvalidTagSequence):
+        span_utils.bioul_tags_to_spans(["B-A", "O"])
+
+
+def test_bmes_and_the_conversion_to_bioul():
+    assert sorted(span_utils.bmes_tags_to_spans(["B-A", "E-A", "M-A", "S-B"])) == [
+        ("A", (0, 1)), ("A", (2, 2)), ("B", (3, 3))]
+    assert span_utils.to_bioul(["I-A", "I-A", "B-A", "O"], encoding="IOB1") == ["B-A", "L-A", "U-A", "O"]
+    with pytest.raises(span_utils.InvalidTagSequence):
+        span_utils.to_bioul(["O", "I-A"], encoding="BIO")
+
+
+def test_enumerate_spans_by_width_with_offset_and_filter():
+    words = ["a", "b", "c"]
+    assert span_utils.enumerate_spans(words) == [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+    assert span_utils.enumerate_spans(words, offset=10, min_span_width=2) == [(10, 11), (10, 12), (11, 12)]
+    assert span_utils.enumerate_spans(words, filter_function=lambda span: "b" not in span) == [(0, 0), (2, 2)]
