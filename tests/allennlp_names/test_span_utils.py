@@ -40,3 +40,25 @@ def test_enumerate_spans_by_width_with_offset_and_filter():
     assert span_utils.enumerate_spans(words) == [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
     assert span_utils.enumerate_spans(words, offset=10, min_span_width=2) == [(10, 11), (10, 12), (11, 12)]
     assert span_utils.enumerate_spans(words, filter_function=lambda span: "b" not in span) == [(0, 0), (2, 2)]
+
+
+def test_multilabel_span_and_flag_fields_count_and_index():
+    from distrain.allennlp.data import Instance, Vocabulary
+    from distrain.allennlp.data.fields import FlagField, ListField, MultiLabelField, SpanField, TextField
+
+    text = TextField(["a", "b", "c"])
+    instances = [Instance({"labels": MultiLabelField(["x", "z"]), "span": SpanField(0, 2, text)}),
+                 Instance({"labels": MultiLabelField(["y"])})]
+    vocabulary = Vocabulary.from_instances(instances)
+    # a non-padded namespace; equal counts in the tokens' order
+    assert vocabulary.get_token_to_index_vocabulary("labels") == {"x": 0, "y": 1, "z": 2}
+    assert instances[0]["labels"].index(vocabulary).tolist() == [1, 0, 1]
+    assert instances[0]["labels"].as_tensor({}).tolist() == [1, 0, 1]
+    assert MultiLabelField([2], skip_indexing=True, num_labels=4).as_tensor({}).tolist() == [0, 0, 1, 0]
+    assert instances[0]["span"].index(vocabulary).tolist() == [0, 2]
+    with pytest.raises(ValueError):
+        SpanField(1, 3, text)
+    assert ListField([SpanField(1, 1, text)]).field_list[0].empty_value == -1
+    assert FlagField("train").batch_tensors(["train", "train"]) == "train"
+    with pytest.raises(ValueError):
+        FlagField("train").batch_tensors(["train", "test"])

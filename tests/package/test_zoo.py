@@ -16,7 +16,7 @@ from test_import_graph import PACKAGE, import_graph, module_name, package_of
 FRAMEWORK = {
     "data": {
         "batch_sampler.py", "batch_samplers/bucket.py", "cache.py", "dataset.py", "dataset_writer.py", "fields.py",
-        "loader.py", "prepare.py", "reader.py", "sampler.py", "streaming.py", "token_indexer.py",
+        "label_fields.py", "loader.py", "prepare.py", "reader.py", "sampler.py", "streaming.py", "token_indexer.py",
         "span_tags.py", "tokenizer.py", "vocabulary.py", "vocabulary_files.py",
         # readers of generic formats (AllenNLP's core ones, distrain's prompt and text-block readers, adapters)
         "readers/feature_classification_json.py", "readers/huggingface.py", "readers/packed_text.py",
