@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from distrain.allennlp.data.dataset_readers.dataset_utils import span_utils
+from distrain.errors import ConfigError
 
 
 def test_bio_spans_include_ill_formed_ones_and_skip_ignored_labels():
@@ -55,9 +56,12 @@ def test_multilabel_span_and_flag_fields_count_and_index():
     assert instances[0]["labels"].index(vocabulary).tolist() == [1, 0, 1]
     assert instances[0]["labels"].as_tensor({}).tolist() == [1, 0, 1]
     assert MultiLabelField([2], skip_indexing=True, num_labels=4).as_tensor({}).tolist() == [0, 0, 1, 0]
+    with pytest.raises(ConfigError):
+        MultiLabelField([1, 2])  # ints are ids only with skip_indexing
     assert instances[0]["span"].index(vocabulary).tolist() == [0, 2]
     with pytest.raises(ValueError):
         SpanField(1, 3, text)
+    assert SpanField(0, 2, text) == (0, 2) == instances[0]["span"].human_readable_repr()
     assert ListField([SpanField(1, 1, text)]).field_list[0].empty_value == -1
     assert FlagField("train").batch_tensors(["train", "train"]) == "train"
     with pytest.raises(ValueError):

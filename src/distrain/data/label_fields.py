@@ -8,6 +8,7 @@ written for AllenNLP can use either.
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from typing import Any, Sequence
 
@@ -15,6 +16,9 @@ import numpy as np
 import torch
 
 from distrain.data.fields import Field
+from distrain.errors import ConfigError
+
+logger = logging.getLogger(__name__)
 
 
 class MultiLabelField(Field):
@@ -22,18 +26,24 @@ class MultiLabelField(Field):
     vector with 1 at each label's index: ``(num_labels,)``, the namespace's size when indexed."""
 
     column_kind = "fixed"
+    #: the namespaces already warned about (one warning each per process)
+    _already_warned_namespaces: set[str] = set()
 
     def __init__(self, labels: Sequence[str | int], label_namespace: str = "labels", skip_indexing: bool = False,
                  num_labels: int | None = None) -> None:
+        if not label_namespace.endswith(("labels", "tags")) and label_namespace not in self._already_warned_namespaces:
+            logger.warning("namespace %r of a MultiLabelField does not end in 'labels' or 'tags': it will get "
+                           "padding and OOV entries", label_namespace)
+            self._already_warned_namespaces.add(label_namespace)
         if skip_indexing:
             if not all(isinstance(label, int) for label in labels):
-                raise ValueError(f"MultiLabelField: with skip_indexing the labels are ints, not {list(labels)}")
+                raise ConfigError(f"MultiLabelField: with skip_indexing the labels are ints, not {list(labels)}")
             if num_labels is None:
-                raise ValueError("MultiLabelField: skip_indexing needs num_labels")
+                raise ConfigError("MultiLabelField: skip_indexing needs num_labels")
             if any(label >= num_labels or label < 0 for label in labels):
-                raise ValueError(f"MultiLabelField: labels {list(labels)} are not all in [0, {num_labels})")
+                raise ConfigError(f"MultiLabelField: labels {list(labels)} are not all in [0, {num_labels})")
         elif not all(isinstance(label, str) for label in labels):
-            raise ValueError(f"MultiLabelField: labels are strings (or ints with skip_indexing), not {list(labels)}")
+            raise ConfigError(f"MultiLabelField: labels are strings (or ints with skip_indexing), not {list(labels)}")
         self.labels = list(labels)
         self._label_namespace = label_namespace
         self._label_ids: list[int] | None = list(labels) if skip_indexing else None
@@ -62,6 +72,9 @@ class MultiLabelField(Field):
 
     def as_tensor(self, padding_lengths: dict[str, int]) -> torch.Tensor:
         return torch.from_numpy(self._multi_hot())
+
+    def human_readable_repr(self) -> list[str | int]:
+        return self.labels
 
     def empty_field(self) -> MultiLabelField:
         empty = MultiLabelField([], self._label_namespace, skip_indexing=True, num_labels=self._num_labels or 0)
@@ -96,6 +109,21 @@ class SpanField(Field):
     def as_tensor(self, padding_lengths: dict[str, int]) -> torch.Tensor:
         return torch.tensor([self.span_start, self.span_end], dtype=torch.long)
 
+    def human_readable_repr(self) -> tuple[int, int]:
+        return self.span_start, self.span_end
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to its ``(start, end)`` tuple, and to a span of the same sequence field with the same ends."""
+        if isinstance(other, tuple):
+            return other == (self.span_start, self.span_end)
+        if isinstance(other, SpanField):
+            return ((self.span_start, self.span_end) == (other.span_start, other.span_end)
+                    and self.sequence_field is other.sequence_field)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.span_start, self.span_end))
+
     def empty_field(self) -> SpanField:
         return SpanField(-1, -1, self.sequence_field.empty_field() if hasattr(self.sequence_field, "empty_field")
                          else self.sequence_field)
@@ -119,6 +147,9 @@ class FlagField(Field):
         return {}
 
     def as_tensor(self, padding_lengths: dict[str, int]) -> Any:
+        return self.flag_value
+
+    def human_readable_repr(self) -> Any:
         return self.flag_value
 
     def empty_field(self) -> FlagField:
