@@ -66,3 +66,23 @@ def test_multilabel_span_and_flag_fields_count_and_index():
     assert FlagField("train").batch_tensors(["train", "train"]) == "train"
     with pytest.raises(ValueError):
         FlagField("train").batch_tensors(["train", "test"])
+
+
+def test_label_and_index_fields_answer_allennlps_field_calls():
+    from distrain.allennlp.data import Vocabulary
+    from distrain.allennlp.data.fields import IndexField, LabelField, TextField
+
+    vocabulary = Vocabulary()
+    vocabulary.add_tokens_to_namespace(["neg", "pos"], "labels")
+    label = LabelField("pos")
+    assert label.index(vocabulary) == 1 and label.as_tensor(label.get_padding_lengths()).item() == 1
+    assert LabelField(3, skip_indexing=True).as_tensor({}).item() == 3
+    assert label.empty_field().label == -1 and label.human_readable_repr() == "pos"
+    with pytest.raises(ConfigError):
+        LabelField("pos", skip_indexing=True)
+    text = TextField(["a", "b", "c"])
+    index = IndexField(2, text)
+    assert index == 2 and index == IndexField(2, text) and index != IndexField(2, TextField(["a", "b", "c"]))
+    assert index.as_tensor({}).tolist() == [2] and index.empty_field().sequence_index == -1
+    with pytest.raises(ConfigError):
+        IndexField("2", text)
