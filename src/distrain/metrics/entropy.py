@@ -7,10 +7,12 @@ import torch
 from distrain.metrics.metric import Metric
 
 
-@Metric.register("entropy")
 class Entropy(Metric):
     """``logits`` ``[..., C]`` (unnormalised log-probabilities), ``mask`` ``[...]``: each call adds the mean
-    entropy of its unmasked distributions; the value is the mean over calls, ``{"entropy": value}``."""
+    entropy of its unmasked distributions; the value is the mean over calls, ``{"entropy": value}``.
+
+    A mean of per-batch means depends on how the data is batched and sharded, so it is not registered for configs
+    (no config of distrain's can name it); models build it directly, as AllenNLP's do."""
 
     summed = ("entropy", "batches")
 
@@ -21,8 +23,9 @@ class Entropy(Metric):
         mask = mask.detach().bool()
         log_probs = torch.log_softmax(logits.double(), dim=-1)
         entropy = -(log_probs.exp() * log_probs).sum(-1)
-        batch_entropy = entropy.masked_fill(~mask, 0.0).sum() / mask.sum().clamp(min=1)
-        self.accumulate(entropy=batch_entropy, batches=1)
+        if not mask.any():
+            return  # an empty batch is no batch
+        self.accumulate(entropy=entropy.masked_fill(~mask, 0.0).sum() / mask.sum(), batches=1)
 
     def compute(self, stats: dict[str, torch.Tensor]) -> dict[str, float]:
         batches = float(stats.get("batches", 0.0))

@@ -307,7 +307,7 @@ def sequence_cross_entropy_with_logits(logits: torch.Tensor, targets: torch.Tens
     other_dims = tuple(range(1, weights.dim()))
     weights_per_sequence = weights.sum(dim=other_dims)
     log_probs = torch.nn.functional.log_softmax(logits.reshape(-1, logits.size(-1)), dim=-1)
-    flat_targets = targets.reshape(-1, 1).long()
+    flat_targets = targets.reshape(-1, 1).long().clamp(min=0)  # padding distrain labels -100 carries weight 0
     if gamma:
         target_probs = log_probs.exp().gather(1, flat_targets)
         weights = weights * ((1.0 - target_probs) ** gamma).view(*targets.size())
