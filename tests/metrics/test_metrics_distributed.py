@@ -279,6 +279,7 @@ REFERENCES = {
     "pearson_correlation": lambda d: stats.pearsonr(d["predictions"][_kept(d)], d["gold_labels"][_kept(d)])[0],
     "spearman_correlation": lambda d: stats.spearmanr(d["predictions"][_kept(d)], d["gold_labels"][_kept(d)])[0],
     "mean_absolute_error": lambda d: sk.mean_absolute_error(d["gold_labels"], d["predictions"], sample_weight=d["mask"]),
+    "covariance": lambda d: np.cov(d["predictions"], d["gold_labels"], fweights=d["mask"].astype(int))[0, 1],
     "perplexity": perplexity,
     "average": lambda d: np.average(d["value"], weights=d["mask"]),
     "sequence_accuracy": sequence_accuracy,

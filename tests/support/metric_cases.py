@@ -301,6 +301,7 @@ CASES: dict[str, Case] = {
     "pearson_correlation": Case({"type": "pearson_correlation"}, correlated, seed=15),
     "spearman_correlation": Case({"type": "spearman_correlation"}, lambda rng: correlated(rng, ties=True), seed=16),
     "mean_absolute_error": Case({"type": "mean_absolute_error"}, correlated, seed=17),
+    "covariance": Case({"type": "covariance"}, correlated, seed=27),
     "perplexity": Case({"type": "perplexity"}, token_logits, seed=18),
     "average": Case({"type": "average"}, values, seed=19),
     "sequence_accuracy": Case({"type": "sequence_accuracy"}, tag_id_sequences, seed=20),

@@ -12,6 +12,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from distrain.errors import ConfigError
+
 class Instance(dict):
     """Field name → :class:`Field`. A plain dict (readers may build one with ``{}``); ``fields`` and
     ``add_field`` are AllenNLP's names for the same thing, and ``Instance(fields={...})`` is AllenNLP's
@@ -166,7 +168,10 @@ class TokenIdsField(Field):
 
 
 class LabelField(Field):
-    """A categorical label, indexed into ``namespace`` (or given as an int with ``skip_indexing``)."""
+    """A categorical label, indexed into ``namespace`` (or given as an int with ``skip_indexing``).
+
+    It also answers AllenNLP's field calls (``as_tensor`` after ``index``, ``empty_field``,
+    ``human_readable_repr``)."""
 
     column_kind = "fixed"
     empty_value = -1
@@ -176,32 +181,76 @@ class LabelField(Field):
         self.label = label
         self.namespace = namespace or label_namespace
         self.skip_indexing = skip_indexing
+        if skip_indexing and not isinstance(label, (int, np.integer)):
+            raise ConfigError(f"LabelField: with skip_indexing the label is an int id, not {label!r}")
+        self._label_id = int(label) if skip_indexing else None
 
     def count_vocab_items(self, counters: dict[str, Counter]) -> None:
         if not self.skip_indexing:
             counters.setdefault(self.namespace, Counter())[str(self.label)] += 1
 
     def index(self, vocab: Any) -> np.int64:
-        if self.skip_indexing:
-            return np.int64(self.label)
-        return np.int64(vocab.label_index(str(self.label), self.namespace))
+        if not self.skip_indexing:
+            self._label_id = vocab.label_index(str(self.label), self.namespace)
+        return np.int64(self._label_id)
+
+    def get_padding_lengths(self) -> dict[str, int]:
+        return {}
+
+    def as_tensor(self, padding_lengths: dict[str, int]) -> Any:
+        import torch
+
+        return torch.tensor(self._label_id, dtype=torch.long)
+
+    def empty_field(self) -> LabelField:
+        return LabelField(-1, self.namespace, skip_indexing=True)
+
+    def human_readable_repr(self) -> str | int:
+        return self.label
 
 
 class IndexField(Field):
     """An index into a sequence field (an answer's first token); -1 stands for a missing one in a
-    :class:`ListField`, as in AllenNLP (models ignore it with ``ignore_index=-1``)."""
+    :class:`ListField`, as in AllenNLP (models ignore it with ``ignore_index=-1``). Equal to its index, and to an
+    index field of the same position in the same sequence."""
 
     column_kind = "fixed"
     empty_value = -1
 
     def __init__(self, index: int, sequence_field: Any = None) -> None:
-        if sequence_field is not None and not 0 <= index < len(sequence_field):
+        if not isinstance(index, (int, np.integer)):
+            raise ConfigError(f"IndexField: the index is an int, not {index!r}")
+        if sequence_field is not None and not -1 <= index < len(sequence_field):
             raise ValueError(f"index {index} is outside a sequence of {len(sequence_field)}")
         self.sequence_index = int(index)
         self.sequence_field = sequence_field
 
     def index(self, vocab: Any) -> np.int64:
         return np.int64(self.sequence_index)
+
+    def get_padding_lengths(self) -> dict[str, int]:
+        return {}
+
+    def as_tensor(self, padding_lengths: dict[str, int]) -> Any:
+        import torch
+
+        return torch.tensor([self.sequence_index], dtype=torch.long)
+
+    def empty_field(self) -> IndexField:
+        return IndexField(-1, None)
+
+    def human_readable_repr(self) -> int:
+        return self.sequence_index
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, int):
+            return self.sequence_index == other
+        if isinstance(other, IndexField):
+            return self.sequence_index == other.sequence_index and self.sequence_field is other.sequence_field
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.sequence_index)
 
 
 class SequenceLabelField(Field):

@@ -178,6 +178,23 @@ class Vocabulary:
     def get_namespaces(self) -> set[str]:
         return set(self._tokens)
 
+    # -------------------------------------------------------- AllenNLP's way of growing one by hand
+    def add_token_to_namespace(self, token: str, namespace: str = "tokens") -> int:
+        """Add ``token`` (if new) and return its index; a new namespace starts with padding and OOV unless its name
+        is one of AllenNLP's non-padded ones (``*tags``, ``*labels``)."""
+        if not isinstance(token, str):
+            raise ValueError(f"vocabulary tokens are strings, not {type(token).__name__} ({token!r})")
+        if namespace not in self._tokens:
+            self._set(namespace, [PADDING_TOKEN, OOV_TOKEN] if VocabularyConfig().is_padded(namespace) else [])
+        indices = self._indices[namespace]
+        if token not in indices:
+            indices[token] = len(self._tokens[namespace])
+            self._tokens[namespace].append(token)
+        return indices[token]
+
+    def add_tokens_to_namespace(self, tokens: list[str], namespace: str = "tokens") -> list[int]:
+        return [self.add_token_to_namespace(token, namespace) for token in tokens]
+
     # ----------------------------------------------------------------------- persistence
     def save(self, directory: str | Path) -> None:
         """One ``NAMESPACE.txt`` per namespace, one token per line, in index order."""

@@ -57,6 +57,60 @@ def viterbi_decode(scores: torch.Tensor, transitions: torch.Tensor,
     return path[1:-1], float(score[0])
 
 
+
+def k_best_viterbi(scores: torch.Tensor, transitions: torch.Tensor, observations: Sequence[int] | None = None,
+                   start_transitions: torch.Tensor | None = None, end_transitions: torch.Tensor | None = None,
+                   top_k: int = 1) -> tuple[list[list[int]], torch.Tensor]:
+    """The ``top_k`` best tag paths through ``scores`` ``[T, C]`` and their scores, AllenNLP's full form: a tag
+    observed at a step (``observations``, ``-1`` where none) is forced there with score 1e5, and START/END
+    potentials, when either is given, frame the sequence as in :func:`viterbi_decode`."""
+    length, tags = scores.shape
+    observations = list(observations) if observations else [-1] * length
+    if len(observations) != length:
+        raise ValueError(f"{len(observations)} observations for a sequence of {length}")
+    framed = start_transitions is not None or end_transitions is not None
+    if framed:
+        start = scores.new_zeros(tags) if start_transitions is None else start_transitions
+        end = scores.new_zeros(tags) if end_transitions is None else end_transitions
+        forbidden = scores.new_full((2,), -math.inf)
+        wide = scores.new_zeros(tags + 2, tags + 2)
+        wide[:tags, :tags] = transitions
+        wide[-2, :] = torch.cat([start, forbidden])
+        wide[-1, :] = -math.inf
+        wide[:, -1] = torch.cat([end, forbidden])
+        wide[:, -2] = -math.inf
+        transitions, tags = wide, tags + 2
+        observations = [tags - 2] + observations + [tags - 1]
+        scores = torch.cat([scores, scores.new_full((length, 2), -math.inf)], -1)
+        scores = torch.cat([scores.new_zeros(1, tags), scores, scores.new_zeros(1, tags)], 0)
+        length += 2
+
+    def observed(tag: int) -> torch.Tensor:
+        forced = scores.new_zeros(tags)
+        forced[tag] = OBSERVED
+        return forced.unsqueeze(0)
+
+    path_scores = [observed(observations[0]) if observations[0] != -1 else scores[0].unsqueeze(0)]
+    pointers = []
+    for t in range(1, length):
+        summed = (path_scores[-1].unsqueeze(2) + transitions).view(-1, tags)
+        best, pointer = torch.topk(summed, k=min(summed.size(0), top_k), dim=0)
+        path_scores.append(observed(observations[t]) if observations[t] != -1 else scores[t] + best)
+        pointers.append(pointer.squeeze())
+    final = path_scores[-1].view(-1)
+    best_scores, best_last = torch.topk(final, k=min(final.size(0), top_k), dim=0)
+    paths = []
+    for last in best_last.tolist():
+        path = [last]
+        for pointer in reversed(pointers):
+            path.append(int(pointer.view(-1)[path[-1]]))
+        path.reverse()
+        if framed:
+            path = path[1:-1]
+        paths.append([tag % tags for tag in path])
+    return paths, best_scores
+
+
 def bio_transition_potentials(labels: Sequence[str]) -> tuple[torch.Tensor, torch.Tensor]:
     """Pairwise and START potentials (0 or ``-inf``) for BIO tags as AllenNLP's SRL models decode: ``I-X`` only
     after ``B-X`` or ``I-X``, never first."""

@@ -5,5 +5,7 @@ from distrain.data.reader import DatasetReader
 from distrain.data.token_indexer import TokenIndexer
 from distrain.data.tokenizer import Token, Tokenizer
 from distrain.data.vocabulary import Vocabulary
+from distrain.modules.text_field_embedder import TextFieldTensors
 
-__all__ = ["DatasetReader", "Field", "Instance", "Token", "TokenIndexer", "Tokenizer", "Vocabulary"]
+__all__ = ["DatasetReader", "Field", "Instance", "TextFieldTensors", "Token", "TokenIndexer", "Tokenizer",
+           "Vocabulary"]

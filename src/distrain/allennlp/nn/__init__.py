@@ -1,5 +1,8 @@
-"""``allennlp.nn``: the tensor utilities, initializers and activations AllenNLP models are written with."""
+"""``allennlp.nn``: the tensor utilities, initializers, regularizers and activations AllenNLP models are written with."""
 
 from distrain.allennlp.nn import util
+from distrain.allennlp.nn.initializers import Initializer, InitializerApplicator
+from distrain.allennlp.nn.regularizers import RegularizerApplicator
+from distrain.modules.activation import Activation
 
-__all__ = ["util"]
+__all__ = ["Activation", "Initializer", "InitializerApplicator", "RegularizerApplicator", "util"]

@@ -1,0 +1,7 @@
+"""``allennlp.data.fields.adjacency_field``."""
+
+from distrain.data.fields import AdjacencyField
+
+__all__ = [
+    "AdjacencyField",
+]

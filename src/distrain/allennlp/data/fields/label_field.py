@@ -1,0 +1,7 @@
+"""``allennlp.data.fields.label_field``."""
+
+from distrain.data.fields import LabelField
+
+__all__ = [
+    "LabelField",
+]

@@ -1,0 +1,7 @@
+"""``allennlp.data.fields.metadata_field``."""
+
+from distrain.data.fields import MetadataField
+
+__all__ = [
+    "MetadataField",
+]

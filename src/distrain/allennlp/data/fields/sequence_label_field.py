@@ -1,0 +1,7 @@
+"""``allennlp.data.fields.sequence_label_field``."""
+
+from distrain.data.fields import SequenceLabelField
+
+__all__ = [
+    "SequenceLabelField",
+]

@@ -1,0 +1,7 @@
+"""``allennlp.data.fields.tensor_field``."""
+
+from distrain.data.fields import TensorField
+
+__all__ = [
+    "TensorField",
+]

@@ -1,0 +1,7 @@
+"""``allennlp.data.instance``."""
+
+from distrain.data.fields import Instance
+
+__all__ = [
+    "Instance",
+]

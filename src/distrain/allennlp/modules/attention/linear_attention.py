@@ -1,0 +1,7 @@
+"""``allennlp.modules.attention.linear_attention``."""
+
+from distrain.modules.attentions.linear import LinearAttention
+
+__all__ = [
+    "LinearAttention",
+]

@@ -1,0 +1,7 @@
+"""``allennlp.modules.feedforward``."""
+
+from distrain.modules.feedforward import FeedForward
+
+__all__ = [
+    "FeedForward",
+]

@@ -1,0 +1,7 @@
+"""``allennlp.modules.highway``."""
+
+from distrain.modules.highway import Highway
+
+__all__ = [
+    "Highway",
+]

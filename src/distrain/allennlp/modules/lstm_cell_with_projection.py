@@ -1,0 +1,7 @@
+"""``allennlp.modules.lstm_cell_with_projection``."""
+
+from distrain.modules.elmo_lstm import LstmCellWithProjection
+
+__all__ = [
+    "LstmCellWithProjection",
+]

@@ -1,0 +1,7 @@
+"""``allennlp.modules.maxout``."""
+
+from distrain.modules.maxout import Maxout
+
+__all__ = [
+    "Maxout",
+]

@@ -1,0 +1,39 @@
+"""AllenNLP's ``PytorchSeq2SeqWrapper``: a torch recurrent layer the user built (``batch_first=True``) run as
+distrain's ``lstm``/``gru`` seq2seq encoder runs its own (each sequence's unpadded part, zeros at padding)."""
+
+from __future__ import annotations
+
+import torch
+
+from distrain.errors import ConfigError
+from distrain.modules.seq2seq_encoders.rnn import _RnnSeq2Seq
+
+
+def wrapped_rnn(module: torch.nn.Module, stateful: bool, wrapper: str) -> torch.nn.Module:
+    """``module`` if it can be wrapped: batch first, and no state kept between calls."""
+    if not getattr(module, "batch_first", True):
+        raise ConfigError(f"{wrapper}: the wrapped module must be built with batch_first=True")
+    if stateful:
+        raise ConfigError(f"{wrapper}: stateful=True (state kept between batches) is not supported")
+    return module
+
+
+class PytorchSeq2SeqWrapper(_RnnSeq2Seq):
+    def __init__(self, module: torch.nn.Module, stateful: bool = False) -> None:
+        torch.nn.Module.__init__(self)
+        self.rnn = wrapped_rnn(module, stateful, "PytorchSeq2SeqWrapper")
+        self.input_dim = module.input_size
+        self.output_dim = module.hidden_size * (2 if module.bidirectional else 1)
+
+    def forward(self, inputs: torch.Tensor, mask: torch.Tensor | None = None,
+                hidden_state: torch.Tensor | tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
+        if mask is None:
+            return self.rnn(inputs, hidden_state)[0]
+        lengths = mask.sum(1).clamp(min=1).cpu()
+        packed = torch.nn.utils.rnn.pack_padded_sequence(inputs, lengths, batch_first=True, enforce_sorted=False)
+        output, _ = self.rnn(packed, hidden_state)
+        output, _ = torch.nn.utils.rnn.pad_packed_sequence(output, batch_first=True, total_length=inputs.shape[1])
+        return output * mask.unsqueeze(-1).to(output.dtype)
+
+
+__all__ = ["PytorchSeq2SeqWrapper"]

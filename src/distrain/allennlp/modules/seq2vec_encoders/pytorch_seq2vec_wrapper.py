@@ -1,0 +1,33 @@
+"""AllenNLP's ``PytorchSeq2VecWrapper``: a torch recurrent layer the user built (``batch_first=True``) giving its
+last layer's final state, as distrain's ``lstm``/``gru`` seq2vec encoder does (zeros for an empty sequence)."""
+
+from __future__ import annotations
+
+import torch
+
+from distrain.allennlp.modules.seq2seq_encoders.pytorch_seq2seq_wrapper import wrapped_rnn
+from distrain.modules.seq2vec_encoders.rnn import _RnnSeq2Vec
+
+
+class PytorchSeq2VecWrapper(_RnnSeq2Vec):
+    attribute = "_module"
+
+    def __init__(self, module: torch.nn.Module, stateful: bool = False) -> None:
+        torch.nn.Module.__init__(self)
+        self._module = wrapped_rnn(module, stateful, "PytorchSeq2VecWrapper")
+        self.input_dim = module.input_size
+        self.output_dim = module.hidden_size * (2 if module.bidirectional else 1)
+
+    def forward(self, inputs: torch.Tensor, mask: torch.Tensor | None = None,
+                hidden_state: torch.Tensor | None = None) -> torch.Tensor:
+        if mask is None:
+            mask = inputs.new_ones(inputs.shape[:2], dtype=torch.bool)
+        lengths = mask.sum(1).clamp(min=1).cpu()
+        packed = torch.nn.utils.rnn.pack_padded_sequence(inputs, lengths, batch_first=True, enforce_sorted=False)
+        _, hidden = self._module(packed, hidden_state)
+        hidden = hidden[0] if isinstance(hidden, tuple) else hidden
+        final = torch.cat([hidden[-2], hidden[-1]], dim=-1) if self._module.bidirectional else hidden[-1]
+        return final * mask.any(1, keepdim=True).to(final.dtype)
+
+
+__all__ = ["PytorchSeq2VecWrapper"]

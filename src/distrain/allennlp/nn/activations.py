@@ -1,0 +1,7 @@
+"""``allennlp.nn.activations``: activations by name."""
+
+from distrain.modules.activation import Activation
+
+__all__ = [
+    "Activation",
+]
