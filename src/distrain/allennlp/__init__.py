@@ -20,6 +20,7 @@ For prediction, as an AllenNLP predictor is written: ``Predictor`` (with
 from __future__ import annotations
 
 from distrain.allennlp import util
+from distrain.allennlp.common.from_params import attach as _attach_from_params
 from distrain.allennlp.archival import Archive, load_archive
 from distrain.allennlp.predictor import Predictor
 from distrain.allennlp.sanitize import JsonDict, sanitize
@@ -52,6 +53,8 @@ from distrain.modules.text_field_embedder import BasicTextFieldEmbedder, TextFie
 from distrain.modules.token_embedder import TokenEmbedder
 from distrain.modules.token_embedders.embedding import Embedding
 from distrain.registry import Registrable
+
+_attach_from_params()  # AllenNLP's Registrable.from_params, for the code written against it
 
 #: the boundary tokens AllenNLP's sequence-to-sequence readers and models add
 START_SYMBOL = "@start@"
