@@ -38,6 +38,13 @@ def _from_params(cls: type, params: Any = None, constructor_to_call: Any = None,
     return build_from_params(cls, params, **extras)
 
 
+class FromParams:
+    """AllenNLP's base for classes built from a config block (``from_params``); a class of a user's that inherits
+    it gets the method whatever else it is."""
+
+    from_params = classmethod(_from_params)
+
+
 def _vocabulary_from_params(cls: type, params: Any = None, instances: Any = None, **extras: Any) -> Any:
     """AllenNLP's vocabulary block (``type`` ``from_instances`` by default, ``from_files`` with its
     ``directory``, ``empty``) as distrain's :class:`~distrain.data.vocabulary.VocabularyConfig`."""

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 from distrain.allennlp.sanitize import JsonDict, sanitize
 
 __all__ = [
-    "END_SYMBOL", "JsonDict", "START_SYMBOL", "ensure_list", "group_by_count", "import_module_and_submodules",
+    "END_SYMBOL", "JsonDict", "START_SYMBOL", "cycle_iterator_function", "ensure_list", "group_by_count", "import_module_and_submodules",
     "int_to_device", "is_lazy", "lazy_groups_of", "namespace_match", "pad_sequence_to_length", "prepare_environment",
     "push_python_path", "pushd", "sanitize",
 ]
@@ -30,6 +30,12 @@ A = TypeVar("A")
 def group_by_count(iterable: Sequence[Any], count: int, default_value: Any) -> list[list[Any]]:
     """``iterable`` in groups of ``count``, the last one filled up with ``default_value``."""
     return [list(group) for group in zip_longest(*[iter(iterable)] * count, fillvalue=default_value)]
+
+
+def cycle_iterator_function(iterator_function: Callable[[], Iterable[A]]) -> Iterator[A]:
+    """The items of ``iterator_function()``, then of a fresh call of it, without end (an epoch after another)."""
+    while True:
+        yield from iterator_function()
 
 
 def lazy_groups_of(iterable: Iterable[A], group_size: int) -> Iterator[list[A]]:

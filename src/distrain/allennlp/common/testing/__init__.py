@@ -62,6 +62,18 @@ def _assert_close(actual: Any, desired: Any, rtol: float, atol: float) -> None:
     torch.testing.assert_close(actual, desired, rtol=rtol, atol=atol, check_dtype=False)
 
 
+def assert_allclose(actual: Any, expected: Any, rtol: float | None = None, atol: float | None = None,
+                    equal_nan: bool = True, msg: str = "") -> None:
+    """torch's retired ``torch.testing.assert_allclose``, which AllenNLP's tests import from here: numbers, lists,
+    arrays or tensors close within ``rtol``/``atol`` (torch's defaults for the dtype when not given)."""
+    actual = torch.as_tensor(actual)
+    expected = torch.as_tensor(expected, dtype=actual.dtype) if not isinstance(expected, torch.Tensor) else expected
+    if (rtol is None) != (atol is None):
+        rtol, atol = (rtol or 0.0), (atol or 0.0)
+    torch.testing.assert_close(actual, expected.to(actual.dtype), rtol=rtol, atol=atol, equal_nan=equal_nan,
+                               msg=msg or None, check_device=False)
+
+
 def global_distributed_metric(global_rank: int, world_size: int, gpu_id: int | torch.device, metric: Any,
                               metric_kwargs: dict[str, list[Any]], desired_values: Any,
                               exact: bool | tuple[float, float] = True, number_of_runs: int = 1) -> None:
@@ -93,5 +105,5 @@ def assert_equal_parameters(old_module: torch.nn.Module, new_module: torch.nn.Mo
     return only_in_old
 
 
-__all__ = ["AllenNlpTestCase", "ModelTestCase", "assert_equal_parameters", "assert_metrics_values", "cpu_or_gpu",
+__all__ = ["AllenNlpTestCase", "ModelTestCase", "assert_allclose", "assert_equal_parameters", "assert_metrics_values", "cpu_or_gpu",
            "global_distributed_metric", "multi_device", "requires_gpu", "requires_multi_gpu", "run_distributed_test"]
