@@ -178,6 +178,15 @@ CASES = {
                        ["predictions", "class_log_probabilities", "predicted_tokens"], 3,
                        {"trainer.num_epochs": 100, **{f"dataset_reader.source_tokenizer.{key}": False
                                                       for key in ("pos_tags", "parse", "ner")}}),
+    # composed_seq2seq's lstm_cell fixture, changed as simple_seq2seq's; its decoder keeps the best beam's tokens
+    "composed_seq2seq": ("allennlp-models", "test_fixtures/generation/composed/experiment.json",
+                         ["predictions", "class_log_probabilities", "predicted_tokens"], 3,
+                         {"trainer.num_epochs": 100, **{f"dataset_reader.source_tokenizer.{key}": False
+                                                        for key in ("pos_tags", "parse", "ner")}}),
+    # copynet_seq2seq's fixture, 50 epochs instead of 2 so that it copies; the beams run over the extended
+    # vocabulary (a copied source position is an id past the target vocabulary)
+    "copynet_seq2seq": ("allennlp-models", "test_fixtures/generation/copynet/experiment.json",
+                        ["predictions", "predicted_log_probs", "predicted_tokens"], 2, {"trainer.num_epochs": 50}),
     # a crf_tagger whose ELMo-like embedder mixes the layers of a transformer LM archive (made by make_lm_archive, read
     # from test_fixtures/lm/language_model/ when the tagger's archive is loaded)
     "bidirectional_lm_token_embedder": (

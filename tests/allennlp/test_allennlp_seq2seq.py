@@ -134,28 +134,36 @@ def test_a_trained_simple_seq2seq_decodes_each_source_to_its_own_target(tmp_path
         assert line["class_log_probabilities"][0] >= line["class_log_probabilities"][1]
 
 
-def test_allennlps_simple_seq2seq_archive_decodes_allennlps_beams(monkeypatch):
-    """The archive AllenNLP 2.10.1 trained on the simple fixture (tests/allennlp_golden/simple_seq2seq, 100 epochs,
-    so its best sentences differ across the inputs), decoded by distrain one sentence at a time: every beam's ids
-    and tokens as AllenNLP's beam search gave them, and their summed log-probabilities within 1e-5. (Its
-    ``evaluate`` BLEU and loss: tests/allennlp/test_allennlp_archives.py, every golden case.)"""
+#: golden case -> the key of its beams' summed log-probabilities (AllenNLP's names)
+ARCHIVES = {"simple_seq2seq": "class_log_probabilities", "composed_seq2seq": "class_log_probabilities",
+            "copynet_seq2seq": "predicted_log_probs"}
+
+
+@pytest.mark.parametrize("case", sorted(ARCHIVES))
+def test_allennlps_seq2seq_archive_decodes_allennlps_beams(case, monkeypatch):
+    """Archives AllenNLP 2.10.1 trained on the fixtures (tests/allennlp_golden/CASE: 50-100 epochs, so the best
+    sentences differ across the inputs; CopyNet's copy the source's words), decoded by distrain one sentence at a
+    time: every beam's ids (CopyNet's over the extended vocabulary: a copied position is an id past the target
+    vocabulary) and tokens as AllenNLP's beam search gave them, and their summed log-probabilities within 1e-5.
+    (Their ``evaluate`` BLEU and loss: tests/allennlp/test_allennlp_archives.py, every golden case.)"""
     import numpy as np
     import torch
 
     from support.allennlp import golden_job
 
     monkeypatch.chdir(ALLENNLP_MODELS)
-    job, golden = golden_job("simple_seq2seq")
-    assert len({json.dumps(theirs["predicted_tokens"][0]) for theirs in golden}) > 1
+    job, golden = golden_job(case)
+    best = [json.dumps(theirs["predicted_tokens"][0] if case != "composed_seq2seq" else theirs["predicted_tokens"])
+            for theirs in golden]
+    assert len(set(best)) > 1
+    scores = ARCHIVES[case]
     job.model.eval()
     with torch.inference_mode():
         for index, theirs in enumerate(golden):
             mine = job.model(**job.dataset.batch(np.arange(index, index + 1)))
             assert mine["predictions"][0].tolist() == theirs["predictions"]
-            np.testing.assert_allclose(mine["class_log_probabilities"][0].numpy(), theirs["class_log_probabilities"],
-                                       atol=1e-5, rtol=0)
-            readable = job.model.make_output_human_readable({key: mine[key] for key in ("predictions",
-                                                                                        "class_log_probabilities")})
+            np.testing.assert_allclose(mine[scores][0].numpy(), theirs[scores], atol=1e-5, rtol=0)
+            readable = job.model.make_output_human_readable(mine)
             assert readable[0]["predicted_tokens"] == theirs["predicted_tokens"]
 
 
