@@ -176,6 +176,38 @@ def test_allennlps_seq2seq_archive_decodes_allennlps_beams(case, monkeypatch):
             assert readable[0]["predicted_tokens"] == theirs["predicted_tokens"]
 
 
+def test_stacked_self_attention_decodes_in_parallel_what_it_decodes_step_by_step():
+    """Teacher forcing runs the self-attention decoder once over the whole target; each position may see only the
+    ones before it, so the logits equal those of decoding one step at a time (dropout off), and a later target
+    token changes no earlier position's logits."""
+    import torch
+
+    from distrain.data.vocabulary import Vocabulary
+    from distrain.modules.token_embedders.embedding import Embedding
+    from distrain.zoo.seq2seq.modules.decoder_nets.stacked_self_attention import StackedSelfAttentionDecoderNet
+    from distrain.zoo.seq2seq.modules.seq_decoders.auto_regressive import AutoRegressiveSeqDecoder
+
+    torch.manual_seed(0)
+    vocab = Vocabulary({"tokens": ["@@PADDING@@", "@@UNKNOWN@@", "@start@", "@end@", "a", "b", "c"]})
+    net = StackedSelfAttentionDecoderNet(decoding_dim=8, target_embedding_dim=8, feedforward_hidden_dim=16,
+                                         num_layers=2, num_attention_heads=2)
+    decoder = AutoRegressiveSeqDecoder(vocab, net, Embedding(8, num_embeddings=7)).eval()
+    targets = torch.tensor([[2, 4, 5, 6, 3], [2, 6, 6, 3, 0]])
+    state = {"encoder_outputs": torch.randn(2, 3, 8), "source_mask": torch.tensor([[1, 1, 1], [1, 1, 0]]).bool()}
+
+    def parallel(ids: torch.Tensor) -> torch.Tensor:
+        embedded = decoder.target_embedder(ids)
+        _, decoded = net({}, state["encoder_outputs"], state["source_mask"], embedded[:, :-1])
+        return decoder.output_projection_layer(decoded)
+
+    stepwise = decoder.stepwise_logits(dict(state), targets, decoder.target_embedder(targets))
+    torch.testing.assert_close(parallel(targets), stepwise, atol=1e-5, rtol=0)
+    changed = targets.clone()
+    changed[:, 3] = 4
+    torch.testing.assert_close(parallel(changed)[:, :3], parallel(targets)[:, :3], atol=1e-6, rtol=0)
+    assert not torch.allclose(parallel(changed)[:, 3], parallel(targets)[:, 3])
+
+
 # ------------------------------------------------------------------------------------------- the readers
 def texts(field) -> list[str]:
     return [token if isinstance(token, str) else token.text for token in field.tokens]
