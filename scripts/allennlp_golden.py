@@ -187,6 +187,11 @@ CASES = {
     # vocabulary (a copied source position is an id past the target vocabulary)
     "copynet_seq2seq": ("allennlp-models", "test_fixtures/generation/copynet/experiment.json",
                         ["predictions", "predicted_log_probs", "predicted_tokens"], 2, {"trainer.num_epochs": 50}),
+    # the same over the fixture's tiny BERT (frozen); its learning rate (5e-5) and 2 epochs leave every beam the
+    # same string of [UNK]s: 30 epochs at 0.01 make the two sentences' beams differ
+    "copynet_seq2seq_transformer": ("allennlp-models", "test_fixtures/generation/copynet/experiment_transformer.jsonnet",
+                                    ["predictions", "predicted_log_probs", "predicted_tokens"], 2,
+                                    {"trainer.optimizer.lr": 0.01, "trainer.num_epochs": 30}),
     # a crf_tagger whose ELMo-like embedder mixes the layers of a transformer LM archive (made by make_lm_archive, read
     # from test_fixtures/lm/language_model/ when the tagger's archive is loaded)
     "bidirectional_lm_token_embedder": (

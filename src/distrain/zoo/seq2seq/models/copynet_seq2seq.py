@@ -42,6 +42,9 @@ from distrain.zoo.seq2seq.readers.seq2seq import END_SYMBOL, START_SYMBOL
 
 @Model.register("copynet_seq2seq")
 class CopyNetSeq2Seq(Model):
+    #: a pretrained source embedder's buffers and pooler AllenNLP's archives hold (older transformers saved them)
+    allennlp_unused = (r"\.position_ids$", r"\.pooler\.")
+
     def __init__(self, vocab: Vocabulary, source_embedder: TextFieldEmbedder, encoder: Seq2SeqEncoder,
                  attention: Attention, label_smoothing: Probability | None = None,
                  beam_search: Lazy[BeamSearch] | None = None, target_embedding_dim: PositiveInt = 30,
