@@ -197,6 +197,31 @@ def test_stacked_self_attention_decodes_in_parallel_what_it_decodes_step_by_step
     assert not torch.allclose(parallel(changed)[:, 3], parallel(targets)[:, 3])
 
 
+def test_simple_seq2seq_with_stacked_decoder_layers_and_no_attention_trains_and_decodes(tmp_path):
+    """``target_decoder_layers: 2`` (a 2-layer LSTM started from the encoder's state in every layer), no attention,
+    and AllenNLP's deprecated model-level ``beam_size`` / ``max_decoding_steps``: an epoch trains and validation
+    decodes 3 beams of at most 4 steps."""
+    (tmp_path / "pairs.tsv").write_text("a b\tb a\nc d\td c\n")
+    config = {
+        "dataset_reader": {"type": "seq2seq", "source_tokenizer": {"type": "just_spaces"}},
+        "train_data_path": "pairs.tsv", "validation_data_path": "pairs.tsv",
+        "model": {"type": "simple_seq2seq", "target_decoder_layers": 2, "beam_size": 3, "max_decoding_steps": 4,
+                  "source_embedder": {"token_embedders": {"tokens": {"type": "embedding", "embedding_dim": 6}}},
+                  "encoder": {"type": "gru", "input_size": 6, "hidden_size": 5}},
+        "data_loader": {"batch_size": 2},
+        "trainer": {"num_epochs": 1, "optimizer": {"type": "adam"}},
+    }
+    path = write_config(tmp_path / "layers.json", config)
+    assert run_cli("check", str(path), cwd=tmp_path).returncode == 0
+    trained = run_cli("train", str(path), "-s", "run", cwd=tmp_path)
+    assert trained.returncode == 0, trained.stderr
+    predicted = run_cli("predict", "run/model.tar.gz", "pairs.tsv", "--output-file", "out.jsonl", cwd=tmp_path)
+    assert predicted.returncode == 0, predicted.stderr
+    for line in (tmp_path / "out.jsonl").read_text().splitlines():
+        beams = json.loads(line)["predictions"]
+        assert len(beams) == 3 and all(len(beam) <= 4 for beam in beams)
+
+
 # ------------------------------------------------------------------------------------------- the readers
 def texts(field) -> list[str]:
     return [token if isinstance(token, str) else token.text for token in field.tokens]

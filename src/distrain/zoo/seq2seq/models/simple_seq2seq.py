@@ -124,9 +124,9 @@ class SimpleSeq2Seq(Model):
     def init_decoder_state(self, state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         hidden = final_encoder_states(state["encoder_outputs"], state["source_mask"], self.encoder.is_bidirectional())
         context = state["encoder_outputs"].new_zeros(hidden.shape[0], self.decoder_output_dim)
-        if self.target_decoder_layers > 1:
-            hidden = hidden.unsqueeze(0).repeat(self.target_decoder_layers, 1, 1)
-            context = context.unsqueeze(0).repeat(self.target_decoder_layers, 1, 1)
+        if self.target_decoder_layers > 1:  # batch first, (batch, layers, width), as the beam search reorders states
+            hidden = hidden.unsqueeze(1).repeat(1, self.target_decoder_layers, 1)
+            context = context.unsqueeze(1).repeat(1, self.target_decoder_layers, 1)
         return {**state, "decoder_hidden": hidden, "decoder_context": context}
 
     def forward_loop(self, state: dict[str, torch.Tensor], target_tokens: TextFieldTensors) -> dict[str, Any]:
@@ -153,15 +153,19 @@ class SimpleSeq2Seq(Model):
     def output_projections(self, last_predictions: torch.Tensor,
                            state: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         hidden, context = state["decoder_hidden"], state["decoder_context"]
+        layered = self.target_decoder_layers > 1
+        if layered:  # torch's LSTM takes (layers, batch, width)
+            hidden, context = hidden.transpose(0, 1).contiguous(), context.transpose(0, 1).contiguous()
         decoder_input = self.target_embedder(last_predictions)
         if self.attention is not None:
-            query = hidden[0] if self.target_decoder_layers > 1 else hidden
+            query = hidden[0] if layered else hidden
             weights = self.attention(query, state["encoder_outputs"], state["source_mask"])
             decoder_input = torch.cat((weighted_sum(state["encoder_outputs"], weights), decoder_input), -1)
-        if self.target_decoder_layers > 1:
+        if layered:
             _, (hidden, context) = self.decoder_cell(decoder_input.float().unsqueeze(0),
                                                      (hidden.float(), context.float()))
             top = hidden[-1]
+            hidden, context = hidden.transpose(0, 1), context.transpose(0, 1)
         else:
             hidden, context = self.decoder_cell(decoder_input.float(), (hidden.float(), context.float()))
             top = hidden
