@@ -30,7 +30,10 @@ class SingleIdTokenIndexer(TokenIndexer):
 
     def _text(self, token: Any) -> str:
         text = token_text(token) if self.feature_name == "text" else getattr(token, self.feature_name, None)
-        if text is None and self.default_value is not None:
+        if text is None and self.feature_name != "text":
+            if self.default_value is None:
+                raise ValueError(f"token {token_text(token)!r} has no {self.feature_name} and the single_id indexer "
+                                 "has no default_value")
             text = self.default_value
         return text.lower() if self.lowercase_tokens else text
 
