@@ -316,3 +316,19 @@ def test_pos_tag_indexer_indexes_fine_or_coarse_tags_and_none_for_a_token_withou
         vocab = Vocabulary({"pos_tokens": ["@@PADDING@@", "@@UNKNOWN@@", *wanted]})
         ids = indexer.tokens_to_indices(tokens, vocab)["tokens"].values.tolist()
         assert [vocab.token(index, "pos_tokens") for index in ids] == wanted
+
+
+def test_training_on_a_copynet_line_without_a_tab_exits_2_with_one_line_naming_it(tmp_path):
+    from distrain.config.loading import load_config
+
+    config = load_config(GENERATION / "copynet" / "experiment.json")
+    bad = tmp_path / "bad.tsv"
+    bad.write_text((GENERATION / "copynet" / "data" / "copyover.tsv").read_text() + "a source and no target\n")
+    config["train_data_path"] = config["validation_data_path"] = str(bad)
+    trained = run_cli("train", str(write_config(tmp_path / "bad.json", config)), "-s", str(tmp_path / "run"),
+                      cwd=ALLENNLP_MODELS)
+    assert trained.returncode == 2, trained.stderr
+    errors = [line for line in trained.stderr.splitlines() if line.startswith("error")]
+    assert errors == [f"error: {bad}:3: expected a source and a target separated by a tab, got 1 field(s)"], \
+        trained.stderr
+    assert "Traceback" not in trained.stderr and not (tmp_path / "run").exists()
