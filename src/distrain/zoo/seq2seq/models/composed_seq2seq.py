@@ -1,8 +1,11 @@
 """AllenNLP's ``composed_seq2seq``: a source embedder and seq2seq encoder, and any ``SeqDecoder`` (by default
 ``auto_regressive_seq_decoder`` over a decoder net: ``lstm_cell`` or ``stacked_self_attention``).
 
-``tied_source_embedder_key`` makes that token embedder of the source the decoder's target embedding (one
-matrix for both sides, which then share a vocabulary namespace). The loss is the decoder's: a mean over
+``tied_source_embedder_key`` is checked as AllenNLP checked it (a basic embedder's ``embedding`` of the
+target embedding's width) and, as in AllenNLP 2.10.1, ties nothing: AllenNLP put the target embedding in its
+embedder's dictionary, but the embedder calls the module registered under the key, which stayed the source's own
+(its archives hold two different matrices). Doing the same keeps AllenNLP's archives loading and its training
+alike. The loss is the decoder's: a mean over
 sequences, so the trainer's per-instance weighting keeps it worker-count independent.
 """
 
@@ -22,6 +25,9 @@ from distrain.zoo.seq2seq.modules.seq_decoders.seq_decoder import SeqDecoder
 
 @Model.register("composed_seq2seq")
 class ComposedSeq2Seq(Model):
+    #: the self-attention decoder's sinusoid table, which AllenNLP saved and distrain computes
+    allennlp_unused = (r"\._positional_embedder\.positional_encoding$",)
+
     def __init__(self, vocab: Vocabulary, source_text_embedder: TextFieldEmbedder, encoder: Seq2SeqEncoder,
                  decoder: SeqDecoder, tied_source_embedder_key: str | None = None) -> None:
         super().__init__(vocab)
@@ -42,6 +48,7 @@ class ComposedSeq2Seq(Model):
         return []  # the decoder, not a seq2vec encoder, follows the encoder: the base chain does not apply
 
     def tie_source_embedder(self, key: str) -> None:
+        """AllenNLP's checks of the tie (see the module's docstring: it ties nothing)."""
         embedder = self.source_text_embedder
         if not isinstance(embedder, BasicTextFieldEmbedder):
             raise ValueError("tied_source_embedder_key: the source_text_embedder is not a basic text field embedder")
@@ -49,7 +56,6 @@ class ComposedSeq2Seq(Model):
             raise ValueError(f"tied_source_embedder_key: {key!r} is not an embedding of the source_text_embedder")
         if embedder.embedder(key).get_output_dim() != self.decoder.target_embedder.get_output_dim():
             raise ValueError("tied_source_embedder_key: the source and target embeddings differ in width")
-        setattr(embedder, f"token_embedder_{key}", self.decoder.target_embedder)
 
     def forward(self, source_tokens: TextFieldTensors, target_tokens: TextFieldTensors | None = None,
                 **_: Any) -> dict[str, Any]:
