@@ -170,6 +170,39 @@ CASES = {
            {**{key: "test_fixtures/generation/t5-tiny-random" for key in (
                "dataset_reader.source_tokenizer.model_name", "dataset_reader.source_token_indexers.tokens.model_name",
                "model.model_name")}, "model.beam_search": {"beam_size": 3, "max_steps": 20}}),
+    # simple_seq2seq's fixture with spaCy's tagger, parser and recogniser off (the blank pipeline has none: their
+    # features are empty strings either way, and distrain refuses to ask for them without en_core_web_sm); 100
+    # epochs instead of 2, so the decoded sentences are not all empty and differ; the outputs are every beam of
+    # its beam search (5 wide, 20 steps), their summed log-probabilities and tokens
+    "simple_seq2seq": ("allennlp-models", "test_fixtures/generation/simple/experiment.json",
+                       ["predictions", "class_log_probabilities", "predicted_tokens"], 3,
+                       {"trainer.num_epochs": 100, **{f"dataset_reader.source_tokenizer.{key}": False
+                                                      for key in ("pos_tags", "parse", "ner")}}),
+    # composed_seq2seq's lstm_cell fixture, changed as simple_seq2seq's; its decoder keeps the best beam's tokens
+    "composed_seq2seq": ("allennlp-models", "test_fixtures/generation/composed/experiment.json",
+                         ["predictions", "class_log_probabilities", "predicted_tokens"], 3,
+                         {"trainer.num_epochs": 100, **{f"dataset_reader.source_tokenizer.{key}": False
+                                                        for key in ("pos_tags", "parse", "ner")}}),
+    # composed_seq2seq's transformer fixture (a stacked self-attention encoder and decoder, tied embeddings, label
+    # smoothing), changed as the others and where AllenNLP 2.10.1 cannot run it: its pos_tag indexer (AllenNLP 0.9's)
+    # is a single_id of the same tags, and 10 beam steps instead of 120 keep the decoding short; 150 epochs without
+    # early stopping still decode the same beams for the three sentences, whose scores differ (by ~0.01)
+    "composed_seq2seq_transformer": (
+        "allennlp-models", "test_fixtures/generation/composed/experiment_transformer.json",
+        ["predictions", "class_log_probabilities", "predicted_tokens"], 3,
+        {"trainer.num_epochs": 150, "trainer.patience": None, "model.decoder.beam_search.max_steps": 10,
+         "dataset_reader.source_token_indexers.pos_tags": {"type": "single_id", "feature_name": "tag_",
+                                                           "default_value": "NONE", "namespace": "pos"},
+         **{f"dataset_reader.source_tokenizer.{key}": False for key in ("pos_tags", "parse", "ner")}}),
+    # copynet_seq2seq's fixture, 50 epochs instead of 2 so that it copies; the beams run over the extended
+    # vocabulary (a copied source position is an id past the target vocabulary)
+    "copynet_seq2seq": ("allennlp-models", "test_fixtures/generation/copynet/experiment.json",
+                        ["predictions", "predicted_log_probs", "predicted_tokens"], 2, {"trainer.num_epochs": 50}),
+    # the same over the fixture's tiny BERT (frozen); its learning rate (5e-5) and 2 epochs leave every beam the
+    # same string of [UNK]s: 30 epochs at 0.01 make the two sentences' beams differ
+    "copynet_seq2seq_transformer": ("allennlp-models", "test_fixtures/generation/copynet/experiment_transformer.jsonnet",
+                                    ["predictions", "predicted_log_probs", "predicted_tokens"], 2,
+                                    {"trainer.optimizer.lr": 0.01, "trainer.num_epochs": 30}),
     # a crf_tagger whose ELMo-like embedder mixes the layers of a transformer LM archive (made by make_lm_archive, read
     # from test_fixtures/lm/language_model/ when the tagger's archive is loaded)
     "bidirectional_lm_token_embedder": (
@@ -236,7 +269,7 @@ def make_case(name: str, repository: str, config: str, keys: list[str], batch_si
     import allennlp.fairness  # noqa: F401 - registers bias_mitigator_applicator, its mitigators and directions
     import allennlp_models.structured_prediction  # noqa: F401 - registers the parsers, srl, srl_bert and their readers
     import allennlp_models.coref  # noqa: F401 - registers coref, its reader and its metrics
-    import allennlp_models.generation  # noqa: F401 - registers cnn_dm, bart and t5
+    import allennlp_models.generation  # noqa: F401 - registers cnn_dm, seq2seq, bart, t5 and the seq2seq models
     from allennlp.commands.train import train_model_from_file
     from allennlp.data.data_loaders import MultiProcessDataLoader
     from allennlp.models.archival import load_archive

@@ -24,6 +24,7 @@ FRAMEWORK = {
         "readers/sharded.py", "readers/text_blocks.py", "readers/text_classification_json.py",
         "token_indexers/characters.py", "token_indexers/elmo_characters.py", "token_indexers/pretrained_transformer.py",
         "token_indexers/pretrained_transformer_mismatched.py", "token_indexers/single_id.py",
+        "token_indexers/pos_tag.py",
         "tokenizers/character.py", "tokenizers/just_spaces.py", "tokenizers/letters_digits.py",
         "tokenizers/pretrained_transformer.py", "tokenizers/spacy.py", "tokenizers/words_and_punctuation.py",
     },

@@ -14,20 +14,27 @@ from distrain.data.token_indexer import TokenIndexer, token_text
 @TokenIndexer.register("single_id")
 class SingleIdTokenIndexer(TokenIndexer):
     """Tensor ``tokens``: each token's index in ``namespace`` (a token's own ``text_id`` wins, as in
-    AllenNLP; ``namespace: null`` uses only those). ``start_tokens``/``end_tokens`` wrap the sequence."""
+    AllenNLP; ``namespace: null`` uses only those). ``start_tokens``/``end_tokens`` wrap the sequence;
+    ``default_value`` stands for a ``feature_name`` a token lacks (a start symbol has no part of speech)."""
 
     def __init__(self, namespace: str | None = "tokens", lowercase_tokens: bool = False,
                  start_tokens: list[str] | None = None, end_tokens: list[str] | None = None,
-                 feature_name: str = "text", **kwargs: Any) -> None:
+                 feature_name: str = "text", default_value: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.namespace = namespace
         self.lowercase_tokens = lowercase_tokens
         self.start_tokens = list(start_tokens or [])
         self.end_tokens = list(end_tokens or [])
         self.feature_name = feature_name
+        self.default_value = default_value
 
     def _text(self, token: Any) -> str:
-        text = token_text(token) if self.feature_name == "text" else getattr(token, self.feature_name)
+        text = token_text(token) if self.feature_name == "text" else getattr(token, self.feature_name, None)
+        if text is None and self.feature_name != "text":
+            if self.default_value is None:
+                raise ValueError(f"token {token_text(token)!r} has no {self.feature_name} and the single_id indexer "
+                                 "has no default_value")
+            text = self.default_value
         return text.lower() if self.lowercase_tokens else text
 
     def count_vocab_items(self, token: Any, counters: dict[str, Counter]) -> None:
