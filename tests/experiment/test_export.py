@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -25,8 +26,8 @@ IDS = [[2, 7, 9, 11, 30, 41, 6, 3], [2, 12, 33, 8, 8, 40, 5, 3]]  # [CLS] ... [S
 # run with ``python -S``: the environment's site-packages is put on the path by hand, so no .pth line runs (the set-up's
 # ``import allennlp`` hook is one, and it imports distrain's hook module at every start)
 LOADER = r"""
-import json, sys, sysconfig
-sys.path.append(sysconfig.get_paths()["purelib"])
+import json, sys
+sys.path.append(sys.argv[4])  # the environment's site-packages, as the test's own process finds it
 import torch, transformers
 from peft import PeftModel
 jobs, ids = json.loads(sys.argv[1]), torch.tensor(json.loads(sys.argv[2]))
@@ -160,7 +161,9 @@ def test_exported_folders_give_distrains_logits_in_a_process_without_distrain(ar
             "causal_lm": ("AutoModelForCausalLM", str(out / "causal_lm")),
             "lora_causal_lm": ("peft", str(out / "lora_causal_lm"))}
     texts = [json.loads(line)["text"] for line in archives["data"].read_text().splitlines()]
-    loaded = subprocess.run([sys.executable, "-S", "-c", LOADER, json.dumps(jobs), json.dumps(IDS), json.dumps(texts)],
+    site_packages = sysconfig.get_paths()["purelib"]  # -S: no .pth line runs, the set-up's import hook's included
+    loaded = subprocess.run([sys.executable, "-S", "-c", LOADER, json.dumps(jobs), json.dumps(IDS), json.dumps(texts),
+                             site_packages],
                             capture_output=True, text=True, timeout=300, env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin"})
     assert loaded.returncode == 0, loaded.stderr[-3000:]
     found = json.loads(loaded.stdout.strip().splitlines()[-1])

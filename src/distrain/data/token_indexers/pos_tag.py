@@ -19,6 +19,8 @@ MISSING_TAG = "NONE"
 
 @TokenIndexer.register("pos_tag")
 class PosTagIndexer(TokenIndexer):
+    """One id per token, of its part-of-speech tag (AllenNLP 0.9's indexer)."""
+
     def __init__(self, namespace: str = "pos_tokens", coarse_tags: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.namespace = namespace

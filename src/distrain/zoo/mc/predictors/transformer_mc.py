@@ -10,6 +10,9 @@ from distrain.predictors.sanitize import JsonDict
 
 @Predictor.register("transformer_mc")
 class MultipleChoiceTransformerPredictor(Predictor):
+    """For ``transformer_mc`` and its readers: the prefix and each alternative are encoded as a pair, and the
+    answer is each alternative's logit and the ``best_alternative``."""
+
     def predict(self, prefix: str, alternatives: list[str]) -> JsonDict:
         return self.predict_json({"prefix": prefix, "alternatives": alternatives})
 

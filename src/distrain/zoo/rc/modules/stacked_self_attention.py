@@ -18,6 +18,9 @@ from distrain.zoo.rc.modules.positional_features import add_positional_features
 
 @Seq2SeqEncoder.register("stacked_self_attention")
 class StackedSelfAttentionEncoder(Seq2SeqEncoder):
+    """allennlp-models' self-attention encoder: per layer a feedforward and multi-head self-attention, each with
+    a residual and layer norm."""
+
     input_size_key = "input_dim"
     runtime_args = ()
 

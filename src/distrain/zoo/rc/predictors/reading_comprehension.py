@@ -10,6 +10,9 @@ from distrain.data.fields import Instance
 
 @Predictor.register("reading_comprehension")
 class ReadingComprehensionPredictor(Predictor):
+    """For the extractive readers over a ``squad`` reader: the question and passage go to its
+    ``text_to_instance``, and the answer is the model's ``best_span_str`` with its span scores."""
+
     def predict(self, question: str, passage: str) -> JsonDict:
         return self.predict_json({"question": question, "passage": passage})
 

@@ -25,6 +25,8 @@ from distrain.zoo.seq2seq.modules.seq_decoders.seq_decoder import SeqDecoder
 
 @Model.register("composed_seq2seq")
 class ComposedSeq2Seq(Model):
+    """A source embedder and seq2seq encoder, then any ``SeqDecoder`` over what they give."""
+
     #: the self-attention decoder's sinusoid table, which AllenNLP saved and distrain computes
     allennlp_unused = (r"\._positional_embedder\.positional_encoding$",)
 

@@ -42,6 +42,9 @@ from distrain.zoo.seq2seq.readers.seq2seq import END_SYMBOL, START_SYMBOL
 
 @Model.register("copynet_seq2seq")
 class CopyNetSeq2Seq(Model):
+    """An LSTM decoder that at each step generates a target word or copies a source position, one softmax over
+    both."""
+
     #: a pretrained source embedder's buffers and pooler AllenNLP's archives hold (older transformers saved them)
     allennlp_unused = (r"\.position_ids$", r"\.pooler\.")
 

@@ -45,6 +45,9 @@ def first_appearance_ids(words: list[str]) -> list[int]:
 
 @DatasetReader.register("copynet_seq2seq")
 class CopyNetDatasetReader(DatasetReader):
+    """Tab-separated source and target lines, with what CopyNet copies from: the source's tokens numbered by
+    first appearance and mapped to target ids."""
+
     distributed_aware = True
 
     def __init__(self, target_namespace: str, source_tokenizer: Tokenizer | None = None,

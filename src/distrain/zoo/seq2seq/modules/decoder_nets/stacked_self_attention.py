@@ -81,6 +81,9 @@ def causal_mask(steps: int, device: torch.device) -> torch.Tensor:
 
 @DecoderNet.register("stacked_self_attention")
 class StackedSelfAttentionDecoderNet(DecoderNet):
+    """A pre-norm transformer decoder net: self-attention over the earlier target positions, attention to the
+    source, a feedforward."""
+
     def __init__(self, decoding_dim: PositiveInt, target_embedding_dim: PositiveInt,
                  feedforward_hidden_dim: PositiveInt, num_layers: PositiveInt, num_attention_heads: PositiveInt,
                  use_positional_encoding: bool = True, positional_encoding_max_steps: PositiveInt = 5000,

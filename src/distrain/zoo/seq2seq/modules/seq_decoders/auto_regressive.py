@@ -33,6 +33,9 @@ PREVIOUS = "previous_steps_predictions"
 
 @SeqDecoder.register("auto_regressive_seq_decoder")
 class AutoRegressiveSeqDecoder(SeqDecoder):
+    """A decoder net predicting one target token at a time: teacher forcing or scheduled sampling in training,
+    beam search in prediction."""
+
     def __init__(self, vocab: Vocabulary, decoder_net: DecoderNet, target_embedder: Embedding,
                  target_namespace: str = "tokens", beam_search: Lazy[BeamSearch] | None = None,
                  tie_output_embedding: bool = False, scheduled_sampling_ratio: Probability = 0.0,
