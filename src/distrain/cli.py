@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import Callable, Container
 
 from distrain.errors import BAD_INPUT, exit_status
 
@@ -44,23 +45,34 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
-    words = sys.argv[1:] if argv is None else argv
-    named = next((word for word in words if not word.startswith("-")), None)  # the global flags take no value
-    parser = build_parser(named if named in COMMANDS else None)
-    args = parser.parse_args(argv)
-    if args.version:
-        from distrain.version import __version__
-
-        print(f"distrain {__version__}")
+    args = parse_command_line(argv, COMMANDS, build_parser, "distrain {}")
+    if args is None:
         return
-    if not args.command:
-        parser.print_help()
-        sys.exit(BAD_INPUT)
     from distrain.runtime.scratch import use_job_scratch
 
     use_job_scratch()  # a kill -9 of this command leaves no temporary file for good
     module = importlib.import_module(COMMANDS[args.command][0])
     sys.exit(run_reporting_errors(module.run, args))
+
+
+def parse_command_line(argv: list[str] | None, commands: Container[str], parser_for: Callable,
+                       version_line: str) -> argparse.Namespace | None:
+    """``argv`` parsed by ``parser_for(command)``, which builds the flags of the command named alone (``--help``
+    imports nothing else); None once ``--version`` is answered (``version_line`` formats it); no command is the
+    help and a usage error."""
+    words = sys.argv[1:] if argv is None else argv
+    named = next((word for word in words if not word.startswith("-")), None)  # the global flags take no value
+    parser = parser_for(named if named in commands else None)
+    args = parser.parse_args(argv)
+    if args.version:
+        from distrain.version import __version__
+
+        print(version_line.format(__version__))
+        return None
+    if not args.command:
+        parser.print_help()
+        sys.exit(BAD_INPUT)
+    return args
 
 
 def run_reporting_errors(command, args: argparse.Namespace) -> int:

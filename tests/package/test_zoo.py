@@ -41,7 +41,7 @@ FRAMEWORK = {
         "input_variational_dropout.py", "linear_cross_entropy.py", "masked_softmax.py", "masking.py", "matrix_attention.py",
         "matrix_attentions/bilinear.py", "matrix_attentions/cosine.py", "matrix_attentions/dot_product.py",
         "matrix_attentions/linear.py", "maxout.py", "pretrained_transformer.py", "residual_with_layer_dropout.py",
-        "scalar_mix.py", "selection.py", "seq2seq_encoder.py", "seq2seq_encoders/alternating_lstm.py",
+        "scalar_mix.py", "selection.py", "encoder_base.py", "seq2seq_encoder.py", "seq2seq_encoders/alternating_lstm.py",
         "seq2seq_encoders/multi_head_self_attention.py", "seq2seq_encoders/pass_through.py",
         "seq2seq_encoders/pytorch_transformer.py", "seq2seq_encoders/rnn.py",
         "seq2seq_encoders/stacked_bidirectional_lstm.py", "seq2vec_encoder.py", "seq2vec_encoders/bag_of_embeddings.py",

@@ -62,15 +62,20 @@ def parse_ext_vars(pairs: list[str]) -> dict[str, str]:
 
 
 def parse_overrides(text: str | None) -> dict[str, Any]:
+    return json_object_argument(text, "--overrides")
+
+
+def json_object_argument(text: str | None, flag: str) -> dict[str, Any]:
+    """A flag's JSON object (``{}`` when not given); a :class:`ConfigError` naming the flag otherwise."""
     if not text:
         return {}
     try:
-        overrides = json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as error:
-        raise ConfigError(f"--overrides: not valid JSON ({error.msg} at column {error.colno})") from None
-    if not isinstance(overrides, dict):
-        raise ConfigError("--overrides: expected a JSON object")
-    return overrides
+        raise ConfigError(f"{flag}: not valid JSON ({error.msg} at column {error.colno})") from None
+    if not isinstance(value, dict):
+        raise ConfigError(f"{flag}: expected a JSON object")
+    return value
 
 
 def apply_overrides(config: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:

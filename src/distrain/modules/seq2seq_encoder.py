@@ -9,20 +9,13 @@ from __future__ import annotations
 
 import torch
 
-from distrain.modules.sizes import Widths
+from distrain.modules.encoder_base import EncoderBase
 from distrain.registry import Registrable
 
 
-class Seq2SeqEncoder(torch.nn.Module, Widths, Registrable):
+class Seq2SeqEncoder(EncoderBase, Registrable):
     default_implementation = "pass_through"
     runtime_args = ("input_dim",)
-
-    def __init__(self, stateful: bool = False) -> None:
-        """``stateful`` is AllenNLP's flag of its recurrent encoders, kept as ``self.stateful`` so an encoder written
-        against AllenNLP's base class (``super().__init__(stateful=False)``) builds; distrain's encoders carry no
-        state from one batch to the next."""
-        super().__init__()
-        self.stateful = stateful
 
     def is_bidirectional(self) -> bool:
         return False

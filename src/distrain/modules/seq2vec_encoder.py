@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import torch
 
-from distrain.modules.sizes import Widths
+from distrain.modules.encoder_base import EncoderBase
 from distrain.registry import Registrable
 
 
-class Seq2VecEncoder(torch.nn.Module, Widths, Registrable):
+class Seq2VecEncoder(EncoderBase, Registrable):
     """``input_dim`` is supplied by the model (its embedding size); ``output_dim`` says what comes out.
 
     AllenNLP's encoders also take their input width from the config (``input_size_key`` names that
@@ -18,13 +18,6 @@ class Seq2VecEncoder(torch.nn.Module, Widths, Registrable):
 
     default_implementation = "boe"
     runtime_args = ("input_dim",)
-
-    def __init__(self, stateful: bool = False) -> None:
-        """``stateful`` is AllenNLP's flag of its recurrent encoders, kept as ``self.stateful`` so an encoder written
-        against AllenNLP's base class (``super().__init__(stateful=False)``) builds; distrain's encoders carry no
-        state from one batch to the next."""
-        super().__init__()
-        self.stateful = stateful
 
     def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:  # pragma: no cover
         raise NotImplementedError

@@ -18,12 +18,12 @@ import torch
 OBSERVED = 100000.0
 
 
-def viterbi_decode(scores: torch.Tensor, transitions: torch.Tensor,
-                   start_transitions: torch.Tensor | None = None,
-                   end_transitions: torch.Tensor | None = None) -> tuple[list[int], float]:
-    """The best tag path through ``scores`` ``[T, C]`` under ``transitions`` ``[C, C]`` (from, to) and the
-    START/END potentials (``-inf`` forbids), with its score (offset by the observed START and END)."""
-    length, tags = scores.shape
+def framed_transitions(scores: torch.Tensor, transitions: torch.Tensor, start_transitions: torch.Tensor | None,
+                       end_transitions: torch.Tensor | None) -> torch.Tensor:
+    """``transitions`` ``[C, C]`` with a START tag (row and column ``C``) and an END tag (``C + 1``) added, on
+    ``scores``' device and dtype: START goes to each tag with its start potential (0 if none), each tag to END
+    with its end potential, and nothing enters START or leaves END."""
+    tags = transitions.shape[0]
     start = scores.new_zeros(tags) if start_transitions is None else start_transitions
     end = scores.new_zeros(tags) if end_transitions is None else end_transitions
     forbidden = scores.new_full((2,), -math.inf)
@@ -33,6 +33,16 @@ def viterbi_decode(scores: torch.Tensor, transitions: torch.Tensor,
     framed[-1, :] = -math.inf
     framed[:, -1] = torch.cat([end, forbidden])
     framed[:, -2] = -math.inf
+    return framed
+
+
+def viterbi_decode(scores: torch.Tensor, transitions: torch.Tensor,
+                   start_transitions: torch.Tensor | None = None,
+                   end_transitions: torch.Tensor | None = None) -> tuple[list[int], float]:
+    """The best tag path through ``scores`` ``[T, C]`` under ``transitions`` ``[C, C]`` (from, to) and the
+    START/END potentials (``-inf`` forbids), with its score (offset by the observed START and END)."""
+    length, tags = scores.shape
+    framed = framed_transitions(scores, transitions, start_transitions, end_transitions)
     width = tags + 2
     observed_start = scores.new_zeros(width)
     observed_start[-2] = OBSERVED
@@ -70,16 +80,7 @@ def k_best_viterbi(scores: torch.Tensor, transitions: torch.Tensor, observations
         raise ValueError(f"{len(observations)} observations for a sequence of {length}")
     framed = start_transitions is not None or end_transitions is not None
     if framed:
-        start = scores.new_zeros(tags) if start_transitions is None else start_transitions
-        end = scores.new_zeros(tags) if end_transitions is None else end_transitions
-        forbidden = scores.new_full((2,), -math.inf)
-        wide = scores.new_zeros(tags + 2, tags + 2)
-        wide[:tags, :tags] = transitions
-        wide[-2, :] = torch.cat([start, forbidden])
-        wide[-1, :] = -math.inf
-        wide[:, -1] = torch.cat([end, forbidden])
-        wide[:, -2] = -math.inf
-        transitions, tags = wide, tags + 2
+        transitions, tags = framed_transitions(scores, transitions, start_transitions, end_transitions), tags + 2
         observations = [tags - 2] + observations + [tags - 1]
         scores = torch.cat([scores, scores.new_full((length, 2), -math.inf)], -1)
         scores = torch.cat([scores.new_zeros(1, tags), scores, scores.new_zeros(1, tags)], 0)

@@ -49,18 +49,10 @@ def main(argv: list[str] | None = None) -> None:
         print("error: a real AllenNLP is installed in this environment; run its own `allennlp` command (distrain's "
               "stands aside for it), or use `distrain` commands", file=sys.stderr)
         sys.exit(BAD_INPUT)
-    words = sys.argv[1:] if argv is None else argv
-    named = next((word for word in words if not word.startswith("-")), None)
-    parser = build_parser(named if named in SUBCOMMANDS else None)
-    args = parser.parse_args(argv)
-    if args.version:
-        from distrain.version import __version__
+    from distrain.cli import parse_command_line, run_reporting_errors
 
-        print(f"allennlp (distrain {__version__})")
+    args = parse_command_line(argv, SUBCOMMANDS, build_parser, "allennlp (distrain {})")
+    if args is None:
         return
-    if not args.command:
-        parser.print_help()
-        sys.exit(BAD_INPUT)
-    from distrain.cli import run_reporting_errors
 
     sys.exit(run_reporting_errors(args.run, args))

@@ -7,8 +7,8 @@ import argparse
 import os
 import tempfile
 
-from distrain.allennlp.commands.translate import (add_file_friendly_logging, add_overrides, file_friendly_logging,
-                                                  overrides_with_device, refuse, run_distrain)
+from distrain.allennlp.commands.translate import (add_archive_and_input, add_file_friendly_logging, add_overrides,
+                                                  file_friendly_logging, overrides_with_device, refuse, run_distrain)
 
 #: AllenNLP's evaluate flags that distrain's evaluate has nothing for, and what to do instead
 NO_COUNTERPART = {
@@ -22,9 +22,8 @@ NO_COUNTERPART = {
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
-    parser.add_argument("archive_file", help="model.tar.gz of a trained run")
-    parser.add_argument("input_file", help="data, read with the archive's validation dataset reader")
-    parser.add_argument("--output-file", default=None, help="where to write the metrics as JSON")
+    add_archive_and_input(parser, "data, read with the archive's validation dataset reader",
+                          "where to write the metrics as JSON")
     parser.add_argument("--cuda-device", type=int, default=-1, help="the GPU to evaluate on (-1: the CPU)")
     parser.add_argument("--batch-size", type=int, default=None, help="instances per batch")
     add_overrides(parser)

@@ -15,8 +15,8 @@ import sys
 import tempfile
 from typing import Any, Iterator
 
-from distrain.allennlp.commands.translate import (add_file_friendly_logging, add_overrides, file_friendly_logging,
-                                                  overrides_with_device, refuse, run_distrain)
+from distrain.allennlp.commands.translate import (add_archive_and_input, add_file_friendly_logging, add_overrides,
+                                                  file_friendly_logging, overrides_with_device, refuse, run_distrain)
 from distrain.errors import UsageError
 
 NO_COUNTERPART = {
@@ -26,9 +26,8 @@ NO_COUNTERPART = {
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
-    parser.add_argument("archive_file", help="model.tar.gz of a trained run")
-    parser.add_argument("input_file", help="JSON lines (or, with --use-dataset-reader, the reader's data); - is stdin")
-    parser.add_argument("--output-file", default=None, help="where to write one JSON line per input")
+    add_archive_and_input(parser, "JSON lines (or, with --use-dataset-reader, the reader's data); - is stdin",
+                          "where to write one JSON line per input")
     parser.add_argument("--batch-size", type=int, default=None, help="inputs per batch (default: 1, or the "
                         "archive's loader with --use-dataset-reader)")
     parser.add_argument("--silent", action="store_true", help="do not print the predictions")
@@ -143,12 +142,6 @@ def _inputs(args: argparse.Namespace, predictor: Any) -> Iterator[tuple[int, Any
 
 
 def _predictor_args(text: str) -> dict[str, Any]:
-    if not text:
-        return {}
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise UsageError(f"--predictor-args: not valid JSON ({error.msg})") from None
-    if not isinstance(value, dict):
-        raise UsageError("--predictor-args: expected a JSON object")
-    return value
+    from distrain.config.loading import json_object_argument
+
+    return json_object_argument(text, "--predictor-args")

@@ -59,6 +59,13 @@ def add_file_friendly_logging(parser: argparse.ArgumentParser) -> None:
                         help="progress bars that update every 10 s, for logs written to files")
 
 
+def add_archive_and_input(parser: argparse.ArgumentParser, input_help: str, output_help: str) -> None:
+    """The positional archive and input file of ``evaluate`` and ``predict``, and where their output goes."""
+    parser.add_argument("archive_file", help="model.tar.gz of a trained run")
+    parser.add_argument("input_file", help=input_help)
+    parser.add_argument("--output-file", default=None, help=output_help)
+
+
 def add_overrides(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--overrides", default="",
                         help='a JSON (or jsonnet) object merged into the config, e.g. \'{"trainer.num_epochs": 3}\'')

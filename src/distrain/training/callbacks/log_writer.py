@@ -47,8 +47,8 @@ class LogWriterCallback(Callback):
                  distribution_interval: PositiveInt | None = None, batch_size_interval: PositiveInt | None = None,
                  should_log_parameter_statistics: bool = True, should_log_learning_rate: bool = False,
                  batch_loss_moving_average_count: PositiveInt = 100) -> None:
-        self.summary_interval = summary_interval
-        self.distribution_interval = distribution_interval
+        # every how many steps: the scalars, the parameter and update distributions, the batch sizes
+        self.summary_interval, self.distribution_interval = summary_interval, distribution_interval
         self.batch_size_interval = batch_size_interval
         self.should_log_parameter_statistics = should_log_parameter_statistics
         self.should_log_learning_rate = should_log_learning_rate

@@ -18,12 +18,16 @@ def wrapped_rnn(module: torch.nn.Module, stateful: bool, wrapper: str) -> torch.
     return module
 
 
+def rnn_widths(module: torch.nn.Module) -> tuple[int, int]:
+    """A torch RNN's input width and what comes out of it (both directions' states side by side)."""
+    return module.input_size, module.hidden_size * (2 if module.bidirectional else 1)
+
+
 class PytorchSeq2SeqWrapper(_RnnSeq2Seq):
     def __init__(self, module: torch.nn.Module, stateful: bool = False) -> None:
         torch.nn.Module.__init__(self)
         self.rnn = wrapped_rnn(module, stateful, "PytorchSeq2SeqWrapper")
-        self.input_dim = module.input_size
-        self.output_dim = module.hidden_size * (2 if module.bidirectional else 1)
+        self.input_dim, self.output_dim = rnn_widths(module)
 
     def forward(self, inputs: torch.Tensor, mask: torch.Tensor | None = None,
                 hidden_state: torch.Tensor | tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from distrain.allennlp.modules.seq2seq_encoders.pytorch_seq2seq_wrapper import wrapped_rnn
+from distrain.allennlp.modules.seq2seq_encoders.pytorch_seq2seq_wrapper import rnn_widths, wrapped_rnn
 from distrain.modules.seq2vec_encoders.rnn import _RnnSeq2Vec
 
 
@@ -15,8 +15,7 @@ class PytorchSeq2VecWrapper(_RnnSeq2Vec):
     def __init__(self, module: torch.nn.Module, stateful: bool = False) -> None:
         torch.nn.Module.__init__(self)
         self._module = wrapped_rnn(module, stateful, "PytorchSeq2VecWrapper")
-        self.input_dim = module.input_size
-        self.output_dim = module.hidden_size * (2 if module.bidirectional else 1)
+        self.input_dim, self.output_dim = rnn_widths(module)
 
     def forward(self, inputs: torch.Tensor, mask: torch.Tensor | None = None,
                 hidden_state: torch.Tensor | None = None) -> torch.Tensor:

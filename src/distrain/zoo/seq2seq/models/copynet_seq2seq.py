@@ -35,9 +35,8 @@ from distrain.zoo.seq2seq.metrics.bleu import Bleu
 from distrain.zoo.seq2seq.models.simple_seq2seq import beam_search_for
 from distrain.zoo.seq2seq.modules.copying import (TINY, extended_gold_tokens, log_of, masked_log_softmax,
                                                   merged_log_probabilities)
-from distrain.zoo.seq2seq.modules.decoded_tokens import as_nested_lists, cut_at_end, target_ids
+from distrain.zoo.seq2seq.modules.decoded_tokens import as_nested_lists, boundary_indices, cut_at_end, target_ids
 from distrain.zoo.seq2seq.modules.encoder_states import final_encoder_states
-from distrain.zoo.seq2seq.readers.seq2seq import END_SYMBOL, START_SYMBOL
 
 
 @Model.register("copynet_seq2seq")
@@ -59,8 +58,7 @@ class CopyNetSeq2Seq(Model):
         self.target_namespace = target_namespace
         self.scheduled_sampling_ratio = scheduled_sampling_ratio
         self.label_smoothing = label_smoothing
-        self.start_index = vocab.get_token_index(START_SYMBOL, target_namespace)
-        self.end_index = vocab.get_token_index(END_SYMBOL, target_namespace)
+        self.start_index, self.end_index = boundary_indices(vocab, target_namespace)
         self.oov_index = vocab.get_token_index(OOV_TOKEN, target_namespace)
         pad_index = vocab.get_token_index(PADDING_TOKEN, target_namespace)
         known = vocab.get_token_to_index_vocabulary(target_namespace)

@@ -27,10 +27,9 @@ from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
 from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTensors, get_text_field_mask
 from distrain.modules.token_embedders.embedding import Embedding
 from distrain.zoo.seq2seq.metrics.bleu import Bleu
-from distrain.zoo.seq2seq.modules.decoded_tokens import as_nested_lists, ids_to_tokens, target_ids
+from distrain.zoo.seq2seq.modules.decoded_tokens import as_nested_lists, boundary_indices, ids_to_tokens, target_ids
 from distrain.zoo.seq2seq.modules.encoder_states import final_encoder_states
 from distrain.zoo.seq2seq.modules.sequence_loss import shifted_loss
-from distrain.zoo.seq2seq.readers.seq2seq import END_SYMBOL, START_SYMBOL
 
 
 def beam_search_for(beam_search: Lazy[BeamSearch] | None, end_index: int, vocab: Vocabulary,
@@ -76,8 +75,7 @@ class SimpleSeq2Seq(Model):
         self.target_namespace = target_namespace
         self.target_decoder_layers = target_decoder_layers
         self.scheduled_sampling_ratio = scheduled_sampling_ratio
-        self.start_index = vocab.get_token_index(START_SYMBOL, target_namespace)
-        self.end_index = vocab.get_token_index(END_SYMBOL, target_namespace)
+        self.start_index, self.end_index = boundary_indices(vocab, target_namespace)
         if use_bleu:
             pad_index = vocab.get_token_index(PADDING_TOKEN, target_namespace)
             self.bleu = Bleu(bleu_ngram_weights, exclude_indices={pad_index, self.end_index, self.start_index})

@@ -7,6 +7,13 @@ from typing import Any, Sequence
 import torch
 
 
+def boundary_indices(vocab: Any, namespace: str) -> tuple[int, int]:
+    """The target namespace's ids of the start and end symbols every decoder opens and closes a sequence with."""
+    from distrain.zoo.seq2seq.readers.seq2seq import END_SYMBOL, START_SYMBOL  # the readers write them
+
+    return vocab.get_token_index(START_SYMBOL, namespace), vocab.get_token_index(END_SYMBOL, namespace)
+
+
 def as_nested_lists(values: Any) -> list:
     if isinstance(values, torch.Tensor):
         return values.detach().cpu().tolist()

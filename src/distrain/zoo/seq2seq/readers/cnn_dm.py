@@ -27,6 +27,7 @@ from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
 from distrain.data.tokenizer import Tokenizer
 from distrain.data.tokenizers.pretrained_transformer import PretrainedTransformerTokenizer
 from distrain.data.tokenizers.spacy import SpacyTokenizer
+from distrain.zoo.seq2seq.readers.source_target_records import SourceTargetRecords
 
 SENTENCE_ENDINGS = (".", "!", "?", "...", "'", "`", '"', ")", "\u2019", "\u201d")
 STORY_FOLDERS = ("cnn_stories", "dm_stories")
@@ -57,7 +58,7 @@ def story_name(url: str) -> str:
 
 
 @DatasetReader.register("cnn_dm")
-class CnnDailyMailReader(DatasetReader):
+class CnnDailyMailReader(SourceTargetRecords, DatasetReader):
     """Instances ``source_tokens`` and (with a summary) ``target_tokens``; ``source_prefix`` goes before each
     article (T5's ``"summarize: "``). Reads only its share of the url list; a url whose story is in neither
     folder is reported by list file:line."""
@@ -106,15 +107,6 @@ class CnnDailyMailReader(DatasetReader):
             target = whole_tokens(self.target_tokenizer, target_sequence)
             instance["target_tokens"] = TextField(target[: self.target_max_tokens], self.target_token_indexers)
         return instance
-
-    def record_to_instance(self, record: dict) -> dict:
-        """A JSON record ``{"source": ..., "target": ...}`` (``distrain predict`` reads the source alone)."""
-        source = self.require(record, "source", str, "a string")
-        target = self.require(record, "target", str, "a string") if "target" in record else None
-        return self.text_to_instance(source, target)
-
-    def input_fields(self) -> dict[str, str]:
-        return {"source": "text"}
 
 
 def whole_tokens(tokenizer: Tokenizer, text: str) -> list[Any]:

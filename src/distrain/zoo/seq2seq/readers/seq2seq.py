@@ -22,6 +22,7 @@ from distrain.data.token_indexer import TokenIndexer
 from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
 from distrain.data.tokenizer import Token, Tokenizer
 from distrain.data.tokenizers.spacy import SpacyTokenizer
+from distrain.zoo.seq2seq.readers.source_target_records import SourceTargetRecords
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +38,7 @@ def bounded(tokens: list[Any], start: str | None, end: str | None) -> list[Any]:
 
 
 @DatasetReader.register("seq2seq")
-class Seq2SeqDatasetReader(DatasetReader):
+class Seq2SeqDatasetReader(SourceTargetRecords, DatasetReader):
     """Instances ``source_tokens`` and (where the row has one) ``target_tokens``; the target side uses the
     source's tokenizer and indexers unless given its own."""
 
@@ -60,10 +61,8 @@ class Seq2SeqDatasetReader(DatasetReader):
                               end_symbol if source_add_end_token else None)
         self.target_bounds = (start_symbol if target_add_start_token else None,
                               end_symbol if target_add_end_token else None)
-        self.delimiter = delimiter
-        self.quoting = quoting
-        self.source_max_tokens = source_max_tokens
-        self.target_max_tokens = target_max_tokens
+        self.delimiter, self.quoting = delimiter, quoting  # the csv module's, for each line
+        self.source_max_tokens, self.target_max_tokens = source_max_tokens, target_max_tokens
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
@@ -117,11 +116,3 @@ class Seq2SeqDatasetReader(DatasetReader):
         return TextField(bounded(tokens, *getattr(self, f"{side}_bounds")),
                          getattr(self, f"{side}_token_indexers"))
 
-    def record_to_instance(self, record: dict) -> dict:
-        """A JSON record ``{"source": ..., "target": ...}`` (AllenNLP's seq2seq predictor sent ``source``)."""
-        source = self.require(record, "source", str, "a string")
-        target = self.require(record, "target", str, "a string") if "target" in record else None
-        return self.text_to_instance(source, target)
-
-    def input_fields(self) -> dict[str, str]:
-        return {"source": "text"}

@@ -22,11 +22,10 @@ from distrain.metrics.metric import Metric
 from distrain.modules.beam_search import BeamSearch
 from distrain.modules.text_field_embedder import get_text_field_mask
 from distrain.modules.token_embedders.embedding import Embedding
-from distrain.zoo.seq2seq.modules.decoded_tokens import as_nested_lists, ids_to_tokens, target_ids
+from distrain.zoo.seq2seq.modules.decoded_tokens import as_nested_lists, boundary_indices, ids_to_tokens, target_ids
 from distrain.zoo.seq2seq.modules.decoder_nets.decoder_net import DecoderNet
 from distrain.zoo.seq2seq.modules.seq_decoders.seq_decoder import SeqDecoder
 from distrain.zoo.seq2seq.modules.sequence_loss import shifted_loss
-from distrain.zoo.seq2seq.readers.seq2seq import END_SYMBOL, START_SYMBOL
 
 PREVIOUS = "previous_steps_predictions"
 
@@ -45,13 +44,10 @@ class AutoRegressiveSeqDecoder(SeqDecoder):
         from distrain.zoo.seq2seq.models.simple_seq2seq import beam_search_for
 
         super().__init__(target_embedder)
-        self.vocab = vocab
-        self.decoder_net = decoder_net
-        self.target_namespace = target_namespace
+        self.vocab, self.decoder_net, self.target_namespace = vocab, decoder_net, target_namespace
         self.label_smoothing_ratio = label_smoothing_ratio
         self.scheduled_sampling_ratio = scheduled_sampling_ratio
-        self.start_index = vocab.get_token_index(START_SYMBOL, target_namespace)
-        self.end_index = vocab.get_token_index(END_SYMBOL, target_namespace)
+        self.start_index, self.end_index = boundary_indices(vocab, target_namespace)
         self.beam_search = beam_search_for(beam_search, self.end_index, vocab, beam_size, max_decoding_steps)
         if target_embedder.get_output_dim() != decoder_net.target_embedding_dim:
             raise ValueError(f"the target_embedder's width {target_embedder.get_output_dim()} is not the "
