@@ -1,6 +1,7 @@
 """Run AllenNLP's own unit tests against distrain's ``allennlp``: the measure of how much of AllenNLP's API it serves.
 
     python scripts/allennlp_unit_tests.py CLONE [--folders nn modules training/metrics data] [--timeout 120]
+    python scripts/allennlp_unit_tests.py --quick    # the machinery alone, on a made-up clone of three tests
 
 CLONE is a clone of allenai/allennlp the user made (the measure is taken at 80fb606, AllenNLP 2.10.1); nothing of it
 is copied into the project. Its test folders are copied into a scratch folder outside both the clone and the project
@@ -173,12 +174,40 @@ def run_folder(folder: str, scratch: Path, tests: Path, environment: dict, limit
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("clone", type=Path, help="a clone of allenai/allennlp (its tests/ and test_fixtures/)")
+    parser.add_argument("clone", type=Path, nargs="?", help="a clone of allenai/allennlp (its tests/ and test_fixtures/)")
+    parser.add_argument("--quick", action="store_true",
+                        help="run on a made-up clone (one test passes, one fails, one file does not import)")
     parser.add_argument("--folders", nargs="+", default=list(FOLDERS), help="folders under tests/ to run")
     parser.add_argument("--timeout", type=int, default=120, help="seconds one test may run")
     parser.add_argument("--folder-timeout", type=int, default=3600, help="seconds one folder may run")
     parser.add_argument("--verbose", action="store_true", help="print pytest's output and each failure's line")
     arguments = parser.parse_args(argv)
+    if arguments.quick:
+        with tempfile.TemporaryDirectory(prefix="allennlp-quick-clone-") as made:
+            arguments.clone, arguments.folders = made_up_clone(Path(made)), ["nn"]
+            return measure(arguments)
+    if arguments.clone is None:
+        parser.error("give CLONE (a clone of allenai/allennlp), or --quick")
+    return measure(arguments)
+
+
+def made_up_clone(folder: Path) -> Path:
+    """A folder laid out as allenai/allennlp: ``tests/nn`` holding a test that passes, one that fails and a file
+    that does not import (its one test counted as an error), and ``test_fixtures/``."""
+    (folder / "tests" / "nn").mkdir(parents=True)
+    (folder / "test_fixtures").mkdir()
+    (folder / "tests" / "__init__.py").write_text("")
+    (folder / "tests" / "nn" / "__init__.py").write_text("")
+    (folder / "tests" / "nn" / "util_test.py").write_text(
+        "import torch\nfrom allennlp.nn import util\n\n\ndef test_logsumexp():\n"
+        "    assert abs(util.logsumexp(torch.zeros(2)).item() - 0.6931) < 1e-3\n\n\n"
+        "def test_a_wrong_claim():\n    assert util.logsumexp(torch.zeros(2)).item() == 0\n")
+    (folder / "tests" / "nn" / "missing_test.py").write_text(
+        "from allennlp.no_such_module import X\n\n\ndef test_one():\n    pass\n")
+    return folder
+
+
+def measure(arguments: argparse.Namespace) -> int:
     clone = arguments.clone.resolve()
     if not (clone / "tests").is_dir() or not (clone / "test_fixtures").is_dir():
         print(f"allennlp_unit_tests: {clone} is not a clone of allenai/allennlp (no tests/ or test_fixtures/)",

@@ -301,6 +301,7 @@ def test_the_name_finder_sees_a_layer_name():
 #: transformers architecture is theirs, not a reference to that architecture's layers), and the map from AllenNLP's
 #: T5 module's names to transformers' T5 (for loading its archives; nothing there is split)
 ALLENNLP_LAYERS = {"src/distrain/zoo/lm/modules/bidirectional_lm_transformer.py": {"self_attn"},
+                   "src/distrain/zoo/seq2seq/modules/decoder_nets/stacked_self_attention.py": {"self_attn"},
                    "src/distrain/zoo/seq2seq/models/t5.py": {"embed_tokens"}}
 
 

@@ -128,16 +128,23 @@ class BasicClassifier(ClassifierOutputs, Model):
         logits = self.output(self.dropout(encoded))
         output = self.classify(logits, label)
         output["probs"] = torch.softmax(logits, dim=-1)
-        output["token_ids"] = get_token_ids_from_text_field_tensors(tokens)
+        try:
+            output["token_ids"] = get_token_ids_from_text_field_tensors(tokens)
+        except ValueError:  # no indexer gives ids (ELMo's characters alone): AllenNLP's output without them
+            pass
         return output
 
     def make_output_human_readable(self, output: dict[str, Any]) -> dict[str, Any]:
         """AllenNLP's form: the forward pass's outputs with each item's ``label`` and its ``tokens`` (its ids
-        looked up in ``namespace``, padding included)."""
-        labels, words = self.vocab.tokens(self.label_namespace), self.vocab.tokens(self.namespace)
+        looked up in ``namespace``, padding included; left out where the vocabulary has no such namespace, as
+        for a pretrained transformer's own ids, which distrain does not copy into the vocabulary)."""
+        labels = self.vocab.tokens(self.label_namespace)
         readable = dict(output)
         readable["label"] = [labels[int(index)] for index in output["probs"].argmax(dim=-1)]
-        readable["tokens"] = [[words[int(index)] for index in row] for row in output["token_ids"]]
+        if "token_ids" in output and self.namespace in self.vocab.namespaces():
+            words = self.vocab.tokens(self.namespace)
+            readable["tokens"] = [[words[int(index)] if int(index) < len(words) else str(int(index)) for index in row]
+                                  for row in output["token_ids"]]
         return readable
 
 
