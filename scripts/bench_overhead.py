@@ -69,8 +69,10 @@ def run_distrain(config: dict, prepared, out_dir: Path) -> float:
 def run_handwritten(config: dict, prepared, batch_size: int, epochs: int, scratch: Path) -> float:
     """The same model (distrain's assembly, seeded alike) trained by a plain loop over pre-tensorised data."""
     model = assemble_run(config, scratch / "handwritten", prepared).model
+    from distrain import get_token_ids_from_text_field_tensors
+
     everything = prepared.train.batch(np.arange(len(prepared.train)))
-    tokens, labels = everything["tokens"], everything["label"]
+    tokens, labels = get_token_ids_from_text_field_tensors(everything["tokens"]), everything["label"]
     optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
     generator = torch.Generator().manual_seed(1)
     started = time.perf_counter()
@@ -80,7 +82,7 @@ def run_handwritten(config: dict, prepared, batch_size: int, epochs: int, scratc
         loss_sum, seen = 0.0, 0
         for start in range(0, len(order), batch_size):
             index = order[start : start + batch_size]
-            output = model(tokens=tokens[index], label=labels[index])
+            output = model(tokens={"tokens": {"tokens": tokens[index]}}, label=labels[index])
             output["loss"].backward()
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)

@@ -101,9 +101,11 @@ def tensorise(data: Path, output: Path) -> None:
     import numpy as np
     import torch
 
+    from distrain import get_token_ids_from_text_field_tensors
+
     prepared = prepare(model_config(data, 1))
     everything = prepared.train.batch(np.arange(len(prepared.train)))
-    torch.save({"tokens": torch.as_tensor(everything["tokens"]), "label": torch.as_tensor(everything["label"]),
+    torch.save({"tokens": get_token_ids_from_text_field_tensors(everything["tokens"]), "label": torch.as_tensor(everything["label"]),
                 "vocab": prepared.vocab, "data": str(data)}, output)
 
 
@@ -152,7 +154,7 @@ def lightning_worker(job: dict) -> None:
 
         def training_step(self, batch, batch_index):
             tokens, label = batch
-            return self.model(tokens=tokens, label=label)["loss"]
+            return self.model(tokens={"tokens": {"tokens": tokens}}, label=label)["loss"]
 
         def configure_optimizers(self):
             return torch.optim.Adam(self.parameters(), lr=LEARNING_RATE)
@@ -194,7 +196,7 @@ def accelerate_worker(job: dict) -> None:
     timer = clock(job)
     model.train()
     for step, (tokens, label) in enumerate(loader, start=1):
-        loss = model(tokens=tokens, label=label)["loss"]
+        loss = model(tokens={"tokens": {"tokens": tokens}}, label=label)["loss"]
         accelerator.backward(loss)
         optimizer.step()
         optimizer.zero_grad()

@@ -94,6 +94,8 @@ def handwritten_worker(rank: int, world_size: int, port: int, data: str, steps: 
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
 
+    from distrain import get_token_ids_from_text_field_tensors
+
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world_size)
     config = config_for(Path(data), world_size, None, warmup)
@@ -101,14 +103,14 @@ def handwritten_worker(rank: int, world_size: int, port: int, data: str, steps: 
     torch.manual_seed(1)
     model = DistributedDataParallel(build_model(config, prepared.vocab))
     everything = prepared.train.batch(np.arange(len(prepared.train)))
-    tokens, labels = everything["tokens"], everything["label"]
+    tokens, labels = get_token_ids_from_text_field_tensors(everything["tokens"]), everything["label"]
     optimizer = torch.optim.Adam(model.parameters(), lr=0.0005)
     generator = torch.Generator().manual_seed(0)
     order = torch.randperm(len(labels), generator=generator)
     clock = StepClock(result, warmup, steps)
     for step in range(steps):
         mine = order[(step * world_size + rank) * BATCH : (step * world_size + rank + 1) * BATCH]
-        loss = model(tokens=tokens[mine], label=labels[mine])["loss"]
+        loss = model(tokens={"tokens": {"tokens": tokens[mine]}}, label=labels[mine])["loss"]
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()

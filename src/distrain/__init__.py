@@ -34,6 +34,7 @@ _PUBLIC = {
     "TextFieldEmbedder": "distrain.modules.text_field_embedder",
     "TextFieldTensors": "distrain.modules.text_field_embedder",
     "get_text_field_mask": "distrain.modules.text_field_embedder",
+    "get_token_ids_from_text_field_tensors": "distrain.modules.text_field_embedder",
     "TokenEmbedder": "distrain.modules.token_embedder",
     "Seq2SeqEncoder": "distrain.modules.seq2seq_encoder",
     "Vocabulary": "distrain.data.vocabulary",
@@ -87,7 +88,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from distrain.data.token_indexer import TokenIndexer
     from distrain.data.tokenizer import Token
     from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
-    from distrain.modules.text_field_embedder import TextFieldEmbedder, TextFieldTensors, get_text_field_mask
+    from distrain.modules.text_field_embedder import (TextFieldEmbedder, TextFieldTensors, get_text_field_mask,
+                                                     get_token_ids_from_text_field_tensors)
     from distrain.modules.token_embedder import TokenEmbedder
     from distrain.data.reader import DataError, DatasetReader, ReaderShard
     from distrain.data.tokenizer import Tokenizer

@@ -86,7 +86,7 @@ def test_allennlps_callbacks_do_what_allennlps_do(tmp_path):
         [metrics["validation_loss"] for metrics in per_epoch[1:]], rel=1e-6)  # TensorBoard keeps float32
 
     log = (run / "out_worker0.log").read_text()
-    assert "Batch inputs" in log and "batch_input/tokens (Shape: 8 x " in log
+    assert "Batch inputs" in log and "batch_input/tokens/tokens/tokens (Shape: 8 x " in log
     assert "Training |  Validation" in log and "accuracy" in log.split("Training |  Validation")[-1]
 
 

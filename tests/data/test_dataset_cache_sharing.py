@@ -112,7 +112,7 @@ def test_a_damaged_cache_file_is_detected_and_rebuilt(tmp_path, cache_task):
     assert first.returncode == 0, first.stderr
     for damage in ("truncate", "flip"):
         (entry,) = entries(tmp_path / "cache")
-        target = entry / "train" / "tokens.values.npy"
+        target = entry / "train" / "tokens::tokens::tokens.values.npy"  # the text field's one indexer and tensor
         content = bytearray(target.read_bytes())
         if damage == "truncate":
             target.write_bytes(content[: len(content) - 8])

@@ -15,8 +15,8 @@ from test_import_graph import PACKAGE, import_graph, module_name, package_of
 #: goes to ``zoo/<task>/`` instead; a new generic component is added here, deliberately.
 FRAMEWORK = {
     "data": {
-        "batch_sampler.py", "batch_samplers/bucket.py", "cache.py", "dataset.py", "dataset_writer.py", "fields.py",
-        "label_fields.py", "loader.py", "prepare.py", "reader.py", "sampler.py", "streaming.py", "token_indexer.py",
+        "batch_sampler.py", "batch_samplers/bucket.py", "cache.py", "dataset.py", "dataset_writer.py", "field.py",
+        "fields.py", "label_fields.py", "loader.py", "prepare.py", "reader.py", "sampler.py", "streaming.py", "token_indexer.py",
         "span_tags.py", "tokenizer.py", "vocabulary.py", "vocabulary_files.py",
         # readers of generic formats (AllenNLP's core ones, distrain's prompt and text-block readers, adapters)
         "readers/feature_classification_json.py", "readers/huggingface.py", "readers/packed_text.py",

@@ -14,6 +14,7 @@ import torch
 from distrain.data.fields import MetadataField, TextField
 from distrain.data.reader import DatasetReader
 from distrain.models.model import Model
+from distrain.modules.text_field_embedder import TextFieldTensors, get_token_ids_from_text_field_tensors
 
 
 @DatasetReader.register("id_text_json")
@@ -64,7 +65,8 @@ class IdRecorder(Model):
         finally:
             self._placeholder = False
 
-    def forward(self, id: list, tokens: torch.Tensor, **_: Any) -> dict[str, torch.Tensor]:
+    def forward(self, id: list, tokens: TextFieldTensors, **_: Any) -> dict[str, torch.Tensor]:
+        tokens = get_token_ids_from_text_field_tensors(tokens)
         if not self._placeholder:
             self.record_dir.mkdir(parents=True, exist_ok=True)
             phase = "train" if self.training else "validation"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import torch
 
-from distrain import DatasetReader, LabelField, Model, TextField
+from distrain import DatasetReader, LabelField, Model, TextField, get_token_ids_from_text_field_tensors
 from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 
 
@@ -35,7 +35,7 @@ class MeanEmbeddingClassifier(Model):
         self.output = torch.nn.Linear(dim, vocab.size("labels"))
 
     def forward(self, tokens, label=None, **_):
-        logits = self.output(self.embedding(tokens))
+        logits = self.output(self.embedding(get_token_ids_from_text_field_tensors(tokens)))
         output = {"logits": logits}
         if label is not None:
             output["loss"] = torch.nn.functional.cross_entropy(logits, label)

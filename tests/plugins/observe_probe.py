@@ -14,6 +14,7 @@ from distrain.distributed.parallel_dims import ParallelDims
 from distrain.distributed.strategies.ddp import DistributedDataParallelStrategy
 from distrain.distributed.strategy import ParallelStrategy
 from distrain.models.model import Model
+from distrain.modules.text_field_embedder import TextFieldTensors, get_token_ids_from_text_field_tensors
 
 
 @Model.register("test_share_recorder")
@@ -35,7 +36,8 @@ class ShareRecorder(Model):
         finally:
             self._placeholder = False
 
-    def forward(self, tokens: torch.Tensor, **_: Any) -> dict[str, torch.Tensor]:
+    def forward(self, tokens: TextFieldTensors, **_: Any) -> dict[str, torch.Tensor]:
+        tokens = get_token_ids_from_text_field_tensors(tokens)
         if self.training and tokens.device.type != "meta":
             rank = torch.distributed.get_rank() if torch.distributed.is_initialized() else 0
             self.record_dir.mkdir(parents=True, exist_ok=True)

@@ -16,6 +16,7 @@ from distrain.config.lazy import Lazy
 from distrain.models.basic_classifier import BasicClassifier
 from distrain.models.model import Model
 from distrain.modules.seq2vec_encoder import Seq2VecEncoder
+from distrain.modules.text_field_embedder import TextFieldTensors
 
 
 @DatasetReader.register("text_with_raw_json")
@@ -47,7 +48,7 @@ class ProbeClassifier(BasicClassifier):
         self.delay_s = delay_s
         self.record_file = record_file
 
-    def forward(self, tokens: torch.Tensor, raw: list[str], label: torch.Tensor | None = None, **_: Any) -> dict:
+    def forward(self, tokens: TextFieldTensors, raw: list[str], label: torch.Tensor | None = None, **_: Any) -> dict:
         if any(self.fail_marker in text for text in raw):
             raise RuntimeError(f"probe model refuses {self.fail_marker!r}")
         if self.delay_s:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from distrain import Model
+from distrain import Model, get_token_ids_from_text_field_tensors
 from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 
 
@@ -17,7 +17,7 @@ class StrictForwardClassifier(Model):
         self.output = torch.nn.Linear(dim, vocab.size("labels"))
 
     def forward(self, tokens, label=None):
-        logits = self.output(self.embedding(tokens))
+        logits = self.output(self.embedding(get_token_ids_from_text_field_tensors(tokens)))
         output = {"logits": logits}
         if label is not None:
             output["loss"] = torch.nn.functional.cross_entropy(logits, label)

@@ -72,7 +72,7 @@ def test_peers_train_the_module_distrain_builds_on_the_same_token_ids(bench, tmp
     assert type(first).__name__ == "BasicClassifier"
     for (name, a), (_, b) in zip(first.state_dict().items(), second.state_dict().items()):
         assert torch.equal(a, b), name  # same seed, same initial weights in every framework
-    loss = first(tokens=saved["tokens"], label=saved["label"])["loss"]
+    loss = first(tokens={"tokens": {"tokens": saved["tokens"]}}, label=saved["label"])["loss"]
     assert loss.ndim == 0 and torch.isfinite(loss)
 
 

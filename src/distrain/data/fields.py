@@ -12,6 +12,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from distrain.data.field import IGNORED_LABEL, SUBCOLUMN, ArrayField, Field
+from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
 from distrain.errors import ConfigError
 
 class Instance(dict):
@@ -32,37 +34,11 @@ class Instance(dict):
         self[name] = field
 
 
-#: the separator of a text field's sub-columns: ``text::tokens::tokens`` is field ``text``, indexer
-#: ``tokens``, tensor ``tokens``; batches regroup them into AllenNLP's ``TextFieldTensors`` nesting
-SUBCOLUMN = "::"
-
-#: the label of a position no loss or metric counts (padding, a prompt's tokens): torch's ignore_index
-IGNORED_LABEL = -100
-
-
-class Field:
-    #: the column kind this field indexes into: "ragged", "nested", "fixed", "padded" or "object"
-    column_kind: str = "object"
-    pad_value: int | float = 0
-    #: what stands for a missing element when a :class:`ListField` of these is padded (AllenNLP's empty field)
-    empty_value: int | float | None = None
-
-    def count_vocab_items(self, counters: dict[str, Counter]) -> None:
-        """Add this field's vocabulary items to ``counters[namespace]``."""
-
-    def index(self, vocab: Any) -> Any:
-        raise NotImplementedError
-
-    def length(self) -> int:
-        return 1
-
-
 class TextField(Field):
-    """A sequence of tokens (strings or :class:`~distrain.data.tokenizer.Token`).
-
-    Without ``token_indexers`` it is one column of ids in ``namespace`` and the model receives a
-    ``(batch, length)`` tensor. With them (AllenNLP's contract) each indexer makes its own tensors and
-    the model receives ``{indexer name: {tensor name: tensor}}`` (``TextFieldTensors``).
+    """A sequence of tokens (strings or :class:`~distrain.data.tokenizer.Token`), indexed by its
+    ``token_indexers`` (AllenNLP's contract): each indexer makes its own tensors and the model receives
+    ``{indexer name: {tensor name: tensor}}`` (``TextFieldTensors``). Without indexers the field has one,
+    ``{"tokens": single_id}`` in ``namespace``, so every model receives that one form.
     """
 
     column_kind = "ragged"
@@ -72,26 +48,15 @@ class TextField(Field):
         if isinstance(token_indexers, str):  # the older positional form TextField(tokens, namespace)
             token_indexers, namespace = None, token_indexers
         self.tokens = list(tokens)
-        self.token_indexers = token_indexers
-        self.namespace = namespace
-
-    def _texts(self) -> list[str]:
-        return [token if isinstance(token, str) else token.text for token in self.tokens]
+        self.token_indexers = token_indexers if token_indexers is not None else {
+            "tokens": SingleIdTokenIndexer(namespace=namespace)}
 
     def count_vocab_items(self, counters: dict[str, Counter]) -> None:
-        if self.token_indexers is None:
-            counters.setdefault(self.namespace, Counter()).update(self._texts())
-            return
         for indexer in self.token_indexers.values():
             for token in self.tokens:
                 indexer.count_vocab_items(token, counters)
 
-    def index(self, vocab: Any) -> np.ndarray:
-        return np.asarray(vocab.token_indices(self._texts(), self.namespace), dtype=np.int64)
-
     def flatten(self, name: str, vocab: Any) -> dict[str, Field]:
-        if self.token_indexers is None:
-            return {name: self}
         columns: dict[str, Field] = {}
         for indexer_name, indexer in self.token_indexers.items():
             for key, leaf in indexer.tokens_to_indices(self.tokens, vocab).items():
@@ -103,43 +68,6 @@ class TextField(Field):
 
     def __len__(self) -> int:
         return len(self.tokens)
-
-
-class ArrayField(Field):
-    """An already-indexed array, AllenNLP's ``ArrayField(array, padding_value=0, dtype=None)``: a batch pads each
-    dimension to the batch's largest with ``padding_value`` (``pad_value`` is distrain's older name). Its column
-    kind follows its rank unless given: a 0-d one (a regression target) is ``"fixed"``, a 1-d one ``"ragged"``,
-    a deeper one ``"padded"``; ``"nested"`` is a list of 1-d arrays, e.g. each token's characters, padded on
-    both levels, the inner one to at least ``min_width`` (token indexers make these). ``dtype`` converts the
-    array, as AllenNLP's does; without it the array keeps its own."""
-
-    def __init__(self, values: Any, padding_value: int | float = 0, column_kind: str | None = None,
-                 min_width: int = 0, dtype: Any = None, pad_value: int | float | None = None) -> None:
-        if column_kind != "nested":
-            values = np.asarray(values, dtype=dtype)
-        self.values = values
-        self.pad_value = padding_value if pad_value is None else pad_value
-        self.column_kind = column_kind or {0: "fixed", 1: "ragged"}.get(np.ndim(values), "padded")
-        self.min_width = min_width
-
-    @property
-    def array(self) -> Any:
-        """AllenNLP's name for the values."""
-        return self.values
-
-    @property
-    def padding_value(self) -> int | float:
-        return self.pad_value
-
-    def index(self, vocab: Any) -> Any:
-        if self.column_kind != "nested":
-            return self.values
-        lengths = np.fromiter((len(item) for item in self.values), dtype=np.int64, count=len(self.values))
-        flat = np.concatenate(self.values).astype(np.int64) if len(self.values) else np.zeros(0, dtype=np.int64)
-        return flat, lengths
-
-    def length(self) -> int:
-        return len(self.values) if np.ndim(self.values) or self.column_kind == "nested" else 1
 
 
 def flat_fields(instance: dict[str, Field], vocab: Any) -> dict[str, Field]:

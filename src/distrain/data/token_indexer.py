@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 
 from distrain.config.constraints import NonNegativeInt
-from distrain.data.fields import ArrayField
+from distrain.data.field import ArrayField
 from distrain.registry import Registrable
 
 

@@ -51,14 +51,10 @@ class BasicTextFieldEmbedder(TextFieldEmbedder):
     def embedder(self, name: str) -> TokenEmbedder:
         return getattr(self, f"token_embedder_{name}")
 
-    def forward(self, text: TextFieldTensors | torch.Tensor, num_wrapping_dims: int = 0, **kwargs: Any) -> torch.Tensor:
+    def forward(self, text: TextFieldTensors, num_wrapping_dims: int = 0, **kwargs: Any) -> torch.Tensor:
         """``num_wrapping_dims`` leading dimensions past the batch (a ``ListField`` of text fields: ``(batch, n,
         length)``) are folded into the batch for each embedder, as AllenNLP's ``TimeDistributed`` wrapping does;
         ``kwargs`` reach the embedders whose ``forward`` names them, as in AllenNLP."""
-        if isinstance(text, torch.Tensor):  # an unindexed text field: its ids go to the only embedder
-            if len(self.names) != 1:
-                raise ValueError(f"a plain tensor of ids cannot feed {len(self.names)} token embedders")
-            return _wrapped(self.embedder(self.names[0]), num_wrapping_dims)(text)
         from distrain.modules.token_embedders.empty import EmptyEmbedder
 
         # an empty embedder may go without its indexer (AllenNLP's rule: a language model embedder feeds one indexer)
@@ -89,12 +85,10 @@ def _wrapped(embedder: torch.nn.Module, num_wrapping_dims: int) -> torch.nn.Modu
     return embedder
 
 
-def get_text_field_mask(text_field_tensors: TextFieldTensors | torch.Tensor, num_wrapping_dims: int = 0,
+def get_text_field_mask(text_field_tensors: TextFieldTensors, num_wrapping_dims: int = 0,
                         padding_id: int = 0) -> torch.Tensor:
     """True at real tokens: an indexer's own ``mask`` if it has one, else the ids (or, for characters,
     any character) that are not ``padding_id``."""
-    if isinstance(text_field_tensors, torch.Tensor):
-        return text_field_tensors != padding_id
     for tensors in text_field_tensors.values():
         if "mask" in tensors:
             return tensors["mask"].bool()
@@ -108,11 +102,9 @@ def get_text_field_mask(text_field_tensors: TextFieldTensors | torch.Tensor, num
     raise ValueError(f"cannot make a mask from tensors of {smallest} dimensions")
 
 
-def get_token_ids_from_text_field_tensors(text_field_tensors: TextFieldTensors | torch.Tensor) -> torch.Tensor:
+def get_token_ids_from_text_field_tensors(text_field_tensors: TextFieldTensors) -> torch.Tensor:
     """The token ids among a text field's tensors (AllenNLP's: the first indexer's ``tokens``, ``token_ids`` or
-    ``input_ids``); a plain tensor is the ids already."""
-    if isinstance(text_field_tensors, torch.Tensor):
-        return text_field_tensors
+    ``input_ids``): a model of one text field's words reads them with this."""
     for tensors in text_field_tensors.values():
         for name in ("tokens", "token_ids", "input_ids"):
             if name in tensors:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from distrain.config.constraints import NonNegativeInt
-from distrain.data.fields import ArrayField
+from distrain.data.field import ArrayField
 from distrain.data.token_indexer import TokenIndexer, token_text
 from distrain.data.tokenizers.character import CharacterTokenizer
 

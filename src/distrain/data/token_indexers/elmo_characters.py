@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from distrain.data.fields import ArrayField
+from distrain.data.field import ArrayField
 from distrain.data.token_indexer import TokenIndexer, token_text
 from distrain.modules.elmo_characters import MAX_WORD_LENGTH, elmo_character_ids
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from distrain.data.fields import ArrayField
+from distrain.data.field import ArrayField
 from distrain.data.token_indexer import TokenIndexer
 
 MISSING_TAG = "NONE"

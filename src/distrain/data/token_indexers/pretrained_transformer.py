@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from distrain.config.constraints import PositiveInt
-from distrain.data.fields import ArrayField
+from distrain.data.field import ArrayField
 from distrain.data.token_indexer import TokenIndexer, token_text
 from distrain.errors import BadInput
 from distrain.pretrained import PretrainedName, load_tokenizer

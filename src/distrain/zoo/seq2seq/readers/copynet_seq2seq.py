@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from distrain.data.fields import MetadataField, TensorField, TextField, TokenIdsField
+import numpy as np
+
+from distrain.data.fields import Field, MetadataField, TensorField, TextField, TokenIdsField
 from distrain.data.reader import DatasetReader, RecordError
 from distrain.data.token_indexer import TokenIndexer, token_text
 from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
@@ -29,12 +30,25 @@ from distrain.zoo.seq2seq.readers.seq2seq import END_SYMBOL, START_SYMBOL
 logger = logging.getLogger(__name__)
 
 
-class NamespaceSwappingField(TextField):
-    """Tokens indexed in another namespace than their own field's (the source's words as target ids), counting
-    nothing into the vocabulary; padded with 0."""
+class NamespaceSwappingField(Field):
+    """Tokens indexed in another namespace than their own field's (the source's words as target ids, the unknown
+    ones as its OOV id), counting nothing into the vocabulary: one ``(batch, length)`` tensor of ids, padded with 0,
+    as AllenNLP's field of that name gives."""
 
-    def count_vocab_items(self, counters: dict[str, Counter]) -> None:
-        return None
+    column_kind = "ragged"
+
+    def __init__(self, words: list[str], namespace: str) -> None:
+        self.words = list(words)
+        self.namespace = namespace
+
+    def index(self, vocab: Any) -> np.ndarray:
+        return np.asarray(vocab.token_indices(self.words, self.namespace), dtype=np.int64)
+
+    def length(self) -> int:
+        return len(self.words)
+
+    def __len__(self) -> int:
+        return len(self.words)
 
 
 def first_appearance_ids(words: list[str]) -> list[int]:
