@@ -68,16 +68,22 @@ class BiasMitigatorApplicator(Model):
     def allennlp_derived(self) -> dict[str, torch.Tensor]:
         """What AllenNLP's archives do not hold because AllenNLP finds it again whenever it builds the model: the
         bias direction, from the pretrained transformer's embeddings (read from the name it was built from)."""
-        from distrain.pretrained import load_model
-
         layer = self.base_model.get_submodule(self.embedding_layer_name)
-        owners = [module for module in self.base_model.modules()
-                  if hasattr(module, "get_input_embeddings") and module.get_input_embeddings() is layer]
-        if not owners:
-            raise ValueError("AllenNLP found the bias direction in embeddings its archive does not keep (not a "
-                             "pretrained transformer's): it cannot be found again")
-        pretrained = load_model(owners[0].config._name_or_path)
-        return {"bias_mitigator.direction": self.bias_mitigator.direction_from(pretrained.get_input_embeddings())}
+        return {"bias_mitigator.direction": self.bias_mitigator.direction_from(pretrained_embeddings(self.base_model,
+                                                                                                     layer))}
+
+
+def pretrained_embeddings(model: torch.nn.Module, layer: torch.nn.Module) -> torch.nn.Module:
+    """``layer`` (a pretrained transformer's input embeddings inside ``model``) as the pretrained model has it,
+    loaded again from the name it was built from: where AllenNLP finds a bias direction its archives do not keep."""
+    from distrain.pretrained import load_model
+
+    owners = [module for module in model.modules()
+              if hasattr(module, "get_input_embeddings") and module.get_input_embeddings() is layer]
+    if not owners:
+        raise ValueError("AllenNLP found the bias direction in embeddings its archive does not keep (not a "
+                         "pretrained transformer's): it cannot be found again")
+    return load_model(owners[0].config._name_or_path).get_input_embeddings()
 
 
 def _name_of(model: torch.nn.Module, layer: torch.nn.Module) -> str:
