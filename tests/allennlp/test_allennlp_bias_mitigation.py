@@ -193,3 +193,41 @@ def test_a_missing_base_archive_and_seed_file_are_one_line_each(tmp_path):
         "model.base_model.extra: unused beside _pretrained, which gives the whole module",
         "model.bias_mitigator.bias_direction.seed_word_pairs_file: debiaswe/definitional_pairs.json is not a "
         "readable JSON file (FileNotFoundError)"], checked.stderr
+
+
+def test_the_adversarial_backward_makes_allennlps_gradients_from_one_backward_of_both_losses():
+    """The callback's gradients equal AllenNLP's two-pass ones, computed here by hand: the adversary's from its loss;
+    the predictor's ``g - sum(g * u * u) - w * a`` from its loss's gradient ``g`` and the adversary loss's ``a``."""
+    from types import SimpleNamespace
+
+    from distrain.distributed.world import SINGLE
+    from distrain.zoo.fairness.adversarial_backward import AdversarialBiasMitigatorBackward
+
+    torch.manual_seed(0)
+    model = torch.nn.Module()
+    model.predictor, model.adversary = torch.nn.Linear(4, 3), torch.nn.Linear(3, 1)
+    inputs, target, protected = torch.randn(5, 4), torch.randint(0, 3, (5,)), torch.randn(5, 1)
+
+    def losses():
+        logits = model.predictor(inputs)
+        return (torch.nn.functional.cross_entropy(logits, target),
+                torch.nn.functional.mse_loss(model.adversary(logits.softmax(-1)), protected))
+
+    loss, adversary_loss = losses()  # AllenNLP's two passes
+    adversary_loss.backward(retain_graph=True)
+    a = {name: p.grad.clone() for name, p in model.predictor.named_parameters()}
+    expected = {f"adversary.{name}": p.grad.clone() for name, p in model.adversary.named_parameters()}
+    model.predictor.zero_grad()
+    loss.backward()
+    for name, p in model.predictor.named_parameters():
+        unit = a[name] / torch.linalg.norm(a[name])
+        expected[f"predictor.{name}"] = p.grad - (p.grad * unit * unit).sum() - 2.0 * a[name]
+    model.zero_grad()
+
+    callback, trainer = AdversarialBiasMitigatorBackward(adversary_loss_weight=2.0), SimpleNamespace(
+        model=model, world=SINGLE, step=0)
+    loss, adversary_loss = losses()
+    callback.backward_loss(trainer, {"loss": loss, "adversary_loss": adversary_loss}, loss, 1.0).backward()
+    callback.on_averaged_gradients(trainer, 1)
+    for name, p in model.named_parameters():
+        torch.testing.assert_close(p.grad, expected[name], rtol=0, atol=1e-7)
