@@ -30,14 +30,19 @@ FIXTURES = ALLENNLP_MODELS / "test_fixtures"
 SWAPS = {
     "bert-base-uncased": "test_fixtures/bert-xsmall-dummy",
     "epwalsh/bert-xsmall-dummy": "test_fixtures/bert-xsmall-dummy",  # the hub's copy of the fixture's tiny BERT
-    "albert-base-v2": "test_fixtures/bert-xsmall-dummy",
+    # the configs state ALBERT's width (768): an ALBERT that wide, one layer, random, over the tiny BERT's word
+    # pieces, made by the ``repository`` fixture (:func:`make_albert_stand_in`)
+    "albert-base-v2": "test_fixtures/albert-768-stand-in",
     "sshleifer/bart-tiny-random": "test_fixtures/generation/bart-tiny-random",  # tests/allennlp_overlay
     "patrickvonplaten/t5-tiny-random": "test_fixtures/generation/t5-tiny-random",  # tests/allennlp_overlay
     # debiaswe's seed pairs at the commit the URL names: the fixture's own copy
     "https://raw.githubusercontent.com/tolga-b/debiaswe/4c3fa843ffff45115c43fe112d4283c91d225c09/data/"
     "definitional_pairs.json": "test_fixtures/pair_classification/bias_mitigation/debiaswe/definitional_pairs.json",
-    # the tiny ELMo of AllenNLP's old layout (allennlp/tests/fixtures): the same files in this folder
+    "https://raw.githubusercontent.com/tolga-b/debiaswe/4c3fa843ffff45115c43fe112d4283c91d225c09/data/"
+    "equalize_pairs.json": "test_fixtures/pair_classification/bias_mitigation/debiaswe/equalize_pairs.json",
+    # the tiny ELMo and CoNLL lines of AllenNLP's old layout (allennlp/tests/fixtures): the same files in this folder
     "allennlp/tests/fixtures/elmo/": "test_fixtures/lm/elmo/",
+    "allennlp/tests/fixtures/data/conll2003.txt": "test_fixtures/lm/conll2003.txt",
 }
 
 #: config -> the test file that trains an epoch of it (with the changes that file states)
@@ -92,9 +97,28 @@ def _param(config: str):
     return pytest.param(config, marks=marks, id=config)
 
 
+def make_albert_stand_in(repository: Path) -> None:
+    """``test_fixtures/albert-768-stand-in``: an ALBERT 768 wide (what the configs naming ``albert-base-v2`` state),
+    one layer, seeded random weights, with the tiny BERT's word-piece vocabulary and tokenizer."""
+    import shutil
+
+    import torch
+    import transformers
+
+    folder = repository / "test_fixtures" / "albert-768-stand-in"
+    torch.manual_seed(0)
+    settings = transformers.AlbertConfig(vocab_size=250, embedding_size=20, hidden_size=768, num_hidden_layers=1,
+                                         num_attention_heads=12, intermediate_size=40, pad_token_id=0)
+    transformers.AlbertModel(settings).save_pretrained(folder)
+    shutil.copy(repository / "test_fixtures" / "bert-xsmall-dummy" / "vocab.txt", folder)
+    (folder / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": "BertTokenizer", "do_lower_case": True}))
+
+
 @pytest.fixture(scope="module")
 def repository(tmp_path_factory) -> Path:
-    return copy_repository("allennlp-models", tmp_path_factory.mktemp("models") / "allennlp-models")
+    copied = copy_repository("allennlp-models", tmp_path_factory.mktemp("models") / "allennlp-models")
+    make_albert_stand_in(copied)
+    return copied
 
 
 def swapped(repository: Path, config: str, scratch: Path) -> str:
