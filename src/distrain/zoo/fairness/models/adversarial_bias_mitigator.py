@@ -20,8 +20,9 @@ import torch
 
 from distrain.data.vocabulary import Vocabulary
 from distrain.models.model import Model
+from distrain.zoo.fairness.models.wrapping_model import WrappingModel
 from distrain.pretrained import weights_are_elsewhere
-from distrain.zoo.fairness.models.bias_mitigator_applicator import _name_of, find_embedding_layer, pretrained_embeddings
+from distrain.zoo.fairness.models.bias_mitigator_applicator import module_name_of, find_embedding_layer, pretrained_embeddings
 from distrain.zoo.fairness.modules.bias_direction import BiasDirection
 
 
@@ -38,9 +39,11 @@ class _ProtectedVariable:
 
 
 @Model.register("adversarial_bias_mitigator")
-class AdversarialBiasMitigator(Model):
+class AdversarialBiasMitigator(WrappingModel):
     """``predictor`` and ``adversary``; the adversary regresses the protected variable ``bias_direction`` defines
     from ``predictor_output_key`` of the predictor's outputs."""
+
+    wrapped_name = "predictor"
 
     def __init__(self, vocab: Vocabulary, predictor: Model, adversary: Model, bias_direction: BiasDirection,
                  predictor_output_key: str) -> None:
@@ -49,7 +52,7 @@ class AdversarialBiasMitigator(Model):
         self.metrics = predictor.metrics
         self.predictor_output_key = predictor_output_key
         layer = find_embedding_layer(predictor)
-        self.embedding_layer_name = _name_of(predictor, layer)
+        self.embedding_layer_name = module_name_of(predictor, layer)
         weight = layer.weight
         self.register_buffer("direction", torch.zeros(weight.shape[-1], dtype=weight.dtype, device=weight.device))
         if not weight.is_meta and not weights_are_elsewhere():  # else a model built to be loaded: the archive
@@ -70,15 +73,6 @@ class AdversarialBiasMitigator(Model):
                            f"(it gives {', '.join(sorted(output))})")
         adversary = self.adversary(input=output[self.predictor_output_key], label=self._protected.value)
         return {**output, **{f"adversary_{key}": value for key, value in adversary.items()}}
-
-    def get_metrics(self, reset: bool = False) -> dict[str, float]:
-        return self.predictor.get_metrics(reset)
-
-    def make_output_human_readable(self, output: dict[str, torch.Tensor]) -> Any:
-        return self.predictor.make_output_human_readable(output)
-
-    def prediction_reader(self, reader: Any) -> Any:
-        return self.predictor.prediction_reader(reader)
 
     def allennlp_derived(self) -> dict[str, torch.Tensor]:
         """The direction, found again from the pretrained embeddings (AllenNLP's archives do not keep it)."""
