@@ -111,6 +111,17 @@ CASES = {
                                 "test_fixtures/pair_classification/bias_mitigation/debiaswe/definitional_pairs.json",
                             "model.bias_mitigator.equalize_word_pairs_file":
                                 "test_fixtures/pair_classification/bias_mitigation/debiaswe/equalize_pairs.json"}),
+    # the adversarial mitigator (a two_means direction, a feed-forward adversary, AllenNLP's backward callback and
+    # multi optimizer) on the same tiny BERT and local seed pairs; evaluate reports the predictor's loss and accuracy
+    "adversarial_bias_mitigation": (
+        "allennlp-models", "test_fixtures/pair_classification/bias_mitigation/adversarial_experiment.json",
+        ["logits", "probs"], 5, {
+            **{key: "test_fixtures/bert-xsmall-dummy" for key in (
+                "dataset_reader.tokenizer.model_name", "dataset_reader.token_indexers.tokens.model_name",
+                "model.predictor.text_field_embedder.token_embedders.tokens.model_name",
+                "model.bias_direction.tokenizer.model_name")},
+            "model.bias_direction.seed_word_pairs_file":
+                "test_fixtures/pair_classification/bias_mitigation/debiaswe/definitional_pairs.json"}),
     # the parser's arc and label scores are not among its outputs: its arc_attention's and tag_bilinear's are kept
     # (the label scores of the loss's call: at the gold heads); the second case decodes greedily, not by MST
     **{name: ("allennlp-models", "test_fixtures/structured_prediction/biaffine_dependency_parser/experiment.json",

@@ -260,3 +260,38 @@ def test_regularizer_gradient_is_the_penalty_gradient():
     penalty_gradients = torch.autograd.grad(applicator.penalty(model.named_parameters()), list(model.parameters()))
     for parameter, penalty_gradient in zip(model.parameters(), penalty_gradients):
         assert torch.allclose(parameter.grad, 0.25 + penalty_gradient)
+
+
+MULTI = {"type": "multi", "optimizers": {"first": {"type": "sgd", "lr": 0.5}, "default": {"type": "adam", "lr": 0.1}},
+         "parameter_groups": [[["^first"], {"optimizer_name": "first"}], [["^second\\.bias"], {"lr": 0.01}]]}
+
+
+def test_multi_routes_each_parameter_group_to_its_named_optimizer_and_steps_each():
+    """AllenNLP's ``multi``: ``first.*`` to SGD at 0.5; ``second.bias`` to the default Adam with its own rate; the
+    rest to the default Adam. One SGD step moves ``first`` by 0.5 x its gradient; Adam's first moves by its rate."""
+    model = torch.nn.ModuleDict({"first": torch.nn.Linear(2, 1), "second": torch.nn.Linear(2, 1)})
+    multi = built(Optimizer, MULTI, model_parameters=list(model.named_parameters()))
+    assert [type(part).__name__ for part in multi.optimizers.values()] == ["SgdOptimizer", "AdamOptimizer"]
+    assert sorted(group["lr"] for group in multi.param_groups) == [0.01, 0.1, 0.5]
+    before = {name: parameter.detach().clone() for name, parameter in model.named_parameters()}
+    model["first"](torch.ones(1, 2)).sum().add(model["second"](torch.ones(1, 2)).sum()).backward()
+    multi.step()
+    torch.testing.assert_close(model["first"].weight, before["first.weight"] - 0.5)  # gradient 1 for each weight
+    torch.testing.assert_close(model["second"].weight, before["second.weight"] - 0.1)
+    torch.testing.assert_close(model["second"].bias, before["second.bias"] - 0.01)
+    state = multi.state_dict()  # torch's own form over every part's groups: a checkpoint reloads it
+    again = built(Optimizer, MULTI, model_parameters=list(model.named_parameters()))
+    again.load_state_dict(state)
+    assert again.optimizers["default"].state[model["second"].weight]["step"] == 1
+    again.param_groups[0]["lr"] = 0.25  # a scheduler's change reaches the part
+    assert again.optimizers["first"].param_groups[0]["lr"] == 0.25
+
+
+def test_multi_names_a_missing_default_and_an_unknown_optimizer_name_with_their_key_paths():
+    config = {**MULTI, "optimizers": {"first": {"type": "sgd"}},
+              "parameter_groups": [[["^first"], {"optimizer_name": "frist"}]]}
+    problems: list[Problem] = []
+    resolve_object(Optimizer, config, "trainer.optimizer", problems)
+    assert sorted(str(problem) for problem in problems) == [
+        'trainer.optimizer.optimizers: names no "default" optimizer (for the parameters no group matches)',
+        'trainer.optimizer.parameter_groups[0]: optimizer_name "frist" is not among optimizers (first)']

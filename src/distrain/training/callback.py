@@ -38,6 +38,18 @@ class Callback(Registrable):
     def on_start(self, trainer: TrainerView) -> None:
         pass
 
+    def backward_loss(self, trainer: TrainerView, outputs: dict[str, Any], scaled: Any, scale: Any) -> Any:
+        """The tensor this micro-batch backpropagates: ``scaled``, the loss times ``scale`` (this worker's share
+        of the step), unless a callback replaces or augments it (a later callback gets what an earlier returned).
+        ``outputs`` are the model's for the micro-batch; gradients a callback computes of its own here (with
+        ``retain_graph=True``) are scaled by ``scale`` to be this worker's share too."""
+        return scaled
+
+    def on_averaged_gradients(self, trainer: TrainerView, step: int) -> None:
+        """Before optimizer step ``step``, its gradients averaged over the workers but not yet clipped: a callback
+        may change them (one holding gradients of its own averages those too, with the same collective on every
+        worker)."""
+
     def on_gradients(self, trainer: TrainerView, step: int) -> None:
         """Before optimizer step ``step`` (counted from 1), with its gradients averaged and clipped."""
 

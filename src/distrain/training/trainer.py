@@ -228,11 +228,14 @@ class GradientDescentTrainer(Trainer):
         loss = output["loss"]
         if "loss_weight" in output:
             weight = self.step_weights.add(output["loss_weight"], batch.size, step_samples)
-            scaled = loss * (weight * (self.world.dp_size / step_samples)).to(loss.dtype)
+            scale = (weight * (self.world.dp_size / step_samples)).to(loss.dtype)
+            scaled = loss * scale
         else:
             weight = float(batch.size)
             scale = self.world.dp_size * batch.size / step_samples
             scaled = loss if scale == 1.0 else loss * scale
+        for callback in self.callbacks:  # one may replace or augment what is backpropagated
+            scaled = callback.backward_loss(self, output, scaled, scale)
         return loss.detach(), weight, scaled
 
     def _optimizer_step(self, loss_weight_total: float, losses: list, micro_batches: list[Batch]) -> None:
@@ -242,6 +245,8 @@ class GradientDescentTrainer(Trainer):
         local = sum(weight for _, weight, _ in losses)  # this worker's part of the step's weight
         total = loss_weight_total if weighted else sum(batch.global_size for batch in micro_batches)
         self.parallel.before_optimizer_step(self.model.parameters(), local, total)
+        for callback in self.callbacks:
+            callback.on_averaged_gradients(self, self.step + 1)
         if self.regularizer is not None:  # the penalty's gradient, once per step, after averaging
             self.regularizer.add_gradients(self.model.named_parameters())
         if self.grad_norm is not None:
@@ -385,13 +390,7 @@ def _nonfinite(losses: list[tuple[torch.Tensor, Any, int]]) -> torch.Tensor | bo
 
 
 def _grouped(batches: Iterator[Batch], size: int) -> Iterator[list[Batch]]:
-    group: list[Batch] = []
-    for batch in batches:
-        group.append(batch)
-        if len(group) == size:
-            yield group
-            group = []
-    if group:
+    while group := list(itertools.islice(batches, size)):
         yield group
 
 

@@ -107,6 +107,11 @@ class BiattentiveClassificationNetwork(ClassifierOutputs, Model):
         words = {name: tensors for name, tensors in tokens.items() if name != ELMO}
         embedded = self.text_field_embedder(words) if words else None
         if self.elmo is not None:
+            if ELMO not in tokens:  # AllenNLP's check: the reader's indexers give no ELMo characters
+                from distrain.config.errors import ConfigError
+
+                raise ConfigError(f'dataset_reader.token_indexers: the model uses ELMo, but no indexer named "{ELMO}" '
+                                  "gives it characters (an elmo_characters indexer)")
             mixes = self.elmo(tokens[ELMO]["elmo_tokens"])["elmo_representations"]
             if self.use_input_elmo:  # AllenNLP's order: the input's mix first, the integrator's last
                 embedded = mixes[0] if embedded is None else torch.cat([embedded, mixes[0]], -1)

@@ -15,6 +15,7 @@ import torch
 from distrain.config.lazy import Lazy
 from distrain.data.vocabulary import Vocabulary
 from distrain.models.model import Model
+from distrain.zoo.fairness.models.wrapping_model import WrappingModel
 from distrain.zoo.fairness.modules.bias_mitigator import BiasMitigator
 
 
@@ -32,15 +33,17 @@ def find_embedding_layer(model: torch.nn.Module) -> torch.nn.Module:
 
 
 @Model.register("bias_mitigator_applicator")
-class BiasMitigatorApplicator(Model):
+class BiasMitigatorApplicator(WrappingModel):
     """``base_model`` (often from an archive: ``{"_pretrained": {"archive_file": ..., "module_path": ""}}``) with
     ``bias_mitigator`` hooked on its word embeddings."""
+
+    wrapped_name = "base_model"
 
     def __init__(self, vocab: Vocabulary, base_model: Model, bias_mitigator: Lazy[BiasMitigator]) -> None:
         super().__init__(base_model.vocab)
         self.base_model = base_model
         self.metrics = base_model.metrics
-        self.embedding_layer_name = _name_of(base_model, find_embedding_layer(base_model))
+        self.embedding_layer_name = module_name_of(base_model, find_embedding_layer(base_model))
         layer = self.base_model.get_submodule(self.embedding_layer_name)
         self.bias_mitigator = bias_mitigator.construct(embedding_layer=layer)
         layer.register_forward_hook(self.bias_mitigator)
@@ -56,29 +59,26 @@ class BiasMitigatorApplicator(Model):
     def forward(self, **inputs: Any) -> dict[str, torch.Tensor]:
         return self.base_model(**inputs)
 
-    def get_metrics(self, reset: bool = False) -> dict[str, float]:
-        return self.base_model.get_metrics(reset)
-
-    def make_output_human_readable(self, output: dict[str, torch.Tensor]) -> Any:
-        return self.base_model.make_output_human_readable(output)
-
-    def prediction_reader(self, reader: Any) -> Any:
-        return self.base_model.prediction_reader(reader)
-
     def allennlp_derived(self) -> dict[str, torch.Tensor]:
         """What AllenNLP's archives do not hold because AllenNLP finds it again whenever it builds the model: the
         bias direction, from the pretrained transformer's embeddings (read from the name it was built from)."""
-        from distrain.pretrained import load_model
-
         layer = self.base_model.get_submodule(self.embedding_layer_name)
-        owners = [module for module in self.base_model.modules()
-                  if hasattr(module, "get_input_embeddings") and module.get_input_embeddings() is layer]
-        if not owners:
-            raise ValueError("AllenNLP found the bias direction in embeddings its archive does not keep (not a "
-                             "pretrained transformer's): it cannot be found again")
-        pretrained = load_model(owners[0].config._name_or_path)
-        return {"bias_mitigator.direction": self.bias_mitigator.direction_from(pretrained.get_input_embeddings())}
+        return {"bias_mitigator.direction": self.bias_mitigator.direction_from(pretrained_embeddings(self.base_model,
+                                                                                                     layer))}
 
 
-def _name_of(model: torch.nn.Module, layer: torch.nn.Module) -> str:
+def pretrained_embeddings(model: torch.nn.Module, layer: torch.nn.Module) -> torch.nn.Module:
+    """``layer`` (a pretrained transformer's input embeddings inside ``model``) as the pretrained model has it,
+    loaded again from the name it was built from: where AllenNLP finds a bias direction its archives do not keep."""
+    from distrain.pretrained import load_model
+
+    owners = [module for module in model.modules()
+              if hasattr(module, "get_input_embeddings") and module.get_input_embeddings() is layer]
+    if not owners:
+        raise ValueError("AllenNLP found the bias direction in embeddings its archive does not keep (not a "
+                         "pretrained transformer's): it cannot be found again")
+    return load_model(owners[0].config._name_or_path).get_input_embeddings()
+
+
+def module_name_of(model: torch.nn.Module, layer: torch.nn.Module) -> str:
     return next(name for name, module in model.named_modules() if module is layer)
