@@ -19,7 +19,7 @@ class BertLanguageModelHead(LanguageModelHead):
         config = load_config(model_name)
         self.input_dim = config.hidden_size
         self.output_dim = config.vocab_size
-        self.bert_lm_head = load_model(model_name, "BertForMaskedLM").cls
+        self.bert_lm_head = load_model(model_name, "AutoModelForMaskedLM").cls
 
     def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
         return self.bert_lm_head(hidden_states)
