@@ -176,3 +176,15 @@ def test_a_masked_lm_predictor_input_without_a_mask_is_one_line_naming_the_key(t
     assert str(raised.value) == '"sentence": No [MASK] tokens found!'
     with pytest.raises(RecordError, match='"sentence" must be a string'):
         sentence_instance(MaskedLanguageModelingReader(), 3)
+
+
+def test_a_generators_beam_search_without_an_end_index_is_one_line_naming_it(tmp_path):
+    """No model gives the generator's beam search its end symbol: the config must, and ``check`` says where."""
+    config = _fixture(f"{LM}/next_token_lm/experiment_transformer.json")
+    del config["model"]["beam_search_generator"]["beam_search"]["end_index"]
+    checked = run_cli("check", str(write_config(tmp_path / "no_end.json", config)), cwd=ALLENNLP_MODELS)
+    assert checked.returncode == 2, checked.stderr
+    errors = [line for line in checked.stderr.splitlines() if line.startswith("error")]
+    assert errors == ["error: model.beam_search_generator.beam_search: end_index is required: no model gives this "
+                      "beam search its end symbol"], checked.stderr
+    assert "Traceback" not in checked.stderr

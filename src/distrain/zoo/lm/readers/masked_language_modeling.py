@@ -12,40 +12,22 @@ from typing import Iterator
 
 from distrain.data.fields import IndexField, ListField, TextField
 from distrain.data.reader import DatasetReader
-from distrain.data.token_indexer import TokenIndexer
-from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
-from distrain.data.tokenizer import Token, Tokenizer
-from distrain.data.tokenizers.just_spaces import WhitespaceTokenizer
-from distrain.zoo.lm.readers.target_tokens import target_token, targets_tokenizer
+from distrain.data.tokenizer import Token
+from distrain.zoo.lm.readers.target_tokens import SentenceTargetsReader, target_token
 
 MASK = "[MASK]"
 
 
 @DatasetReader.register("masked_language_modeling")
-class MaskedLanguageModelingReader(DatasetReader):
+class MaskedLanguageModelingReader(SentenceTargetsReader):
     """The tokenizer splits on whitespace unless given. Blank lines are skipped (AllenNLP's reading failed there)."""
-
-    distributed_aware = True
-
-    def __init__(self, tokenizer: Tokenizer | None = None, token_indexers: dict[str, TokenIndexer] | None = None,
-                 **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.tokenizer = tokenizer or WhitespaceTokenizer()
-        self.targets_tokenizer = targets_tokenizer(self.tokenizer)
-        self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
 
     @classmethod
     def declared_fields(cls, arguments):
         return {"tokens": True, "mask_positions": True, "target_ids": False}
 
-    def input_fields(self) -> dict[str, str]:
-        return {"sentence": "text"}
-
-    def record_to_instance(self, record: dict) -> dict:
-        return self.text_to_instance(sentence=self.require(record, "sentence", str, "a string"))
-
     def _read(self, path: Path) -> Iterator[dict]:
-        for number, line in self.owned_lines(path):
+        for _, line in self.owned_lines(path):
             self.num_parsed += 1
             tokens = list(self.tokenizer.tokenize(line))
             target = tokens[0].text if isinstance(tokens[0], Token) else str(tokens[0])

@@ -14,39 +14,26 @@ from distrain.config.constraints import PositiveInt
 from distrain.data.fields import TextField
 from distrain.data.reader import DatasetReader
 from distrain.data.token_indexer import TokenIndexer
-from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
 from distrain.data.tokenizer import Token, Tokenizer
-from distrain.data.tokenizers.just_spaces import WhitespaceTokenizer
-from distrain.zoo.lm.readers.target_tokens import target_token, targets_tokenizer
+from distrain.zoo.lm.readers.target_tokens import SentenceTargetsReader, target_token
 
 #: the next word of every sentence read from a file (AllenNLP's)
 FILE_TARGET = "the"
 
 
 @DatasetReader.register("next_token_lm")
-class NextTokenLMReader(DatasetReader):
+class NextTokenLMReader(SentenceTargetsReader):
     """The tokenizer splits on whitespace unless given; ``max_tokens`` keeps a sentence's last tokens only.
     Blank lines are skipped (AllenNLP made each an instance without tokens, which no model can read)."""
 
-    distributed_aware = True
-
     def __init__(self, tokenizer: Tokenizer | None = None, token_indexers: dict[str, TokenIndexer] | None = None,
                  max_tokens: PositiveInt | None = None, **kwargs) -> None:
-        super().__init__(**kwargs)
-        self.tokenizer = tokenizer or WhitespaceTokenizer()
-        self.targets_tokenizer = targets_tokenizer(self.tokenizer)
-        self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
+        super().__init__(tokenizer, token_indexers, **kwargs)
         self.max_tokens = max_tokens
 
     @classmethod
     def declared_fields(cls, arguments):
         return {"tokens": True, "target_ids": False}
-
-    def input_fields(self) -> dict[str, str]:
-        return {"sentence": "text"}
-
-    def record_to_instance(self, record: dict) -> dict:
-        return self.text_to_instance(sentence=self.require(record, "sentence", str, "a string"))
 
     def _read(self, path: Path) -> Iterator[dict]:
         for _, line in self.owned_lines(path):

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import copy
 
+from distrain.data.reader import DatasetReader
+from distrain.data.token_indexer import TokenIndexer
+from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
 from distrain.data.tokenizer import Token, Tokenizer
+from distrain.data.tokenizers.just_spaces import WhitespaceTokenizer
 from distrain.data.tokenizers.pretrained_transformer import PretrainedTransformerTokenizer
 
 
@@ -30,3 +34,23 @@ def target_token(word: str, tokenizer: Tokenizer) -> Token:
         raise ValueError(f"the target {word!r} has no tokens under the reader's tokenizer")
     first = pieces[0]
     return Token(word, text_id=getattr(first, "text_id", None), type_id=getattr(first, "type_id", None))
+
+
+class SentenceTargetsReader(DatasetReader):
+    """What both readers share: a whitespace tokenizer unless given (and its :func:`targets_tokenizer`),
+    ``single_id`` indexing unless given, and a record ``{"sentence": ...}`` read without targets."""
+
+    distributed_aware = True
+
+    def __init__(self, tokenizer: Tokenizer | None = None, token_indexers: dict[str, TokenIndexer] | None = None,
+                 **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.tokenizer = tokenizer or WhitespaceTokenizer()
+        self.targets_tokenizer = targets_tokenizer(self.tokenizer)
+        self.token_indexers = token_indexers or {"tokens": SingleIdTokenIndexer()}
+
+    def input_fields(self) -> dict[str, str]:
+        return {"sentence": "text"}
+
+    def record_to_instance(self, record: dict) -> dict:
+        return self.text_to_instance(sentence=self.require(record, "sentence", str, "a string"))
