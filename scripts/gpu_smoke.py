@@ -274,7 +274,7 @@ def mlm_config(folder: Path, layers: int, hidden: int, sentences: int = 400) -> 
     return {
         "dataset_reader": {"type": "text_blocks", "tokenizer_name": str(bert), "max_length": 64},
         "train_data_path": str(corpus / "*.txt"),
-        "model": {"type": "masked_language_model", "tokenizer_name": str(bert), "config": str(bert),
+        "model": {"type": "transformer_masked_language_model", "tokenizer_name": str(bert), "config": str(bert),
                   "config_overrides": {"num_hidden_layers": layers, "hidden_size": hidden, "num_attention_heads": 8,
                                        "intermediate_size": 4 * hidden}},
         "data_loader": {"batch_size": 16},

@@ -64,6 +64,16 @@ CASES = [
         {"prefix": "To open a jar, you", "alternatives": ["twist the lid.", "eat the glass."]},
         {"prefix": "When it rains, people", "alternatives": ["open umbrellas.", "close the sky.", "swim home."]},
     ]),
+    ("next_token_lm", "allennlp-models", "next_token_lm", [
+        {"sentence": "This is the first"}, {"sentence": "My cat sleeps all"}, {"sentence": "Another sentence is"},
+    ]),
+    ("next_token_lm_transformer", "allennlp-models", "next_token_lm", [
+        {"sentence": "This is the first"}, {"sentence": "My cat sleeps all day"},
+    ]),
+    # the linear head without a contextualizer sees the mask's embedding alone: the sentences differ in their words
+    ("masked_language_model", "allennlp-models", "masked_language_model", [
+        {"sentence": "[MASK] is the first sentence."}, {"sentence": "My cat [MASK] all day"},
+    ]),
 ]
 
 
@@ -89,6 +99,7 @@ def main() -> None:
     import allennlp_models.rc  # noqa: F401 - registers bidaf and its predictor
     import allennlp_models.tagging  # noqa: F401 - registers crf_tagger
     import allennlp_models.mc  # noqa: F401 - registers transformer_mc and its predictor
+    import allennlp_models.lm  # noqa: F401 - registers next_token_lm, masked_language_model and their predictors
     from allennlp.predictors import Predictor
 
     patch_spacy()

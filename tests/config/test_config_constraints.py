@@ -142,7 +142,7 @@ def model_cases(bert: Path) -> list[tuple]:
         ("dataset_reader.tokenizer", {"type": "pretrained_transformer", "model_name": str(bert), "max_length": 0},
          "dataset_reader.tokenizer.max_length: must be at least 1, got 0"),
     ], [
-        ("model", {"type": "masked_language_model", "tokenizer_name": str(bert), "config": str(bert),
+        ("model", {"type": "transformer_masked_language_model", "tokenizer_name": str(bert), "config": str(bert),
                    "mask_probability": 0, "mask_fraction": -0.1, "random_fraction": 1.5},
          "model.mask_probability: must be greater than 0, got 0"),
         (None, None, "model.mask_fraction: must be 0 or more, got -0.1"),
@@ -170,7 +170,7 @@ def cross_argument_cases(bert: Path) -> list[tuple]:
         ("validation_dataset_reader", {"type": "text_blocks", "tokenizer_name": str(bert), "max_length": 10, "min_length": 9},
          "validation_dataset_reader.min_length: must be at most max_length - 2 (8) or no block is ever long enough, got 9"),
     ], [
-        ("model", {"type": "masked_language_model", "tokenizer_name": str(bert), "mask_fraction": 0.8, "random_fraction": 0.3},
+        ("model", {"type": "transformer_masked_language_model", "tokenizer_name": str(bert), "mask_fraction": 0.8, "random_fraction": 0.3},
          "model: give exactly one of model_name (pretrained) and config (random init)"),
         (None, None, "model.random_fraction: mask_fraction + random_fraction must be at most 1, got 0.8 + 0.3"),
     ]

@@ -41,7 +41,7 @@ def mlm_config(root: Path) -> dict:
         "dataset_reader": {"type": "text_blocks", "tokenizer_name": str(bert), "max_length": 24},
         "train_data_path": str(write_corpus(root / "corpus", files=2, sentences=30, seed=3) / "*.txt"),
         "validation_data_path": str(write_corpus(root / "heldout", files=1, sentences=10, seed=4)),
-        "model": {"type": "masked_language_model", "tokenizer_name": str(bert), "config": str(bert), "masking_seed": 5},
+        "model": {"type": "transformer_masked_language_model", "tokenizer_name": str(bert), "config": str(bert), "masking_seed": 5},
         "data_loader": {"batch_size": GLOBAL_BATCH},
         "trainer": {"num_epochs": 2, "optimizer": {"type": "adamw", "lr": 0.003}, "grad_norm": 1.0,
                     "progress_bar": False, "save_every_num_batches": 1, "keep_checkpoints": 0,

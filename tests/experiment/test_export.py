@@ -99,9 +99,9 @@ def archives(tmp_path_factory) -> dict:
     configs = {
         "classifier": ({"dataset_reader": classifier_reader, "model": classifier}, LABELS),
         "lora_classifier": ({"dataset_reader": classifier_reader, "model": {**classifier, "adapter": lora}}, LABELS),
-        "masked_lm": ({"dataset_reader": text, "model": {"type": "masked_language_model", "tokenizer_name": str(bert),
+        "masked_lm": ({"dataset_reader": text, "model": {"type": "transformer_masked_language_model", "tokenizer_name": str(bert),
                                                          "model_name": str(bert)}}, None),
-        "lora_masked_lm": ({"dataset_reader": text, "model": {"type": "masked_language_model", "adapter": lora,
+        "lora_masked_lm": ({"dataset_reader": text, "model": {"type": "transformer_masked_language_model", "adapter": lora,
                                                               "tokenizer_name": str(bert), "model_name": str(bert)}},
                            None),
         "causal_lm": ({"dataset_reader": packed, "model": {"type": "causal_language_model", "model_name": str(llama)}},

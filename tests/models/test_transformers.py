@@ -142,7 +142,7 @@ def _mlm_config(tmp_path: Path, batch_size: int, workers: int, **trainer) -> dic
         "dataset_reader": {"type": "text_blocks", "tokenizer_name": str(bert), "max_length": 32},
         "train_data_path": str(corpus / "*.txt"),
         "validation_data_path": str(validation),
-        "model": {"type": "masked_language_model", "tokenizer_name": str(bert), "config": str(bert),
+        "model": {"type": "transformer_masked_language_model", "tokenizer_name": str(bert), "config": str(bert),
                   "masking_seed": 5},
         "data_loader": {"batch_size": batch_size},
         "trainer": {

@@ -194,4 +194,4 @@ def test_bad_adapter_configs_name_their_key_path_before_data_is_read(lora_run, t
         validate_experiment(config)
     assert [str(problem) for problem in raised.value.problems] == [
         "model.adapter: basic_classifier holds no transformers model to adapt; adapters apply to "
-        "causal_language_model, masked_language_model, transformer_classifier"]
+        "causal_language_model, transformer_classifier, transformer_masked_language_model"]

@@ -53,7 +53,7 @@ def test_plain_data_parallel_workers_get_no_compiler(config):
     with_(distributed={"tensor_parallel_size": 2}),
     with_(distributed={"pipeline_parallel_size": 2}),
     with_(dataset_reader={"tokenizer": {"type": "pretrained_transformer", "model_name": "some/model"}}),
-    with_(model={"type": "masked_language_model", "tokenizer_name": "some/model"}),
+    with_(model={"type": "transformer_masked_language_model", "tokenizer_name": "some/model"}),
     with_(trainer={"callbacks": [{"type": "x", "nested": [{"model_name": "m"}]}]}),
 ], ids=["compile", "fsdp", "user-strategy", "tensor-parallel", "pipeline", "pretrained-tokenizer", "mlm", "nested"])
 def test_workers_that_will_import_the_compiler_get_it_preloaded(config):

@@ -35,7 +35,7 @@ class TokenPerplexity(Average):
         return math.exp(min(float(stats.get("sum", 0.0)) / count, 700.0)) if count > 0 else 0.0
 
 
-@Model.register("masked_language_model")
+@Model.register("transformer_masked_language_model")
 class MaskedLanguageModel(EncoderParallelism, Model):
     """Give ``model_name`` (pretrained encoder) or ``config`` (a config.json, its folder, or a
     ``package://`` path: random init), with ``config_overrides`` to shrink it, e.g.

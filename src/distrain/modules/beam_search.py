@@ -29,11 +29,15 @@ class BeamSearch(Registrable):
     """``search`` returns ``(predictions (batch, beam, steps), scores (batch, beam))``, best beam first."""
 
     default_implementation = "beam_search"
-    runtime_args = ("end_index", "vocab")
+    runtime_args = ("vocab",)
 
-    def __init__(self, end_index: int, max_steps: PositiveInt = 50, beam_size: PositiveInt = 10,
-                 per_node_beam_size: PositiveInt | None = None, min_steps: NonNegativeInt | None = None,
-                 vocab: object | None = None) -> None:
+    def __init__(self, end_index: NonNegativeInt | None = None, max_steps: PositiveInt = 50,
+                 beam_size: PositiveInt = 10, per_node_beam_size: PositiveInt | None = None,
+                 min_steps: NonNegativeInt | None = None, vocab: object | None = None) -> None:
+        # a model that knows its end symbol passes end_index when it builds the search (and wins over the config);
+        # a config gives it where no model does (allennlp-models' next_token_lm generators)
+        if end_index is None:
+            raise ValueError("end_index is required: no model gives this beam search its end symbol")
         if min_steps is not None and min_steps > max_steps:
             raise ValueError("min_steps must be less than or equal to max_steps")
         self.end_index = end_index

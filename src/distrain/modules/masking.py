@@ -23,7 +23,7 @@ IGNORE = -100
 @dataclass(frozen=True)
 class MaskingScheme:
     """What share of tokens is selected, and how the selected are replaced (the rest stay as they
-    are). Its ranges are checked where it is configured, by ``masked_language_model``'s annotations."""
+    are). Its ranges are checked where it is configured, by ``transformer_masked_language_model``'s annotations."""
 
     probability: float = 0.15
     mask_fraction: float = 0.8

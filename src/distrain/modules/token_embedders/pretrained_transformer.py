@@ -25,6 +25,7 @@ class PretrainedTransformerEmbedder(TokenEmbedder):
                  gradient_checkpointing: bool | None = None, last_layer_only: bool = True,
                  max_length: PositiveInt | None = None) -> None:
         super().__init__()
+        self.model_name = model_name
         self.max_length = max_length
         if not last_layer_only:
             raise ValueError("last_layer_only: false (a scalar mix of layers) is not supported")
