@@ -17,6 +17,7 @@ range; the direction of each difference is in the table).
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import shutil
 import subprocess
@@ -41,8 +42,11 @@ def export(revision: str, folder: Path) -> Path:
 def figure(tree: Path, bench: str) -> tuple[str, float]:
     """Run ``bench`` (a script of ``tree``'s scripts/ with its arguments) and read its last ``name=value`` line."""
     script, *arguments = shlex.split(bench)
+    # the tree's src/ on PYTHONPATH from the start: anything the interpreter imports before the script runs (the
+    # environment's .pth line) then comes from this tree too, never from the checkout the venv was installed from
+    path = os.pathsep.join(filter(None, [str(tree / "src"), str(tree / "scripts"), os.environ.get("PYTHONPATH")]))
     done = subprocess.run([sys.executable, str(tree / "scripts" / script), *arguments], cwd=tree,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": path})
     lines = [line for line in done.stdout.splitlines() if "=" in line]
     if done.returncode != 0 or not lines:
         raise SystemExit(f"{bench} on {tree.name} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")

