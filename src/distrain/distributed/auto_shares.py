@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Callable, Literal
 
 import torch
 from annotated_types import Ge, Gt, Le
@@ -40,7 +40,12 @@ class AutoBalance:
 
 
 class AutomaticShares:
-    """Times this worker's forwards and re-sets every worker's share of the training batches."""
+    """Times this worker's forwards and re-sets every worker's share of the training batches.
+
+    ``clock`` is the one place time is read: a test plugin gives it simulated seconds, so the decisions are
+    tested exactly rather than through sleeps that a busy machine stretches."""
+
+    clock: Callable[[], float] = staticmethod(time.perf_counter)
 
     def __init__(self, world: World, settings: AutoBalance) -> None:
         self.world = world
@@ -72,13 +77,13 @@ class AutomaticShares:
         if module.training:
             if self._cuda:
                 torch.cuda.synchronize(self.world.device)
-            self._started = time.perf_counter()
+            self._started = self.clock()
 
     def _forward_ends(self, module: Any, inputs: Any, output: Any) -> None:
         if module.training and self._started is not None:
             if self._cuda:
                 torch.cuda.synchronize(self.world.device)
-            self.seconds += time.perf_counter() - self._started
+            self.seconds += self.clock() - self._started
             self._started = None
 
     # --------------------------------------------------------------------------- decisions
