@@ -344,6 +344,25 @@ print(2 * n ** 3 / best)
 """
 
 
+#: the CPU flags that give torch's oneDNN native bfloat16 matrix products (AMX tiles, AVX-512 BF16 dot products)
+BF16_FLAGS = ("amx_bf16", "amx_tile", "avx512_bf16")
+
+
+def cpu_bf16_line() -> str:
+    """What the figures ran on: the CPU's model and its bfloat16 instructions (a warning where it has none)."""
+    info = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    fields: dict[str, str] = {}
+    for line in info.splitlines():  # the first processor's fields (every core of one CPU reports alike)
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    model, flags = fields.get("model name", "unknown"), set(fields.get("flags", "").split())
+    present = [flag for flag in BF16_FLAGS if flag in flags]
+    if present:
+        return f"cpu: {model}; bfloat16 instructions: {' '.join(present)} (avx512f: {'avx512f' in flags})"
+    return (f"warning: cpu {model} has no bfloat16 matrix instructions ({' '.join(BF16_FLAGS)} all absent): torch "
+            "runs bfloat16 products in slow generic code, so the bf16 figures below are no claim of distrain's")
+
+
 def matmul_peak(processes: int, threads: int, size: int = 2048, repeats: int = 6, dtype: str = "float32") -> float:
     """``torch.mm`` FLOP/s in ``dtype`` of ``processes`` processes of ``threads`` threads each, running at once."""
     environment = dict(os.environ, OMP_NUM_THREADS=str(threads))
@@ -483,6 +502,8 @@ def throughput_part(folder: Path, systems, worker_counts, steps: int, warmup: in
     if blocks < steps * global_batch:
         raise SystemExit(f"the corpus gave {blocks} blocks, fewer than {steps} steps x {global_batch}")
     dtypes = ["float32"] + (["bfloat16"] if precision == "bf16" else [])
+    if precision == "bf16":
+        print(cpu_bf16_line(), flush=True)
     peaks = {(dtype, workers): matmul_peak(workers, threads_per_process(cores, workers), *peak, dtype=dtype)
              for dtype in dtypes for workers in worker_counts}
     for dtype in dtypes:
