@@ -1,7 +1,7 @@
 """A plugin project written as AllenNLP 2.x users write theirs (``projects/review_sentiment``: ``from allennlp...``
 imports, ``from overrides import overrides``, a reader, model and predictor registered by decorators, a jsonnet
-config, ``.allennlp_plugins``, a ``ModelTestCase`` suite) runs from its folder as it is: its AllenNLP command lines
-through the ``allennlp`` command, the same through ``distrain`` (on two workers), and its own tests under pytest.
+config, ``.allennlp_plugins``, a ``ModelTestCase`` suite) runs from its folder as it is: the ``allennlp`` command's
+outputs, subcommands and refusals here; every project on 1 and 2 workers and its own tests in test_allennlp_projects.
 Every command is a process of its own, started as the console scripts start (the working directory not on
 ``sys.path``: only ``.allennlp_plugins`` makes the project's package found)."""
 
@@ -104,27 +104,6 @@ def test_the_other_subcommands_count_build_the_vocabulary_and_print_results(proj
     dry = allennlp("train", "experiments/review_classifier.jsonnet", "-s", "runs/dry", "--dry-run", cwd=project)
     assert dry.returncode == 0 and "training data    24 instances" in dry.stdout, dry.stderr[-2000:]
     assert not (project / "runs" / "dry").exists()
-
-
-def test_distrain_reads_allennlp_plugins_and_trains_and_predicts_on_two_workers(project):
-    trained = distrain("train", "experiments/review_classifier.jsonnet", "-s", "runs/two", "-o", TWO_WORKERS,
-                       cwd=project)
-    assert trained.returncode == 0, trained.stderr[-3000:]
-    assert (project / "runs" / "two" / "out_worker1.log").exists()
-    archive = "runs/two/model.tar.gz"
-    by_distrain = distrain("predict", archive, "tests/fixtures/reviews.jsonl", "--output-file", "two.out",
-                           cwd=project)
-    by_allennlp = allennlp("predict", archive, "tests/fixtures/reviews.jsonl", "--use-dataset-reader",
-                           "--output-file", "two-allennlp.out", "--silent", "-o", TWO_WORKERS, cwd=project)
-    assert by_distrain.returncode == 0 and by_allennlp.returncode == 0, by_distrain.stderr[-2000:] + by_allennlp.stderr[-2000:]
-    assert lines(project / "two.out") == lines(project / "two-allennlp.out") and len(lines(project / "two.out")) == 24
-
-
-def test_the_projects_own_model_test_case_suite_passes(project):
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=project,
-                          env=environment(), capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    assert "3 passed" in done.stdout
 
 
 def test_where_a_real_allennlp_is_installed_the_command_refuses_in_one_line(tmp_path):

@@ -97,6 +97,7 @@ def assemble(
         parallelism.balancer.use_loader(train_loader)  # the measured shares split its global batches
 
     model = build_model(experiment.model, prepared.vocab, parallelism, initializer)
+    regularizer = regularizer or getattr(model, "_regularizer", None)  # a user's AllenNLP model may carry its own
     parallel = parallel_model(options, model, parallelism, world)
     optimizer = build_optimizer(options, model)
     scheduler = build_scheduler(options, optimizer, *planned_steps(experiment.trainer, train_loader, accumulation))

@@ -37,10 +37,23 @@ class Model(torch.nn.Module, Registrable):
     #: state names checkpoints and archives leave out: the frozen base, loaded again from ``adapter_base``
     frozen_state_names: frozenset[str] = frozenset()
 
-    def __init__(self, vocab: Vocabulary, metrics: dict[str, Metric] | None = None) -> None:
+    def __init__(self, vocab: Vocabulary, metrics: dict[str, Metric] | None = None, regularizer: Any = None,
+                 serialization_dir: str | None = None, ddp_accelerator: Any = None) -> None:
+        """``metrics`` are distrain's; the rest is AllenNLP's ``Model`` signature for users' models that call
+        ``super().__init__(vocab, regularizer)``: a regularizer given here (positionally too: it is no mapping of
+        metrics) is the run's unless the config's ``model.regularizer`` gives one; the other two are accepted."""
         super().__init__()
+        if metrics is not None and not isinstance(metrics, Mapping):
+            metrics, regularizer = None, metrics
         self.vocab = vocab
         self.metrics: dict[str, Metric] = dict(metrics or {})
+        self._regularizer = regularizer
+        self.serialization_dir = serialization_dir
+
+    def get_regularization_penalty(self) -> torch.Tensor | None:
+        """AllenNLP's: the penalty of this model's own regularizer (None without one). distrain's loop adds its
+        gradient after averaging instead of adding it to the loss; this is for users' code that reads it."""
+        return None if self._regularizer is None else self._regularizer(self)
 
     def __setattr__(self, name: str, value: Any) -> None:
         # AllenNLP models keep metrics as attributes (``self.accuracy = CategoricalAccuracy()``); listing

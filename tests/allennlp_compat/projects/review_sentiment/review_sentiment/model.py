@@ -6,9 +6,10 @@ from overrides import overrides
 from allennlp.common.checks import check_dimensions_match
 from allennlp.data import Vocabulary
 from allennlp.models import Model
+from allennlp.data import TextFieldTensors
+from allennlp.modules import Seq2VecEncoder, TextFieldEmbedder
 from allennlp.nn import util
-# AllenNLP has these in allennlp.data, allennlp.modules and allennlp.training.metrics
-from allennlp import CategoricalAccuracy, Seq2VecEncoder, TextFieldEmbedder, TextFieldTensors
+from allennlp.training.metrics import CategoricalAccuracy
 
 
 @Model.register("review_classifier")

@@ -5,8 +5,9 @@ from overrides import overrides
 
 from allennlp.common.file_utils import cached_path
 from allennlp.data import DatasetReader, Instance, TokenIndexer, Tokenizer
-# AllenNLP has these in allennlp.data.fields, .token_indexers and .tokenizers
-from allennlp import LabelField, SingleIdTokenIndexer, TextField, WhitespaceTokenizer
+from allennlp.data.fields import LabelField, TextField
+from allennlp.data.token_indexers import SingleIdTokenIndexer
+from allennlp.data.tokenizers import WhitespaceTokenizer
 
 
 @DatasetReader.register("review_jsonl")
