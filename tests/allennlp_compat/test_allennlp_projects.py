@@ -102,6 +102,13 @@ def test_two_workers_train_with_allennlp_and_distrain_and_predict_alike(folders,
     ok(distrain("predict", f"runs/{name}-two-allennlp/model.tar.gz", experiment.inputs, "--predictor",
                 experiment.predictor, "--output-file", f"{name}-two-of-allennlp.out", cwd=folder))
     assert lines(folder / f"{name}-two.out") == lines(folder / f"{name}-two-of-allennlp.out")
+    # evaluated by 2 workers, the metrics sync to what one process gives on the same archive
+    for workers, extra in (("one", []), ("two", ["-o", TWO_WORKERS])):
+        ok(allennlp("evaluate", archive, experiment.data, "--output-file", f"{name}-two-eval-{workers}.json", *extra,
+                    cwd=folder))
+    one, two = (json.loads((folder / f"{name}-two-eval-{workers}.json").read_text()) for workers in ("one", "two"))
+    assert two[experiment.metric] == pytest.approx(one[experiment.metric], abs=1e-6)
+    assert two["loss"] == pytest.approx(one["loss"], abs=1e-6)
 
 
 @pytest.mark.parametrize("project", sorted(OWN_TESTS))
