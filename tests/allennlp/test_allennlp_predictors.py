@@ -61,7 +61,7 @@ def test_the_predictor_answers_each_input_as_allennlps_does(name, imported, monk
         assert not differences(mine, theirs), (item, differences(mine, theirs)[:5])
 
 
-@pytest.mark.parametrize("name", ["basic_classifier_seq2vec", "esim", "bidaf"])
+@pytest.mark.parametrize("name", ["basic_classifier_seq2vec", "esim", "bidaf", "copynet_seq2seq"])
 def test_a_batch_of_inputs_is_answered_as_allennlps_batch(name, imported, monkeypatch):
     case = CASES[name]
     monkeypatch.chdir(repository(case["repository"]))
@@ -75,9 +75,12 @@ def test_an_archive_without_a_predictor_named_gets_its_models_default(imported, 
     predictor = Predictor.from_path(str(GOLDEN / "simple_tagger" / "model.tar.gz"))
     assert type(predictor).__name__ == "SentenceTaggerPredictor"
     assert predictor.predict(sentence="cats are animals .")["words"] == ["cats", "are", "animals", "."]
+    monkeypatch.chdir(repository("allennlp-models"))
+    for seq2seq in ("simple_seq2seq", "composed_seq2seq", "copynet_seq2seq"):
+        assert type(Predictor.from_path(str(GOLDEN / seq2seq / "model.tar.gz"))).__name__ == "Seq2SeqPredictor"
 
 
-@pytest.mark.parametrize("name", ["crf_tagger", "decomposable_attention"])
+@pytest.mark.parametrize("name", ["crf_tagger", "decomposable_attention", "simple_seq2seq"])
 def test_distrain_predict_with_a_predictor_writes_allennlps_lines(name, tmp_path):
     case = CASES[name]
     inputs = tmp_path / "inputs.jsonl"

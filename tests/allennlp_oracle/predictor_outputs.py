@@ -70,6 +70,19 @@ CASES = [
     ("next_token_lm_transformer", "allennlp-models", "next_token_lm", [
         {"sentence": "This is the first"}, {"sentence": "My cat sleeps all day"},
     ]),
+    # the seq2seq family's default predictor, on the fixture's source sentences (the archives decode them apart)
+    ("simple_seq2seq", "allennlp-models", "seq2seq", [
+        {"source": "this is a sentence"}, {"source": "all these sentences should get copied"},
+        {"source": "this is another"},
+    ]),
+    ("composed_seq2seq", "allennlp-models", "seq2seq", [
+        {"source": "this is a sentence"}, {"source": "all these sentences should get copied"},
+        {"source": "this is another"},
+    ]),
+    ("copynet_seq2seq", "allennlp-models", "seq2seq", [
+        {"source": "these tokens should be copied over : hello world"},
+        {"source": "these should also be copied : copynet is cool"},
+    ]),
     # the linear head without a contextualizer sees the mask's embedding alone: the sentences differ in their words
     ("masked_language_model", "allennlp-models", "masked_language_model", [
         {"sentence": "[MASK] is the first sentence."}, {"sentence": "My cat [MASK] all day"},
@@ -100,6 +113,7 @@ def main() -> None:
     import allennlp_models.tagging  # noqa: F401 - registers crf_tagger
     import allennlp_models.mc  # noqa: F401 - registers transformer_mc and its predictor
     import allennlp_models.lm  # noqa: F401 - registers next_token_lm, masked_language_model and their predictors
+    import allennlp_models.generation  # noqa: F401 - registers the seq2seq models, readers and predictor
     from allennlp.predictors import Predictor
 
     patch_spacy()

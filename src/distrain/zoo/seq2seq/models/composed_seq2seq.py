@@ -27,6 +27,8 @@ from distrain.zoo.seq2seq.modules.seq_decoders.seq_decoder import SeqDecoder
 class ComposedSeq2Seq(Model):
     """A source embedder and seq2seq encoder, then any ``SeqDecoder`` over what they give."""
 
+    default_predictor = "seq2seq"
+
     #: the self-attention decoder's sinusoid table, which AllenNLP saved and distrain computes
     allennlp_unused = (r"\._positional_embedder\.positional_encoding$",)
 

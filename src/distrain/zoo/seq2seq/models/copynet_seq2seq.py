@@ -44,6 +44,8 @@ class CopyNetSeq2Seq(Model):
     """An LSTM decoder that at each step generates a target word or copies a source position, one softmax over
     both."""
 
+    default_predictor = "seq2seq"
+
     #: a pretrained source embedder's buffers and pooler AllenNLP's archives hold (older transformers saved them)
     allennlp_unused = (r"\.position_ids$", r"\.pooler\.")
 

@@ -30,6 +30,8 @@ LABEL_SMOOTHING = 0.1
 class PretrainedSeq2Seq(Model):
     """Subclasses load ``self.transformer`` (an ``AutoModelForSeq2SeqLM``) and call :meth:`setup_decoding`."""
 
+    default_predictor = "seq2seq"
+
     #: the training loss's label smoothing (AllenNLP's ``bart`` smoothed, its ``t5`` did not)
     label_smoothing = LABEL_SMOOTHING
     #: the output key of the best beam's summed log-probability (AllenNLP's name for the model)

@@ -64,6 +64,8 @@ class SimpleSeq2Seq(Model):
     """Parameter names are AllenNLP's without the leading underscore (``decoder_cell``,
     ``output_projection_layer``, ``target_embedder``), so its archives load."""
 
+    default_predictor = "seq2seq"
+
     def __init__(self, vocab: Vocabulary, source_embedder: TextFieldEmbedder, encoder: Seq2SeqEncoder,
                  beam_search: Lazy[BeamSearch] | None = None, attention: Attention | None = None,
                  target_namespace: str = "tokens", target_embedding_dim: PositiveInt | None = None,
