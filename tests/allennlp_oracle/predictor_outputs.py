@@ -29,7 +29,8 @@ from support.allennlp_fixtures import copy_repository  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "allennlp_golden"
 
-#: (case: the golden archive's folder, its repository, the predictor's registered name, JSON inputs)
+#: (case: the golden archive's folder, its repository, the predictor's registered name, JSON inputs or the
+#: name of the function here that makes them from the repository's fixtures)
 CASES = [
     ("basic_classifier_seq2vec", "allennlp", "text_classifier", [
         {"sentence": "This movie was a great movie , the best I have seen ."},
@@ -83,6 +84,8 @@ CASES = [
         {"source": "these tokens should be copied over : hello world"},
         {"source": "these should also be copied : copynet is cool"},
     ]),
+    # dialog_qa on the fixture's QuAC dialog (its two copies are one): its first three turns, and its last three
+    ("dialog_qa", "allennlp-models", "dialog_qa", "quac_dialogs"),
     # the linear head without a contextualizer sees the mask's embedding alone: the sentences differ in their words
     ("masked_language_model", "allennlp-models", "masked_language_model", [
         {"sentence": "[MASK] is the first sentence."}, {"sentence": "My cat [MASK] all day"},
@@ -100,6 +103,14 @@ def patch_spacy() -> None:
         return spacy.blank(name[:2])
 
     util.get_spacy_model = spacy_tokenizer.get_spacy_model = get_spacy_model
+
+
+def quac_dialogs(workdir: Path) -> list[dict]:
+    """Two dialogs over the fixture's passage: its first three turns, and its last three."""
+    paragraph = json.loads((workdir / "test_fixtures/rc/dialog_qa/quac_sample.json").read_text())["data"][0][
+        "paragraphs"][0]
+    return [{"paragraphs": [{"context": paragraph["context"], "qas": turns}]}
+            for turns in (paragraph["qas"][:3], paragraph["qas"][3:])]
 
 
 def plain(value):
@@ -124,6 +135,8 @@ def main() -> None:
             workdir = copy_repository(repository, Path(scratch) / repository)
             previous = Path.cwd()
             os.chdir(workdir)
+            if isinstance(inputs, str):  # inputs made from the repository's fixtures
+                inputs = globals()[inputs](workdir)
             try:
                 predictor = Predictor.from_path(str(archive), name)
                 one_at_a_time = [plain(predictor.predict_json(item)) for item in inputs]

@@ -46,6 +46,8 @@ class DialogQA(Model):
     the phrase layer's width. A best span is at most ``max_span_length`` tokens past its start; a dialog has at most
     ``max_turn_length`` turns when ``num_context_answers`` > 0."""
 
+    default_predictor = "dialog_qa"
+
     #: AllenNLP wraps the follow-up layer twice (``_followup_lin`` and ``_span_followup_predictor``): one here
     allennlp_names = {"_span_followup_predictor": "followup_lin"}
 
