@@ -42,6 +42,9 @@ GOLDEN = ROOT / "tests" / "allennlp_golden"
 #: sentences that differ in their first and last words (the overlay's), the language-model heads' validation data
 VARIED = "test_fixtures/lm/next_token_lm/varied_sentences.txt"
 
+#: NAQANet's fixture trained longer (its 2 epochs of one batch barely move the model: distrain's run of them answers
+#: every question with the same count): 10 epochs of batches of 2 at a larger rate, so that answers differ
+NAQANET_LONGER = {"trainer.num_epochs": 10, "trainer.optimizer.lr": 0.01, "data_loader.batch_size": 2}
 #: case -> (repository folder, config, the outputs kept per instance, evaluate batch size, overrides)
 CASES = {
     "basic_classifier_seq2seq": ("allennlp", "test_fixtures/basic_classifier/experiment_seq2seq.jsonnet",
@@ -81,6 +84,20 @@ CASES = {
               ["span_start_logits", "span_end_logits", "best_span", "best_span_str"], 5, {}),
     "qanet": ("allennlp-models", "test_fixtures/rc/qanet/experiment.json",
               ["span_start_logits", "span_end_logits", "best_span", "best_span_str"], 5, {}),
+    # NAQANet returns no scores: its heads' outputs (a "_name" key) are kept beside its loss and answers; evaluate in
+    # one batch, where AllenNLP's loss (the batches' mean) is distrain's (the questions' mean)
+    **{name: ("allennlp-models", "test_fixtures/rc/naqanet/experiment.json", [
+        "loss", "question_id", "answer", "_answer_ability_predictor", "_passage_span_start_predictor",
+        "_passage_span_end_predictor", "_question_span_start_predictor", "_question_span_end_predictor",
+        "_number_sign_predictor", "_count_number_predictor"], 32, overrides)
+       # all four abilities: after 10 epochs at 0.01 every question is answered with the same count; at 0.02 (30
+       # epochs, which the fixture's patience of 10 cuts to 11) the "who" questions get a passage span
+       for name, overrides in (("naqanet", {**NAQANET_LONGER, "trainer.num_epochs": 30, "trainer.optimizer.lr": 0.02}),
+                               # one ability: no ability predictor, the passage span's marginal is the loss
+                               ("naqanet_passage_span", {**NAQANET_LONGER,
+                                                         "model.answering_abilities": ["passage_span_extraction"]}),
+                               ("naqanet_numbers", {**NAQANET_LONGER, "model.answering_abilities": [
+                                   "addition_subtraction", "counting"]}))},
     # bert-base-uncased cannot be downloaded: the fixture's tiny BERT (allennlp-models' own) stands for it; a
     # larger learning rate and a short warmup move its choices' logits apart (at 1e-5 they differ by 1e-6)
     "transformer_mc": ("allennlp-models", "test_fixtures/mc/transformer_mc/experiment.jsonnet",
@@ -266,6 +283,8 @@ def _as_json(value):
         return value.pformat(margin=1000000)
     if isinstance(value, (list, tuple)):
         return [_as_json(item) for item in value]
+    if isinstance(value, dict):  # NAQANet's answers
+        return {key: _as_json(item) for key, item in value.items()}
     return value
 
 
