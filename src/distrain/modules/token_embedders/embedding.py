@@ -1,5 +1,6 @@
 """AllenNLP's ``embedding``: a lookup table over a vocabulary namespace, optionally started from
-pretrained vectors (GloVe or word2vec text format, plain or gzipped, a local file).
+pretrained vectors (GloVe or word2vec text format, a local file: plain, compressed, or inside a zip or tar archive
+as AllenNLP's ``(archive)#member`` uri names it; see :mod:`distrain.modules.token_embedders.embeddings_text_file`).
 
 Only the vocabulary's tokens are read from the vectors file, so a 5 GB GloVe file costs the memory of
 the vocabulary; tokens the file lacks start from a normal draw with the loaded vectors' mean and
@@ -8,7 +9,6 @@ standard deviation, as in AllenNLP.
 
 from __future__ import annotations
 
-import gzip
 import logging
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,12 +18,14 @@ import torch
 from distrain.config.constraints import Must, PositiveFloat, PositiveInt
 from distrain.config.lazy import Lazy
 from distrain.modules.token_embedder import TokenEmbedder
+from distrain.modules.token_embedders.embeddings_text_file import EmbeddingsTextFile, parse_embeddings_file_uri
 
 logger = logging.getLogger(__name__)
 
 
 def _local_file(path: str) -> bool:
-    return "://" not in path and Path(path).is_file()
+    main, _ = parse_embeddings_file_uri(path)
+    return "://" not in main and Path(main).is_file()
 
 
 VectorsFile = Annotated[str, Must("be a local vectors file that exists (distrain downloads nothing)", _local_file)]
@@ -103,15 +105,8 @@ class Embedding(TokenEmbedder):
 
 def embedding_file_words(path: str) -> set[str]:
     """The tokens a vectors file has vectors for (the vocabulary's ``pretrained_files``); a word2vec header skipped."""
-    opener = gzip.open if str(path).endswith(".gz") else open
-    words = set()
-    with opener(path, "rt", encoding="utf-8") as lines:
-        for number, line in enumerate(lines):
-            token, _, rest = line.rstrip("\n").partition(" ")
-            if number == 0 and token.isdigit() and rest.strip().isdigit():
-                continue
-            words.add(token)
-    return words
+    with EmbeddingsTextFile(str(path)) as lines:  # a word2vec header is skipped there
+        return {line.rstrip("\n").partition(" ")[0] for line in lines}
 
 
 def _fitting_size(vocab: Any, namespace: str, stated: int | None) -> int:
@@ -133,8 +128,7 @@ def read_vectors(path: str, vocab: Any, namespace: str, dim: int) -> torch.Tenso
     skipped. Only lines whose token is in ``namespace`` are parsed."""
     wanted = vocab.get_token_to_index_vocabulary(namespace)
     found: dict[int, torch.Tensor] = {}
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as lines:
+    with EmbeddingsTextFile(str(path)) as lines:
         for line in lines:
             token, _, rest = line.rstrip("\n").partition(" ")
             index = wanted.get(token)
