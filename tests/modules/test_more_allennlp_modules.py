@@ -127,3 +127,19 @@ def test_the_rule_based_sentence_splitter():
     splitter = SpacySentenceSplitter(rule_based=True)
     assert splitter.split_sentences("One sentence here. And another one! ") == ["One sentence here.", "And another one!"]
     assert splitter.batch_split_sentences(["A b. C d.", "E."]) == [["A b.", "C d."], ["E."]]
+
+
+def test_the_gated_cnn_reads_each_side_only_in_its_own_half():
+    from distrain.modules.seq2seq_encoders.gated_cnn import GatedCnnEncoder
+
+    torch.manual_seed(0)
+    encoder = GatedCnnEncoder(8, [[[3, 8]], [[2, 4, 2], [1, 8]]], return_all_layers=True)
+    inputs, mask = torch.rand(1, 9, 8), torch.ones(1, 9, dtype=torch.bool)
+    changed = inputs.clone()
+    changed[0, 5:] += 1.0
+    before, after = encoder(inputs, mask)[-1], encoder(changed, mask)[-1]
+    assert before.shape == (1, 9, 16) and len(encoder(inputs, mask)) == 2
+    assert torch.allclose(before[0, :5, :8], after[0, :5, :8])  # left to right: the change lies ahead
+    assert not torch.allclose(before[0, :5, 8:], after[0, :5, 8:])  # right to left sees it
+    with pytest.raises(ValueError):
+        GatedCnnEncoder(8, [[[3, 4]]])

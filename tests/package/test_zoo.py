@@ -46,7 +46,7 @@ FRAMEWORK = {
         "matrix_attentions/linear.py", "maxout.py", "pretrained_transformer.py", "residual_with_layer_dropout.py",
         "scalar_mix.py", "selection.py", "sequence_scorer.py", "sequence_scorers/length_normalized.py",
         "sequence_scorers/sequence_log_prob.py", "encoder_base.py", "seq2seq_encoder.py", "seq2seq_encoders/alternating_lstm.py",
-        "seq2seq_encoders/compose.py", "seq2seq_encoders/feedforward.py",
+        "seq2seq_encoders/compose.py", "seq2seq_encoders/feedforward.py", "seq2seq_encoders/gated_cnn.py",
         "seq2seq_encoders/multi_head_self_attention.py", "seq2seq_encoders/pass_through.py",
         "seq2seq_encoders/pytorch_transformer.py", "seq2seq_encoders/rnn.py",
         "seq2seq_encoders/stacked_bidirectional_lstm.py", "seq2vec_encoder.py", "seq2vec_encoders/bag_of_embeddings.py",

@@ -5,6 +5,7 @@ from distrain.modules.seq2seq_encoder import Seq2SeqEncoder
 from distrain.modules.seq2seq_encoders.alternating_lstm import StackedAlternatingLstmSeq2SeqEncoder
 from distrain.modules.seq2seq_encoders.compose import ComposeEncoder
 from distrain.modules.seq2seq_encoders.feedforward import FeedForwardEncoder
+from distrain.modules.seq2seq_encoders.gated_cnn import GatedCnnEncoder
 from distrain.modules.seq2seq_encoders.multi_head_self_attention import MultiHeadSelfAttention
 from distrain.modules.seq2seq_encoders.pass_through import PassThroughEncoder
 from distrain.modules.seq2seq_encoders.pytorch_transformer import PytorchTransformer
@@ -12,7 +13,7 @@ from distrain.modules.seq2seq_encoders.rnn import LstmSeq2SeqEncoder, GruSeq2Seq
 from distrain.modules.seq2seq_encoders.stacked_bidirectional_lstm import StackedBidirectionalLstmSeq2SeqEncoder
 
 __all__ = [
-    "ComposeEncoder", "FeedForwardEncoder", "GruSeq2SeqEncoder", "LstmSeq2SeqEncoder", "MultiHeadSelfAttention",
+    "ComposeEncoder", "FeedForwardEncoder", "GatedCnnEncoder", "GruSeq2SeqEncoder", "LstmSeq2SeqEncoder", "MultiHeadSelfAttention",
     "PassThroughEncoder", "PytorchSeq2SeqWrapper", "PytorchTransformer", "Seq2SeqEncoder",
     "StackedAlternatingLstmSeq2SeqEncoder", "StackedBidirectionalLstmSeq2SeqEncoder",
 ]
