@@ -97,6 +97,12 @@ class FBetaMeasure(AllenNLPCounts, FBeta):
 class F1Measure(F1):
     """One positive class's precision, recall and F1, with AllenNLP's four counters of it."""
 
+    def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor, mask: torch.Tensor | None = None) -> None:
+        if predictions.dim() == gold_labels.dim() + 1 and (gold_labels >= predictions.size(-1)).any():
+            raise ConfigError(f"A gold label passed to F1Measure contains an id >= {predictions.size(-1)}, the "
+                              "number of classes.")
+        super().__call__(predictions, gold_labels, mask)
+
     def _counts(self) -> tuple[float, float, float, float]:
         """This worker's true positives, false positives, false negatives and true negatives of the class."""
         index = self.label_indices()[0]
