@@ -105,3 +105,24 @@ def test_a_hand_built_vocabulary_follows_allennlps_rules(tmp_path):
     texts = [TextField([Token(rng.choice("pq"))], {"tokens": SingleIdTokenIndexer()}) for _ in range(5)]
     counted = Vocabulary.from_instances([Instance({"t": text}) for text in texts], max_vocab_size=1)
     assert counted.get_vocab_size() == 3
+
+
+def test_interleaving_marks_each_instance_with_its_reader(tmp_path):
+    import json
+
+    from distrain.allennlp.data.dataset_readers import InterleavingDatasetReader
+
+    class Lines(DatasetReader):
+        def _read(self, file_path: str):
+            for line in open(file_path):
+                yield Instance({"line": TextField([Token(line.strip())], {"tokens": SingleIdTokenIndexer()})})
+
+    (tmp_path / "a.txt").write_text("a1\na2\na3\n")
+    (tmp_path / "b.txt").write_text("b1\n")
+    paths = {"a": str(tmp_path / "a.txt"), "b": str(tmp_path / "b.txt")}
+    turns = InterleavingDatasetReader({"a": Lines(), "b": Lines()})
+    assert [i["line"].tokens[0].text for i in turns.read(paths)] == ["a1", "b1", "a2", "a3"]
+    runs = InterleavingDatasetReader({"a": Lines(), "b": Lines()}, dataset_field_name="source", scheme="all_at_once")
+    assert [i["source"].metadata for i in runs.read(json.dumps(paths))] == ["a", "a", "a", "b"]
+    with pytest.raises(DataError):
+        list(turns.read({"a": paths["a"]}))
