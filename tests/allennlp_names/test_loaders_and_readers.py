@@ -126,3 +126,16 @@ def test_interleaving_marks_each_instance_with_its_reader(tmp_path):
     assert [i["source"].metadata for i in runs.read(json.dumps(paths))] == ["a", "a", "a", "b"]
     with pytest.raises(DataError):
         list(turns.read({"a": paths["a"]}))
+
+
+def test_the_babi_reader_keeps_each_story_up_to_its_question(tmp_path):
+    from distrain.allennlp.data.dataset_readers import BabiReader
+
+    (tmp_path / "qa.txt").write_text("1 Ann is a cat.\n2 Cats fear dogs.\n3 What does Ann fear?\tdogs\t1 2\n"
+                                     "1 Bob is a dog.\n2 What is Bob?\tdog\t1\n")
+    flat = list(BabiReader().read(str(tmp_path / "qa.txt")))
+    assert [t.text for t in flat[0]["context"].tokens] == ["Ann", "is", "a", "cat", ".", "Cats", "fear", "dogs", "."]
+    assert [t.text for t in flat[1]["context"].tokens] == ["Bob", "is", "a", "dog", "."]
+    kept = list(BabiReader(keep_sentences=True).read(str(tmp_path / "qa.txt")))
+    assert len(kept[0]["context"]) == 2 and [i.sequence_index for i in kept[0]["supports"]] == [0, 1]
+    assert [t.text for t in kept[0]["question"].tokens] == ["What", "does", "Ann", "fear", "?"]

@@ -20,7 +20,7 @@ FRAMEWORK = {
         "sentence_splitter.py", "sentence_splitters/spacy.py",
         "span_tags.py", "tokenizer.py", "vocabulary.py", "vocabulary_files.py",
         # readers of generic formats (AllenNLP's core ones, distrain's prompt and text-block readers, adapters)
-        "readers/feature_classification_json.py", "readers/huggingface.py", "readers/interleaving.py", "readers/packed_text.py",
+        "readers/babi.py", "readers/feature_classification_json.py", "readers/huggingface.py", "readers/interleaving.py", "readers/packed_text.py",
         "readers/prompt_completion_json.py", "readers/prompt_json.py", "readers/sequence_tagging.py",
         "readers/sharded.py", "readers/text_blocks.py", "readers/text_classification_json.py",
         "token_indexers/characters.py", "token_indexers/elmo_characters.py", "token_indexers/pretrained_transformer.py",
