@@ -139,3 +139,14 @@ def test_the_babi_reader_keeps_each_story_up_to_its_question(tmp_path):
     kept = list(BabiReader(keep_sentences=True).read(str(tmp_path / "qa.txt")))
     assert len(kept[0]["context"]) == 2 and [i.sequence_index for i in kept[0]["supports"]] == [0, 1]
     assert [t.text for t in kept[0]["question"].tokens] == ["What", "does", "Ann", "fear", "?"]
+
+
+def test_multitask_schedulers_mix_or_keep_apart_the_datasets():
+    from distrain.allennlp.data.data_loaders.multitask_scheduler import (HomogeneousRoundRobinScheduler,
+                                                                          RoundRobinScheduler)
+
+    mixed = RoundRobinScheduler(batch_size=3).batch_instances({"a": ["a"] * 4, "b": ["b"] * 2})
+    assert list(mixed) == [["a", "b", "a"], ["b", "a", "a"]]
+    apart = HomogeneousRoundRobinScheduler({"a": 2, "b": 1}, drop_last=True)
+    assert list(apart.batch_instances({"a": ["a"] * 5, "b": ["b"] * 2})) == [["a", "a"], ["b"], ["a", "a"], ["b"]]
+    assert apart.count_batches({"a": 5, "b": 2}) == 4
