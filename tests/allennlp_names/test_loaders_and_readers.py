@@ -150,3 +150,27 @@ def test_multitask_schedulers_mix_or_keep_apart_the_datasets():
     apart = HomogeneousRoundRobinScheduler({"a": 2, "b": 1}, drop_last=True)
     assert list(apart.batch_instances({"a": ["a"] * 5, "b": ["b"] * 2})) == [["a", "a"], ["b"], ["a", "a"], ["b"]]
     assert apart.count_batches({"a": 5, "b": 2}) == 4
+
+
+def test_the_multitask_loader_shares_each_epoch_by_weight_and_reads_on():
+    from distrain.allennlp.data.data_loaders import MultiTaskDataLoader
+    from distrain.allennlp.data.data_loaders.multitask_epoch_sampler import WeightedSampler
+    from distrain.allennlp.data.data_loaders.multitask_scheduler import RoundRobinScheduler
+    from distrain.allennlp.data.dataset_readers import MultiTaskDatasetReader
+
+    class Numbers(DatasetReader):
+        def __init__(self, first: int) -> None:
+            super().__init__()
+            self.first = first
+
+        def _read(self, file_path: str):
+            for number in range(self.first, self.first + 3):
+                yield Instance({"n": LabelField(number, skip_indexing=True)})
+
+    reader = MultiTaskDatasetReader({"a": Numbers(0), "b": Numbers(10)})
+    loader = MultiTaskDataLoader(reader, {"a": "x", "b": "x"}, RoundRobinScheduler(batch_size=3),
+                                 sampler=WeightedSampler({"a": 1, "b": 2}), instances_per_epoch=6)
+    loader.index_with(Vocabulary())
+    first = [batch["n"].tolist() for batch in loader]
+    second = [batch["n"].tolist() for batch in loader]
+    assert first == [[0, 10, 1], [11, 12, 10]] and second == [[2, 11, 0], [12, 10, 11]]

@@ -4,9 +4,11 @@
 from distrain.allennlp.data.data_loaders.data_loader import (DataCollator, DataLoader, DefaultDataCollator, TensorDict,
                                                               allennlp_collate)
 from distrain.allennlp.data.data_loaders.multiprocess_data_loader import MultiProcessDataLoader, WorkerError
+from distrain.allennlp.data.data_loaders.multitask_data_loader import MultiTaskDataLoader
 from distrain.allennlp.data.data_loaders.simple_data_loader import SimpleDataLoader
 
 __all__ = [
-    "DataCollator", "DataLoader", "DefaultDataCollator", "MultiProcessDataLoader", "SimpleDataLoader", "TensorDict",
+    "DataCollator", "DataLoader", "DefaultDataCollator", "MultiProcessDataLoader", "MultiTaskDataLoader",
+    "SimpleDataLoader", "TensorDict",
     "WorkerError", "allennlp_collate",
 ]

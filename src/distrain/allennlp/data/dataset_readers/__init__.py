@@ -2,6 +2,7 @@
 :mod:`distrain.allennlp.data.dataset_readers.dataset_reader`) and AllenNLP core's readers."""
 
 from distrain.allennlp.data.dataset_readers.dataset_reader import DatasetReader, DistributedInfo, WorkerInfo
+from distrain.allennlp.data.dataset_readers.multitask import MultiTaskDatasetReader
 from distrain.data.readers.babi import BabiReader
 from distrain.data.readers.interleaving import InterleavingDatasetReader
 from distrain.data.readers.sequence_tagging import SequenceTaggingDatasetReader
