@@ -126,7 +126,8 @@ def test_the_rule_based_sentence_splitter():
 
     splitter = SpacySentenceSplitter(rule_based=True)
     assert splitter.split_sentences("One sentence here. And another one! ") == ["One sentence here.", "And another one!"]
-    assert splitter.batch_split_sentences(["A b. C d.", "E."]) == [["A b.", "C d."], ["E."]]
+    assert splitter.batch_split_sentences(["This is one. That is two.", "Three."]) == [
+        ["This is one.", "That is two."], ["Three."]]
 
 
 def test_the_gated_cnn_reads_each_side_only_in_its_own_half():

@@ -34,7 +34,7 @@ class Batch:
                 instance.index_fields(vocab)
             else:
                 for field in instance.values():
-                    if hasattr(field, "get_padding_lengths"):
+                    if hasattr(field, "as_tensor"):
                         field.index(vocab)
 
     def _field_by_field(self) -> bool:

@@ -31,7 +31,8 @@ class Instance(DistrainInstance):
         """Index every field with ``vocab`` (once: AllenNLP's instances are indexed by the first vocabulary)."""
         if not self.indexed:
             for field in self.values():
-                field.index(vocab)
+                if hasattr(field, "as_tensor"):  # distrain's own fields are indexed as they are batched
+                    field.index(vocab)
             self.indexed = True
 
     def get_padding_lengths(self) -> dict[str, dict[str, int]]:

@@ -10,7 +10,7 @@ from typing import Any
 import torch
 
 from distrain.allennlp.training.metrics.fbeta import AllenNLPCounts, check_arguments, per_class_lists
-from distrain.metrics.fbeta import FBeta, fbeta_score, ratio
+from distrain.metrics.fbeta import COUNTS, FBeta, fbeta_score, ratio
 from distrain.metrics.fbeta_multi_label import FBetaMultiLabel
 
 __all__ = ["F1MultiLabelMeasure", "FBetaMultiLabelMeasure", "FBetaVerboseMeasure"]
@@ -27,7 +27,7 @@ class FBetaVerboseMeasure(AllenNLPCounts, FBeta):
         self.index_to_label = index_to_label
 
     def compute(self, stats: dict[str, torch.Tensor]) -> dict[str, float]:
-        counts = [stats.get(name, torch.zeros(0, dtype=torch.float64)).reshape(-1) for name in self.summed]
+        counts = [stats.get(name, torch.zeros(0, dtype=torch.float64)).reshape(-1) for name in COUNTS]
         width = max(count.numel() for count in counts)
         counts = [torch.cat([count, count.new_zeros(width - count.numel())]) for count in counts]
         if self.labels is not None:
