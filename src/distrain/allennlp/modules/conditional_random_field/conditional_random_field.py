@@ -11,6 +11,7 @@ from typing import Mapping, Sequence
 
 import torch
 
+from distrain.config.errors import ConfigError as ConfigurationError
 from distrain.modules.viterbi import k_best_viterbi
 from distrain.zoo.tagging.modules import conditional_random_field as crf
 from distrain.zoo.tagging.modules.conditional_random_field import is_transition_allowed
@@ -24,6 +25,8 @@ def allowed_transitions(constraint_type: str, labels: Mapping[int, str] | Sequen
     """The allowed ``(from, to)`` pairs; START is ``len(labels)``, END ``len(labels) + 1``."""
     if isinstance(labels, Mapping):
         labels = [labels[index] for index in range(len(labels))]
+    if constraint_type not in crf.ENCODINGS:
+        raise ConfigurationError(f"Unknown constraint type: {constraint_type}; one of {', '.join(crf.ENCODINGS)}")
     return crf.allowed_transitions(constraint_type, labels)
 
 
