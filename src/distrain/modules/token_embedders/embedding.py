@@ -75,13 +75,26 @@ class Embedding(TokenEmbedder):
         self.output_dim = projection_dim or embedding_dim
         self.vocab_namespace = vocab_namespace
 
-    def extend_vocab(self, vocab: Any) -> None:
-        """Rows for the tokens ``vocab`` added to this embedding's namespace after the trained ones
-        (Xavier-uniform, as AllenNLP's ``extend_vocab``); the trained rows stay as they are."""
-        extra = vocab.get_vocab_size(self.vocab_namespace) - self.weight.shape[0]
+    def extend_vocab(self, vocab: Any, vocab_namespace: str | None = None, extension_pretrained_file: str | None = None,
+                     model_path: str | None = None) -> None:
+        """Rows for the tokens ``vocab`` added to this embedding's namespace (or ``vocab_namespace``) after the trained
+        ones: their vectors in ``extension_pretrained_file`` where it has them, else Xavier-uniform (AllenNLP's
+        ``extend_vocab``); the trained rows stay as they are. ``model_path`` is AllenNLP's, for its messages."""
+        namespace = vocab_namespace or self.vocab_namespace
+        extra = vocab.get_vocab_size(namespace) - self.weight.shape[0]
         if extra <= 0:
             return
         rows = torch.nn.init.xavier_uniform_(torch.empty(extra, self.weight.shape[1], dtype=self.weight.dtype))
+        if extension_pretrained_file is not None:
+            wanted = {index - self.weight.shape[0]: token for token, index in
+                      vocab.get_token_to_index_vocabulary(namespace).items() if index >= self.weight.shape[0]}
+            with EmbeddingsTextFile(str(extension_pretrained_file)) as lines:
+                positions = {token: position for position, token in wanted.items()}
+                for line in lines:
+                    token, _, rest = line.rstrip().partition(" ")
+                    values = rest.split(" ")
+                    if token in positions and len(values) == rows.shape[1]:
+                        rows[positions[token]] = torch.tensor([float(value) for value in values], dtype=rows.dtype)
         self.weight = torch.nn.Parameter(torch.cat([self.weight.detach(), rows.to(self.weight.device)]),
                                          requires_grad=self.weight.requires_grad)
 
