@@ -64,6 +64,21 @@ class AllenNLPCounts:
         return value
 
 
+class NoPredictionRows:
+    """AllenNLP's reading of an all-zero row of scores: no class is predicted for it, though its gold label counts
+    (distrain's ``fbeta`` takes the argmax of any row)."""
+
+    def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor, mask: torch.Tensor | None = None) -> None:
+        if predictions.dim() != gold_labels.dim() + 1:
+            return super().__call__(predictions, gold_labels, mask)
+        keep = torch.ones_like(gold_labels, dtype=torch.bool) if mask is None else mask.bool()
+        empty = (predictions == 0).all(dim=-1) & keep
+        super().__call__(predictions, gold_labels, keep & ~empty)
+        if empty.any():
+            gold = gold_labels.detach()[empty].long().reshape(-1)
+            self.accumulate(gold=torch.bincount(gold, minlength=predictions.size(-1)))
+
+
 def check_arguments(beta: float, average: str | None, labels: Any) -> None:
     """AllenNLP's constructor checks (distrain checks the same in a config, before building)."""
     if beta <= 0:
@@ -82,7 +97,7 @@ def per_class_lists(values: dict[str, float], average: str | None) -> dict[str, 
     return {"precision": triples[0::3], "recall": triples[1::3], "fscore": triples[2::3]}
 
 
-class FBetaMeasure(AllenNLPCounts, FBeta):
+class FBetaMeasure(NoPredictionRows, AllenNLPCounts, FBeta):
     """As :class:`FBeta`; without ``average`` the result is ``{"precision": [...], "recall": [...], "fscore": [...]}``,
     one entry per class in class order (or in ``labels``' order)."""
 
@@ -94,7 +109,7 @@ class FBetaMeasure(AllenNLPCounts, FBeta):
         return per_class_lists(super().compute(stats), self.average)
 
 
-class F1Measure(F1):
+class F1Measure(NoPredictionRows, F1):
     """One positive class's precision, recall and F1, with AllenNLP's four counters of it."""
 
     def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor, mask: torch.Tensor | None = None) -> None:

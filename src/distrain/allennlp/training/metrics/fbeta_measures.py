@@ -9,14 +9,14 @@ from typing import Any
 
 import torch
 
-from distrain.allennlp.training.metrics.fbeta import AllenNLPCounts, check_arguments, per_class_lists
+from distrain.allennlp.training.metrics.fbeta import AllenNLPCounts, NoPredictionRows, check_arguments, per_class_lists
 from distrain.metrics.fbeta import COUNTS, FBeta, fbeta_score, ratio
 from distrain.metrics.fbeta_multi_label import FBetaMultiLabel
 
 __all__ = ["F1MultiLabelMeasure", "FBetaMultiLabelMeasure", "FBetaVerboseMeasure"]
 
 
-class FBetaVerboseMeasure(AllenNLPCounts, FBeta):
+class FBetaVerboseMeasure(NoPredictionRows, AllenNLPCounts, FBeta):
     """Each class's ``<label>-precision``, ``-recall`` and ``-fscore`` (``index_to_label`` names them) and the
     ``micro-``, ``macro-`` and ``weighted-`` averages, in one result."""
 
