@@ -10,7 +10,23 @@ import torch
 from distrain.errors import ConfigError
 from distrain.metrics import auc, categorical_accuracy
 
-__all__ = ["Auc", "CategoricalAccuracy", "as_configuration_errors"]
+__all__ = ["Auc", "CategoricalAccuracy", "Counts", "as_configuration_errors"]
+
+
+class Counts:
+    """AllenNLP's ``correct_count`` and ``total_count``: this worker's summed ``correct`` and ``total``."""
+
+    _stats: dict[str, torch.Tensor]
+
+    @property
+    def correct_count(self) -> float:
+        value = self._stats.get("correct")
+        return 0.0 if value is None else float(value)
+
+    @property
+    def total_count(self) -> float:
+        value = self._stats.get("total")
+        return 0.0 if value is None else float(value)
 
 
 def as_configuration_errors(update: Any, *arguments: Any) -> None:
@@ -21,7 +37,7 @@ def as_configuration_errors(update: Any, *arguments: Any) -> None:
         raise ConfigError(str(problem)) from None
 
 
-class CategoricalAccuracy(categorical_accuracy.CategoricalAccuracy):
+class CategoricalAccuracy(Counts, categorical_accuracy.CategoricalAccuracy):
     def __init__(self, top_k: int = 1, tie_break: bool = False) -> None:
         if top_k <= 0:
             raise ConfigError(f"top_k passed to Categorical Accuracy must be > 0, not {top_k}")

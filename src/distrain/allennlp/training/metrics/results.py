@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import torch
 
+from distrain.allennlp.training.metrics.checked import Counts
 from distrain.errors import ConfigError
 from distrain.metrics import entropy, mean_absolute_error, sequence_accuracy, unigram_recall
 
@@ -18,7 +19,7 @@ class MeanAbsoluteError(mean_absolute_error.MeanAbsoluteError):
         return {"mae": super().compute(stats)}
 
 
-class SequenceAccuracy(sequence_accuracy.SequenceAccuracy):
+class SequenceAccuracy(Counts, sequence_accuracy.SequenceAccuracy):
     def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor, mask: torch.Tensor | None = None) -> None:
         if gold_labels.dim() != predictions.dim() - 1:
             raise ConfigError(f"SequenceAccuracy: predictions [batch, k, length] for gold [batch, length]; got "
