@@ -257,6 +257,28 @@ def bleu_sacrebleu(data):
     return {"BLEU": score.score / 100}
 
 
+def multi_label(average, threshold):
+    def reference(data):
+        kept = _kept(data)
+        precision, recall, fscore, _ = sk.precision_recall_fscore_support(
+            data["gold_labels"][kept], (data["predictions"][kept] >= threshold).astype(int), average=average,
+            zero_division=0)
+        return {"precision": precision, "recall": recall, "fscore": fscore}
+
+    return reference
+
+
+def unigram_recall(data):
+    """Each item's gold ids (unmasked) found in any of its beams, as a share, averaged over the items: a loop over
+    sets here, where distrain's metric sums per-item shares in torch."""
+    shares = []
+    for beams, gold, keep in zip(data["predictions"], data["gold_labels"], data["mask"] > 0):
+        wanted = [int(token) for token, kept in zip(gold, keep) if kept]
+        found = set(beams.reshape(-1).tolist())
+        shares.append(np.mean([token in found for token in wanted]) if wanted else 0.0)
+    return {"unigram_recall": float(np.mean(shares))}
+
+
 REFERENCES = {
     "categorical_accuracy": lambda d: sk.accuracy_score(d["gold_labels"], _argmax(d), sample_weight=d["mask"]),
     "categorical_accuracy_top3": lambda d: sk.top_k_accuracy_score(
@@ -291,6 +313,9 @@ REFERENCES = {
     "mention_recall": mention_recall,  # scikit-learn, another formulation
     "rouge": rouge_score_package,  # Google's rouge-score
     "bleu": bleu_sacrebleu,  # sacrebleu
+    "fbeta_multi_label": multi_label("macro", 0.6),  # scikit-learn on the thresholded scores
+    "f1_multi_label": multi_label("micro", 0.5),
+    "unigram_recall": unigram_recall,  # another formulation
 }
 
 

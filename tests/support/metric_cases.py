@@ -114,6 +114,19 @@ def tag_id_sequences(rng):
     return {"predictions": predicted, "gold_labels": np.where(mask > 0, gold, -100), "mask": mask}
 
 
+def multi_label_scores(rng):
+    gold = (rng.random((NUM_ITEMS, 5)) < 0.4).astype(np.int64)
+    scores = np.clip(rng.random((NUM_ITEMS, 5)) * 0.7 + gold * 0.3, 0.01, 1.0)  # better than chance, never all 0
+    return {"predictions": scores, "gold_labels": gold, "mask": _item_mask(rng)}
+
+
+def beam_sequences(rng):
+    gold = rng.integers(1, 9, size=(NUM_ITEMS, 4))
+    beams = np.where(rng.random((NUM_ITEMS, 2, 4)) < 0.5, gold[:, None, :], rng.integers(1, 9, size=(NUM_ITEMS, 2, 4)))
+    mask = (rng.random((NUM_ITEMS, 4)) > 0.2).astype(np.float64)
+    return {"predictions": beams, "gold_labels": gold, "mask": mask}
+
+
 def squad_answers(rng):
     """Predicted strings (some empty, or empty once normalised) and 1-3 gold answers per question, each holding a
     word that normalisation keeps, as SQuAD v1.1's do (object arrays: strings are fed as lists)."""
@@ -313,6 +326,10 @@ CASES: dict[str, Case] = {
     "mention_recall": Case({"type": "mention_recall"}, coref_kept_spans, seed=25),
     "rouge": Case({"type": "rouge", "ngram_size": 3, "exclude_indices": [0, 1, 2]}, token_id_sequences, seed=25),
     "bleu": Case({"type": "bleu", "exclude_indices": [0, 1, 2]}, token_id_sequences, seed=26),
+    "fbeta_multi_label": Case({"type": "fbeta_multi_label", "average": "macro", "threshold": 0.6}, multi_label_scores,
+                              seed=28),
+    "f1_multi_label": Case({"type": "f1_multi_label", "average": "micro"}, multi_label_scores, seed=29),
+    "unigram_recall": Case({"type": "unigram_recall"}, beam_sequences, seed=30),
 }
 
 

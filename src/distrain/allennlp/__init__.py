@@ -26,11 +26,12 @@ from distrain.allennlp.predictor import Predictor
 from distrain.allennlp.sanitize import JsonDict, sanitize
 from distrain.config.errors import ConfigError as ConfigurationError
 from distrain.config.lazy import Lazy
-from distrain.data.fields import (ArrayField, Field, Instance, LabelField, MetadataField, SequenceLabelField,
-                                  TensorField, TextField)
-from distrain.data.reader import DatasetReader
+from distrain.allennlp.data.dataset_readers.dataset_reader import DatasetReader
+from distrain.allennlp.data.fields import (ArrayField, Field, LabelField, MetadataField, SequenceLabelField,
+                                           TensorField, TextField)
+from distrain.allennlp.data.instance import Instance
 from distrain.data.token_indexer import TokenIndexer
-from distrain.data.token_indexers.characters import TokenCharactersIndexer
+from distrain.allennlp.data.token_indexers.token_characters_indexer import TokenCharactersIndexer
 from distrain.data.token_indexers.pretrained_transformer import PretrainedTransformerIndexer
 from distrain.data.token_indexers.pretrained_transformer_mismatched import PretrainedTransformerMismatchedIndexer
 from distrain.data.token_indexers.single_id import SingleIdTokenIndexer
@@ -40,7 +41,7 @@ from distrain.data.tokenizers.just_spaces import WhitespaceTokenizer
 from distrain.data.tokenizers.letters_digits import LettersDigitsTokenizer
 from distrain.data.tokenizers.pretrained_transformer import PretrainedTransformerTokenizer
 from distrain.data.tokenizers.spacy import SpacyTokenizer
-from distrain.data.vocabulary import Vocabulary
+from distrain.allennlp.data.vocabulary import Vocabulary
 from distrain.metrics.categorical_accuracy import CategoricalAccuracy
 from distrain.metrics.metric import Metric
 from distrain.models.model import Model

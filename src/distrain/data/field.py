@@ -69,4 +69,33 @@ class ArrayField(Field):
         return flat, lengths
 
     def length(self) -> int:
-        return len(self.values) if np.ndim(self.values) or self.column_kind == "nested" else 1
+        return len(self.values) if self.column_kind == "nested" or np.ndim(self.values) else 1
+
+    def tolist(self) -> Any:
+        """The values as nested Python lists (a nested field's rows each a list)."""
+        if self.column_kind == "nested":
+            return [np.asarray(row).tolist() for row in self.values]
+        return np.asarray(self.values).tolist()
+
+    def __iter__(self) -> Any:
+        return iter(self.tolist())
+
+    def __len__(self) -> int:  # the rows, as the list AllenNLP's indexers gave had
+        return len(self.values) if self.column_kind == "nested" or np.ndim(self.values) else 1
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.tolist()[index]
+
+    def __bool__(self) -> bool:  # a field is there even with no rows
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to the lists it holds (AllenNLP's indexers gave lists, and its tests compare them), to an array of
+        the same values, and to an array field of the same values and padding."""
+        if isinstance(other, ArrayField):
+            return self.tolist() == other.tolist() and self.pad_value == other.pad_value
+        if isinstance(other, (list, tuple, np.ndarray)):
+            return self.tolist() == (other.tolist() if isinstance(other, np.ndarray) else list(other))
+        return NotImplemented
+
+    __hash__ = Field.__hash__

@@ -280,6 +280,12 @@ class ListField(Field):
     def __len__(self) -> int:
         return len(self.field_list)
 
+    def __getitem__(self, position: int) -> Field:
+        return self.field_list[position]
+
+    def __iter__(self) -> Any:
+        return iter(self.field_list)
+
 
 class PaddedArrayField(Field):
     """Arrays of one rank, stacked along a new first dimension, padded to the largest in each dimension with

@@ -90,6 +90,10 @@ class DatasetReader(Registrable):
         self.shard = shard
 
     def read(self, path: str | Path) -> Iterator[dict]:
+        """The instances of ``path`` (this reader's share); a plain dict of fields comes out as an
+        :class:`~distrain.data.fields.Instance`, whose ``fields`` AllenNLP-style code reads."""
+        from distrain.data.fields import Instance
+
         self.check_path(path)
         self.num_skipped = 0
         self.num_parsed = 0
@@ -101,7 +105,7 @@ class DatasetReader(Registrable):
             if self.max_instances is not None and produced >= self.max_instances:
                 break
             produced += 1
-            yield instance
+            yield instance if isinstance(instance, Instance) or not isinstance(instance, dict) else Instance(instance)
         if self.num_skipped:
             logger.warning("%s: skipped %d invalid record(s)", path, self.num_skipped)
 

@@ -160,7 +160,10 @@ class Vocabulary:
         return self.size(namespace)
 
     def get_token_index(self, token: str, namespace: str = "tokens") -> int:
-        """The token's index; an unknown token is the OOV entry where the namespace has one."""
+        """The token's index; an unknown token is the OOV entry where the namespace has one, or would have one
+        (a padded namespace nothing filled yet, as AllenNLP's)."""
+        if namespace not in self._indices and VocabularyConfig().is_padded(namespace):
+            return 1
         indices = self._indices.get(namespace, {})
         if token in indices or OOV_TOKEN not in indices:
             return self.label_index(token, namespace)

@@ -10,6 +10,7 @@ file's first line is index 1. AllenNLP's ``model.tar.gz`` holds it as ``vocabula
 from __future__ import annotations
 
 import tarfile
+import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -21,17 +22,35 @@ def _matches(pattern: str, namespace: str) -> bool:
 
 
 def vocabulary_texts(location: str | Path) -> dict[str, str]:
-    """``{file name: text}`` of an AllenNLP vocabulary: a directory, or a ``.tar.gz`` model archive whose
-    ``vocabulary/`` folder holds it (read in memory; nothing is extracted)."""
+    """``{file name: text}`` of an AllenNLP vocabulary: a directory, or a ``.tar.gz`` or ``.zip`` holding one (a model
+    archive's ``vocabulary/`` folder, else the folder with ``non_padded_namespaces.txt``); read in memory, nothing
+    is extracted."""
     location = Path(location)
     if location.is_dir():
         return {path.name: path.read_text("utf-8") for path in sorted(location.glob("*.txt"))}
+    if zipfile.is_zipfile(location):
+        with zipfile.ZipFile(location) as archive:
+            names = [name for name in archive.namelist() if name.endswith(".txt")]
+            folder = _vocabulary_folder(names)
+            return {PurePosixPath(name).name: archive.read(name).decode("utf-8")
+                    for name in names if folder is not None and PurePosixPath(name).parent == folder}
     with tarfile.open(location) as archive:
-        members = [member for member in archive.getmembers() if member.isfile() and member.name.endswith(".txt")]
-        folders = {PurePosixPath(member.name).parent for member in members}
-        folder = next((f for f in sorted(folders, key=lambda f: len(f.parts)) if f.name == "vocabulary"), None)
-        return {PurePosixPath(member.name).name: archive.extractfile(member).read().decode("utf-8")
-                for member in members if folder is not None and PurePosixPath(member.name).parent == folder}
+        members = {member.name: member for member in archive.getmembers()
+                   if member.isfile() and member.name.endswith(".txt")}
+        folder = _vocabulary_folder(list(members))
+        return {PurePosixPath(name).name: archive.extractfile(member).read().decode("utf-8")
+                for name, member in members.items() if folder is not None and PurePosixPath(name).parent == folder}
+
+
+def _vocabulary_folder(names: list[str]) -> PurePosixPath | None:
+    """The archive folder holding the vocabulary: the shallowest named ``vocabulary``, else the shallowest with
+    ``non_padded_namespaces.txt``."""
+    folders = sorted({PurePosixPath(name).parent for name in names}, key=lambda folder: len(folder.parts))
+    named = next((folder for folder in folders if folder.name == "vocabulary"), None)
+    if named is not None:
+        return named
+    return next((PurePosixPath(name).parent for name in sorted(names, key=lambda name: len(PurePosixPath(name).parts))
+                 if PurePosixPath(name).name == NON_PADDED_FILE), None)
 
 
 def directory_problem(location: str) -> str | None:

@@ -23,6 +23,9 @@ class BooleanAccuracy(Metric):
                 f"boolean_accuracy needs predictions and gold labels of one shape; got "
                 f"{tuple(predictions.shape)} and {tuple(gold_labels.shape)}"
             )
+        if mask is not None and mask.shape != predictions.shape:
+            raise ValueError(f"boolean_accuracy: the mask {tuple(mask.shape)} is not the predictions' "
+                             f"{tuple(predictions.shape)}")
         batch = predictions.shape[0] if predictions.dim() else 1
         if batch == 0:
             return

@@ -13,6 +13,10 @@ from distrain.metrics.classes import check_gold_range, flat_weights, predicted_c
 from distrain.metrics.metric import Metric
 
 
+#: the per-class counts F-beta is computed from (a subclass may sum more statistics)
+COUNTS = ("true_positive", "predicted", "gold")
+
+
 def fbeta_score(true_positive, predicted, gold, beta: float):
     """F-beta from counts (scalars or vectors); 0 where nothing was predicted or expected."""
     beta2 = beta * beta
@@ -85,7 +89,7 @@ class FBeta(Metric):
         )
 
     def compute(self, stats: dict[str, torch.Tensor]) -> dict[str, float]:
-        counts = [stats.get(name, torch.zeros(0, dtype=torch.float64)).reshape(-1) for name in self.summed]
+        counts = [stats.get(name, torch.zeros(0, dtype=torch.float64)).reshape(-1) for name in COUNTS]
         indices = self.label_indices(max(count.numel() for count in counts))
         width = max([count.numel() for count in counts] + [i + 1 for i in indices])
         counts = [torch.cat([c, c.new_zeros(width - c.numel())])[indices] for c in counts]

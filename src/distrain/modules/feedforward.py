@@ -63,7 +63,7 @@ class FeedForward(torch.nn.Module, Widths, Registrable):
         layers: list[torch.nn.Module] = []
         width = input_dim
         for hidden, kind, drop in zip(widths, kinds, drops):
-            layers += [torch.nn.Linear(width, hidden), ACTIVATIONS[kind]()]
+            layers += [torch.nn.Linear(width, hidden), _activation(kind)]
             if drop > 0:
                 layers.append(torch.nn.Dropout(drop))
             width = hidden
@@ -97,6 +97,22 @@ def per_layer_problems(arguments: Mapping[str, Any], keys: tuple[str, ...], laye
     not ``layers`` long."""
     return [Problem(key, f"has {len(value)} entries for {layers} layers")
             for key in keys if isinstance(value := arguments[key], list) and len(value) != layers]
+
+
+def _activation(kind: Any) -> torch.nn.Module:
+    """A named activation, or one given as a module (AllenNLP's ``Activation.by_name("relu")()``) or function."""
+    if isinstance(kind, str):
+        return ACTIVATIONS[kind]()
+    return kind if isinstance(kind, torch.nn.Module) else _Applied(kind)
+
+
+class _Applied(torch.nn.Module):
+    def __init__(self, function: Any) -> None:
+        super().__init__()
+        self.function = function
+
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        return self.function(inputs)
 
 
 def last_layer(value: Any) -> Any:

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 import torch
 
 from distrain.config.constraints import PositiveInt, Probability
-from distrain.config.errors import Problem
+from distrain.config.errors import ConfigError, Problem
 from distrain.config.lazy import Lazy
 from distrain.modules.feedforward import last_layer, per_layer_problems
 from distrain.modules.sizes import Widths
@@ -57,7 +57,7 @@ class Maxout(torch.nn.Module, Widths, Registrable):
 def _listed(value: Any, layers: int) -> list:
     if isinstance(value, list):
         if len(value) != layers:
-            raise ValueError(f"{len(value)} entries for {layers} layers")
+            raise ConfigError(f"{len(value)} entries for {layers} layers")
         return value
     return [value] * layers
 

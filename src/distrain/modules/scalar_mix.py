@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import torch
 
+from distrain.config.errors import ConfigError
+
 TINY = 1e-13  # AllenNLP's tiny_value_of_dtype for float32 and float64
 
 
@@ -21,7 +23,7 @@ class ScalarMix(torch.nn.Module):
         super().__init__()
         weights = [0.0] * mixture_size if initial_scalar_parameters is None else list(initial_scalar_parameters)
         if len(weights) != mixture_size:
-            raise ValueError(f"{len(weights)} scalar mix parameters given for {mixture_size} layers")
+            raise ConfigError(f"{len(weights)} scalar mix parameters given for {mixture_size} layers")
         self.mixture_size, self.do_layer_norm = mixture_size, do_layer_norm
         self.scalar_parameters = torch.nn.ParameterList(
             torch.nn.Parameter(torch.tensor([weight]), requires_grad=trainable) for weight in weights)
@@ -29,7 +31,7 @@ class ScalarMix(torch.nn.Module):
 
     def forward(self, tensors: list[torch.Tensor], mask: torch.Tensor | None = None) -> torch.Tensor:
         if len(tensors) != self.mixture_size:
-            raise ValueError(f"{len(tensors)} tensors given to a mix of {self.mixture_size}")
+            raise ConfigError(f"{len(tensors)} tensors given to a mix of {self.mixture_size}")
         weights = torch.softmax(torch.cat(list(self.scalar_parameters)), dim=0).split(1)
         if self.do_layer_norm:
             if mask is None:

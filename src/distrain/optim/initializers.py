@@ -20,6 +20,7 @@ from typing import Literal
 import torch
 
 from distrain.config.constraints import NonNegativeFloat, PositiveFloat, Regex
+from distrain.config.errors import ConfigError
 from distrain.registry import Registrable
 
 logger = logging.getLogger(__name__)
@@ -28,7 +29,10 @@ Nonlinearity = Literal["linear", "conv1d", "conv2d", "conv3d", "sigmoid", "tanh"
 
 
 class Initializer(Registrable):
-    """Fills one parameter in place; ``name`` is its name in the model."""
+    """Fills one parameter in place; ``name`` is its name in the model. A block without ``type`` is ``normal``,
+    as AllenNLP's."""
+
+    default_implementation = "normal"
 
     def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
         raise NotImplementedError
@@ -43,6 +47,14 @@ class NormalInitializer(Initializer):
 
     def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
         torch.nn.init.normal_(tensor, self.mean, self.std)
+
+
+@Initializer.register("eye")
+class EyeInitializer(Initializer):
+    """The identity matrix (2-d parameters), as ``torch.nn.init.eye_``."""
+
+    def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
+        torch.nn.init.eye_(tensor)
 
 
 @Initializer.register("uniform")
@@ -148,11 +160,22 @@ class PretrainedInitializer(Initializer):
     ``.safetensors`` file or a torch state dict (read with ``weights_only``: no pickled code)."""
 
     def __init__(self, weights_file_path: str, parameter_name_overrides: dict[str, str] | None = None) -> None:
-        self.path = weights_file_path
+        self.path = str(weights_file_path)
         self.overrides = parameter_name_overrides or {}
         self._weights: dict[str, torch.Tensor] | None = None
 
-    def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
+    @property
+    def parameter_name_overrides(self) -> dict[str, str]:
+        return self.overrides
+
+    @property
+    def weights(self) -> dict[str, torch.Tensor]:
+        """The file's tensors by name (AllenNLP's attribute), read once."""
+        if self._weights is None:
+            self._load()
+        return self._weights
+
+    def _load(self) -> None:
         if self._weights is None:
             if self.path.endswith(".safetensors"):
                 from safetensors.torch import load_file
@@ -160,12 +183,15 @@ class PretrainedInitializer(Initializer):
                 self._weights = load_file(self.path)
             else:
                 self._weights = torch.load(self.path, map_location="cpu", weights_only=True)
+
+    def __call__(self, tensor: torch.Tensor, name: str = "") -> None:
+        self._load()
         source_name = self.overrides.get(name, name)
         if source_name not in self._weights:
-            raise ValueError(f"{self.path} has no parameter {source_name!r}")
+            raise ConfigError(f"{self.path} has no parameter {source_name!r}")
         source = self._weights[source_name]
         if source.shape != tensor.shape:
-            raise ValueError(f"{self.path}: {source_name!r} has shape {tuple(source.shape)}, "
+            raise ConfigError(f"{self.path}: {source_name!r} has shape {tuple(source.shape)}, "
                              f"the model's {name!r} {tuple(tensor.shape)}")
         with torch.no_grad():
             tensor.copy_(source)

@@ -23,11 +23,23 @@ def build_from_params(cls: type, params: Any = None, **extras: Any) -> Any:
     registrable base, a type name); a :class:`ConfigError` names every problem of the block."""
     block = params.as_dict() if hasattr(params, "as_dict") else params
     block = {} if block is None else block
+    if isinstance(block, dict) and "type" not in block and _is_implementation(cls):
+        # AllenNLP builds a concrete class called on itself (BucketBatchSampler.from_params), not its base's default
+        block = {**block, "type": cls.registry_base().name_of(cls) or f"{cls.__module__}.{cls.__qualname__}"}
     problems: list[Problem] = []
     node = resolve_object(cls, block, "", problems)
     if problems:
         raise ConfigError(problems)
     return node.build(**extras) if isinstance(node, Build) else node.build()
+
+
+def _is_implementation(cls: type) -> bool:
+    from distrain.registry import Registrable
+
+    try:
+        return issubclass(cls, Registrable) and cls is not cls.registry_base()
+    except Exception:  # not under a registrable base
+        return False
 
 
 def _from_params(cls: type, params: Any = None, constructor_to_call: Any = None, constructor_to_inspect: Any = None,

@@ -15,9 +15,9 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 from distrain.allennlp.sanitize import JsonDict, sanitize
 
 __all__ = [
-    "END_SYMBOL", "JsonDict", "START_SYMBOL", "cycle_iterator_function", "ensure_list", "group_by_count", "import_module_and_submodules",
-    "int_to_device", "is_lazy", "lazy_groups_of", "namespace_match", "pad_sequence_to_length", "prepare_environment",
-    "push_python_path", "pushd", "sanitize",
+    "END_SYMBOL", "JsonDict", "START_SYMBOL", "cycle_iterator_function", "ensure_list", "get_spacy_model",
+    "group_by_count", "import_module_and_submodules", "int_to_device", "is_distributed", "is_lazy", "lazy_groups_of",
+    "namespace_match", "pad_sequence_to_length", "prepare_environment", "push_python_path", "pushd", "sanitize",
 ]
 
 #: the boundary tokens AllenNLP's sequence-to-sequence readers and models add
@@ -131,3 +131,20 @@ def import_module_and_submodules(package_name: str, exclude: set[str] | None = N
         for found in pkgutil.iter_modules(getattr(module, "__path__", [])):
             if not found.name.startswith(("_", "test")):
                 import_module_and_submodules(f"{package_name}.{found.name}", exclude)
+
+
+def is_distributed() -> bool:
+    """Whether this process is one of a started ``torch.distributed`` group."""
+    import torch.distributed as dist
+
+    return dist.is_available() and dist.is_initialized()
+
+
+def get_spacy_model(spacy_model_name: str, pos_tags: bool = True, parse: bool = False, ner: bool = False) -> Any:
+    """The spaCy pipeline of ``spacy_model_name``, loaded once per process. Without the model package (none installs
+    from PyPI, and distrain downloads nothing) it is ``spacy.blank`` of its language: the same tokenization, no
+    tags, parses or entities (see :mod:`distrain.data.tokenizers.spacy`)."""
+    from distrain.data.tokenizers.spacy import model_installed, pipeline
+
+    installed = model_installed(spacy_model_name)
+    return pipeline(spacy_model_name, pos_tags and installed, parse and installed, ner and installed)

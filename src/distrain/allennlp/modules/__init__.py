@@ -17,7 +17,7 @@ from distrain.modules.seq2vec_encoder import Seq2VecEncoder
 from distrain.modules.text_field_embedder import TextFieldEmbedder
 from distrain.modules.time_distributed import TimeDistributed
 from distrain.modules.token_embedder import TokenEmbedder
-from distrain.modules.token_embedders.embedding import Embedding
+from distrain.allennlp.modules.token_embedders.embedding import Embedding
 from distrain.zoo.lm.modules.softmax_loss import SoftmaxLoss
 from distrain.zoo.pair_classification.modules.bimpm_matching import BiMpmMatching
 

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import torch
 
+from distrain.allennlp.common.from_params import FromParams
 from distrain.modules.augmented_lstm import block_orthogonal as _block_orthogonal
 from distrain.optim import initializers as _initializers
 from distrain.optim.initializers import Initializer, PretrainedInitializer as PretrainedModelInitializer
 
 
-class InitializerApplicator(_initializers.InitializerApplicator):
+class InitializerApplicator(FromParams, _initializers.InitializerApplicator):
+    """AllenNLP's ``from_params`` (its ``regexes`` of ``[regex, initializer]`` pairs and ``prevent_regexes``) and
+    call on a model."""
+
     def __call__(self, module: torch.nn.Module) -> list[str]:
         return self.apply(module)
 

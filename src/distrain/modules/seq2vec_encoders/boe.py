@@ -33,7 +33,9 @@ class BagOfEmbeddings(Seq2VecEncoder):
     def configured_output_dim(cls, encoder: Lazy, input_dim: int | None) -> int | None:
         return input_dim if input_dim is not None else encoder.argument("embedding_dim")
 
-    def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, inputs: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        if mask is None:  # AllenNLP's encoders take a sequence without padding so
+            mask = torch.ones(inputs.shape[:2], dtype=torch.bool, device=inputs.device)
         weights = mask.unsqueeze(-1).to(inputs.dtype)
         summed = (inputs * weights).sum(1)
         if not self.averaged:

@@ -47,7 +47,9 @@ class CnnEncoder(Seq2VecEncoder):
     def configured_output_dim(cls, encoder: Lazy, input_dim: int | None) -> int | None:
         return encoder.argument("output_dim") or encoder.argument("num_filters") * len(encoder.argument("ngram_filter_sizes"))
 
-    def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, inputs: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        if mask is None:  # AllenNLP's encoders take a sequence without padding so
+            mask = torch.ones(inputs.shape[:2], dtype=torch.bool, device=inputs.device)
         inputs = (inputs * mask.unsqueeze(-1).to(inputs.dtype)).transpose(1, 2)
         widest = max(conv.kernel_size[0] for conv in self.convolutions)
         if inputs.shape[2] < widest:  # padding is masked below, so it only lets the convolution run

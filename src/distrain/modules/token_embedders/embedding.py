@@ -1,5 +1,6 @@
 """AllenNLP's ``embedding``: a lookup table over a vocabulary namespace, optionally started from
-pretrained vectors (GloVe or word2vec text format, plain or gzipped, a local file).
+pretrained vectors (GloVe or word2vec text format, a local file: plain, compressed, or inside a zip or tar archive
+as AllenNLP's ``(archive)#member`` uri names it; see :mod:`distrain.modules.token_embedders.embeddings_text_file`).
 
 Only the vocabulary's tokens are read from the vectors file, so a 5 GB GloVe file costs the memory of
 the vocabulary; tokens the file lacks start from a normal draw with the loaded vectors' mean and
@@ -8,7 +9,6 @@ standard deviation, as in AllenNLP.
 
 from __future__ import annotations
 
-import gzip
 import logging
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,12 +18,14 @@ import torch
 from distrain.config.constraints import Must, PositiveFloat, PositiveInt
 from distrain.config.lazy import Lazy
 from distrain.modules.token_embedder import TokenEmbedder
+from distrain.modules.token_embedders.embeddings_text_file import EmbeddingsTextFile, parse_embeddings_file_uri
 
 logger = logging.getLogger(__name__)
 
 
 def _local_file(path: str) -> bool:
-    return "://" not in path and Path(path).is_file()
+    main, _ = parse_embeddings_file_uri(path)
+    return "://" not in main and Path(main).is_file()
 
 
 VectorsFile = Annotated[str, Must("be a local vectors file that exists (distrain downloads nothing)", _local_file)]
@@ -73,13 +75,26 @@ class Embedding(TokenEmbedder):
         self.output_dim = projection_dim or embedding_dim
         self.vocab_namespace = vocab_namespace
 
-    def extend_vocab(self, vocab: Any) -> None:
-        """Rows for the tokens ``vocab`` added to this embedding's namespace after the trained ones
-        (Xavier-uniform, as AllenNLP's ``extend_vocab``); the trained rows stay as they are."""
-        extra = vocab.get_vocab_size(self.vocab_namespace) - self.weight.shape[0]
+    def extend_vocab(self, vocab: Any, vocab_namespace: str | None = None, extension_pretrained_file: str | None = None,
+                     model_path: str | None = None) -> None:
+        """Rows for the tokens ``vocab`` added to this embedding's namespace (or ``vocab_namespace``) after the trained
+        ones: their vectors in ``extension_pretrained_file`` where it has them, else Xavier-uniform (AllenNLP's
+        ``extend_vocab``); the trained rows stay as they are. ``model_path`` is AllenNLP's, for its messages."""
+        namespace = vocab_namespace or self.vocab_namespace
+        extra = vocab.get_vocab_size(namespace) - self.weight.shape[0]
         if extra <= 0:
             return
         rows = torch.nn.init.xavier_uniform_(torch.empty(extra, self.weight.shape[1], dtype=self.weight.dtype))
+        if extension_pretrained_file is not None:
+            wanted = {index - self.weight.shape[0]: token for token, index in
+                      vocab.get_token_to_index_vocabulary(namespace).items() if index >= self.weight.shape[0]}
+            with EmbeddingsTextFile(str(extension_pretrained_file)) as lines:
+                positions = {token: position for position, token in wanted.items()}
+                for line in lines:
+                    token, _, rest = line.rstrip().partition(" ")
+                    values = rest.split(" ")
+                    if token in positions and len(values) == rows.shape[1]:
+                        rows[positions[token]] = torch.tensor([float(value) for value in values], dtype=rows.dtype)
         self.weight = torch.nn.Parameter(torch.cat([self.weight.detach(), rows.to(self.weight.device)]),
                                          requires_grad=self.weight.requires_grad)
 
@@ -103,15 +118,8 @@ class Embedding(TokenEmbedder):
 
 def embedding_file_words(path: str) -> set[str]:
     """The tokens a vectors file has vectors for (the vocabulary's ``pretrained_files``); a word2vec header skipped."""
-    opener = gzip.open if str(path).endswith(".gz") else open
-    words = set()
-    with opener(path, "rt", encoding="utf-8") as lines:
-        for number, line in enumerate(lines):
-            token, _, rest = line.rstrip("\n").partition(" ")
-            if number == 0 and token.isdigit() and rest.strip().isdigit():
-                continue
-            words.add(token)
-    return words
+    with EmbeddingsTextFile(str(path)) as lines:  # a word2vec header is skipped there
+        return {line.rstrip("\n").partition(" ")[0] for line in lines}
 
 
 def _fitting_size(vocab: Any, namespace: str, stated: int | None) -> int:
@@ -133,8 +141,7 @@ def read_vectors(path: str, vocab: Any, namespace: str, dim: int) -> torch.Tenso
     skipped. Only lines whose token is in ``namespace`` are parsed."""
     wanted = vocab.get_token_to_index_vocabulary(namespace)
     found: dict[int, torch.Tensor] = {}
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as lines:
+    with EmbeddingsTextFile(str(path)) as lines:
         for line in lines:
             token, _, rest = line.rstrip("\n").partition(" ")
             index = wanted.get(token)

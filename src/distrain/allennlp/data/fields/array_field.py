@@ -1,7 +1,5 @@
-"""``allennlp.data.fields.array_field``."""
+"""``allennlp.data.fields.array_field``: ``ArrayField``, AllenNLP's older name of ``TensorField``."""
 
-from distrain.data.fields import ArrayField
+from distrain.allennlp.data.fields.tensor_field import ArrayField
 
-__all__ = [
-    "ArrayField",
-]
+__all__ = ["ArrayField"]

@@ -11,9 +11,11 @@ from typing import Mapping, Sequence
 
 import torch
 
+from distrain.config.errors import ConfigError as ConfigurationError
 from distrain.modules.viterbi import k_best_viterbi
 from distrain.zoo.tagging.modules import conditional_random_field as crf
 from distrain.zoo.tagging.modules.conditional_random_field import is_transition_allowed
+from distrain.zoo.tagging.modules.weighted_conditional_random_field import WeightedConditionalRandomField
 
 #: the score AllenNLP gives a forbidden transition or a padded step when it decodes
 FORBIDDEN = -10000.0
@@ -23,6 +25,8 @@ def allowed_transitions(constraint_type: str, labels: Mapping[int, str] | Sequen
     """The allowed ``(from, to)`` pairs; START is ``len(labels)``, END ``len(labels) + 1``."""
     if isinstance(labels, Mapping):
         labels = [labels[index] for index in range(len(labels))]
+    if constraint_type not in crf.ENCODINGS:
+        raise ConfigurationError(f"Unknown constraint type: {constraint_type}; one of {', '.join(crf.ENCODINGS)}")
     return crf.allowed_transitions(constraint_type, labels)
 
 
@@ -64,4 +68,30 @@ class ConditionalRandomField(crf.ConditionalRandomField):
         return results
 
 
-__all__ = ["ConditionalRandomField", "allowed_transitions", "is_transition_allowed"]
+class ConditionalRandomFieldWeightEmission(ConditionalRandomField, WeightedConditionalRandomField):
+    """Each tag's emission score weighed by its ``label_weights`` entry (see
+    :mod:`distrain.zoo.tagging.modules.weighted_conditional_random_field`)."""
+
+    def __init__(self, num_tags: int, label_weights: Sequence[float],
+                 constraints: list[tuple[int, int]] | None = None, include_start_end_transitions: bool = True) -> None:
+        super().__init__(num_tags, label_weights, "emission", constraints, include_start_end_transitions)
+
+
+class ConditionalRandomFieldWeightTrans(ConditionalRandomField, WeightedConditionalRandomField):
+    """Emission scores and the transitions out of each tag weighed by its ``label_weights`` entry."""
+
+    def __init__(self, num_tags: int, label_weights: Sequence[float],
+                 constraints: list[tuple[int, int]] | None = None, include_start_end_transitions: bool = True) -> None:
+        super().__init__(num_tags, label_weights, "emission_transition", constraints, include_start_end_transitions)
+
+
+class ConditionalRandomFieldWeightLannoy(ConditionalRandomField, WeightedConditionalRandomField):
+    """Lannoy et al.'s weighting: the gold path as in the transition weighting, each normaliser by the gold tag."""
+
+    def __init__(self, num_tags: int, label_weights: Sequence[float],
+                 constraints: list[tuple[int, int]] | None = None, include_start_end_transitions: bool = True) -> None:
+        super().__init__(num_tags, label_weights, "lannoy", constraints, include_start_end_transitions)
+
+
+__all__ = ["ConditionalRandomField", "ConditionalRandomFieldWeightEmission", "ConditionalRandomFieldWeightLannoy",
+           "ConditionalRandomFieldWeightTrans", "allowed_transitions", "is_transition_allowed"]

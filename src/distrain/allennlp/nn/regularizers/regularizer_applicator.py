@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import torch
 
+from distrain.allennlp.common.from_params import FromParams
 from distrain.optim import regularizers as _regularizers
 
 
-class RegularizerApplicator(_regularizers.RegularizerApplicator):
+class RegularizerApplicator(FromParams, _regularizers.RegularizerApplicator):
+    """AllenNLP's ``from_params`` (``regexes`` of ``[regex, regularizer]`` pairs) and call on a module."""
+
     def __call__(self, module: torch.nn.Module) -> torch.Tensor:
         return self.penalty(module.named_parameters())
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import torch
 
+from distrain.allennlp.training.metrics.checked import Counts
 from distrain.errors import ConfigError
-from distrain.metrics import mean_absolute_error, sequence_accuracy
+from distrain.metrics import entropy, mean_absolute_error, sequence_accuracy, unigram_recall
 
 
 class MeanAbsoluteError(mean_absolute_error.MeanAbsoluteError):
@@ -18,7 +19,7 @@ class MeanAbsoluteError(mean_absolute_error.MeanAbsoluteError):
         return {"mae": super().compute(stats)}
 
 
-class SequenceAccuracy(sequence_accuracy.SequenceAccuracy):
+class SequenceAccuracy(Counts, sequence_accuracy.SequenceAccuracy):
     def __call__(self, predictions: torch.Tensor, gold_labels: torch.Tensor, mask: torch.Tensor | None = None) -> None:
         if gold_labels.dim() != predictions.dim() - 1:
             raise ConfigError(f"SequenceAccuracy: predictions [batch, k, length] for gold [batch, length]; got "
@@ -36,3 +37,33 @@ class SequenceAccuracy(sequence_accuracy.SequenceAccuracy):
 
 
 __all__ = ["MeanAbsoluteError", "SequenceAccuracy"]
+
+
+class Entropy(entropy.Entropy):
+    """AllenNLP's ``_entropy`` (the summed per-batch mean entropies) and ``_count`` (the batches) are this worker's
+    statistics."""
+
+    @property
+    def _entropy(self) -> float:
+        value = self._stats.get("entropy")
+        return 0.0 if value is None else float(value)
+
+    @property
+    def _count(self) -> float:
+        value = self._stats.get("batches")
+        return 0.0 if value is None else float(value)
+
+
+class UnigramRecall(unigram_recall.UnigramRecall):
+    """AllenNLP's ``correct_count`` (the summed per-sequence recalls) and ``total_count`` (the sequences) are this
+    worker's statistics."""
+
+    @property
+    def correct_count(self) -> float:
+        value = self._stats.get("recalled")
+        return 0.0 if value is None else float(value)
+
+    @property
+    def total_count(self) -> float:
+        value = self._stats.get("sequences")
+        return 0.0 if value is None else float(value)

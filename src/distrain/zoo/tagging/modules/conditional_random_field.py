@@ -108,22 +108,26 @@ class ConditionalRandomField(torch.nn.Module):
         be a prefix of ones (every sequence at least one token long)."""
         return self._gold_score(logits, tags, mask) - self._log_partition(logits, mask)
 
-    def _log_partition(self, logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def _log_partition(self, logits: torch.Tensor, mask: torch.Tensor,
+                       transitions: torch.Tensor | None = None) -> torch.Tensor:
         start, end = self._start_end(logits)
+        transitions = self.transitions if transitions is None else transitions
         mask = mask.bool()
         alpha = start + logits[:, 0]
         for t in range(1, logits.shape[1]):
-            step = torch.logsumexp(alpha.unsqueeze(2) + self.transitions + logits[:, t].unsqueeze(1), dim=1)
+            step = torch.logsumexp(alpha.unsqueeze(2) + transitions + logits[:, t].unsqueeze(1), dim=1)
             alpha = torch.where(mask[:, t].unsqueeze(1), step, alpha)
         return torch.logsumexp(alpha + end, dim=1)
 
-    def _gold_score(self, logits: torch.Tensor, tags: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def _gold_score(self, logits: torch.Tensor, tags: torch.Tensor, mask: torch.Tensor,
+                    transitions: torch.Tensor | None = None) -> torch.Tensor:
         start, end = self._start_end(logits)
+        transitions = self.transitions if transitions is None else transitions
         mask = mask.to(logits.dtype)
         tags = tags.clamp(min=0)  # padded positions carry an ignored label; the mask removes them
         emitted = logits.gather(2, tags.unsqueeze(2)).squeeze(2)
         score = start[tags[:, 0]] + (emitted * mask).sum(1)
-        moved = self.transitions[tags[:, :-1], tags[:, 1:]]
+        moved = transitions[tags[:, :-1], tags[:, 1:]]
         score = score + (moved * mask[:, 1:]).sum(1)
         last = tags.gather(1, (mask.sum(1).long() - 1).unsqueeze(1)).squeeze(1)
         return score + end[last]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator, Literal, Sequence
 
+from distrain.config.errors import ConfigError
 from distrain.data.fields import MetadataField, SequenceLabelField, TextField
 from distrain.data.reader import DatasetReader
 from distrain.zoo.tagging.readers.tag_fields import declared_tag_fields
@@ -81,6 +82,9 @@ class Conll2003DatasetReader(ConllSentencesReader):
         self.feature_labels = list(feature_labels)
         if coding_scheme == "BIOUL":  # AllenNLP's older spelling of "IOB1 converted to BIOUL"
             coding_scheme, convert_to_coding_scheme = "IOB1", "BIOUL"
+        if coding_scheme not in ("IOB1", "BIO") or convert_to_coding_scheme not in (None, "BIO", "BIOUL"):
+            raise ConfigError(f"conll2003: coding_scheme is IOB1 or BIO and convert_to_coding_scheme BIO or BIOUL; got "
+                              f"{coding_scheme!r} and {convert_to_coding_scheme!r}")  # the config check says so first
         self.coding_scheme = coding_scheme
         self.convert_to_coding_scheme = convert_to_coding_scheme
         self.label_namespace = label_namespace
