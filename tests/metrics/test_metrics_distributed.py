@@ -163,6 +163,18 @@ def squad_torchmetrics(data):
     return {"em": result["exact_match"] / 100, "f1": result["f1"] / 100}
 
 
+def drop_oracle(data):
+    """The mean of AllenNLP's own per-question EM and F1 (tests/allennlp_golden/drop.json) over the drawn questions."""
+    from support.metric_cases import DROP_GOLDEN
+
+    key = lambda prediction, annotations: json.dumps([prediction, annotations], sort_keys=True)  # noqa: E731
+    oracle = {key(case["prediction"], case["annotations"]): (case["em"], case["f1"])
+              for case in json.loads(DROP_GOLDEN.read_text())["metric_cases"]}
+    scores = [oracle[key(prediction, annotations)]
+              for prediction, annotations in zip(data["prediction"], data["ground_truths"])]
+    return {"em": sum(em for em, _ in scores) / len(scores), "f1": sum(f1 for _, f1 in scores) / len(scores)}
+
+
 def attachment_scores(data):
     """scikit-learn's accuracy over the counted words (unmasked, gold label not 1), of heads (UAS) and of
     (head, label) pairs (LAS); and over sentences, each one's counted heads (pairs) compared as one string (UEM,
@@ -306,6 +318,8 @@ REFERENCES = {
     "average": lambda d: np.average(d["value"], weights=d["mask"]),
     "sequence_accuracy": sequence_accuracy,
     "squad_em_and_f1": squad_torchmetrics,  # torchmetrics' SQuAD, the official v1.1 formula
+    "drop_em_and_f1": drop_oracle,  # AllenNLP 2.10.1's own DropEmAndF1, question by question (golden)
+    "drop": drop_oracle,
     "attachment_scores": attachment_scores,  # scikit-learn, another formulation
     "srl_eval": official_reference,  # the CoNLL-2005 script itself (perl)
     "evalb": evalb_official,  # EVALB itself (its C source compiled with gcc), COLLINS.prm

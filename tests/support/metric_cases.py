@@ -27,6 +27,8 @@ class Case:
     make_data: Callable[[np.random.Generator], dict[str, np.ndarray]]
     label_names: list[str] | None = None
     seed: int = 0
+    #: the metric scores one item a call (DROP's, as AllenNLP's): each batch is fed item by item
+    per_item: bool = False
 
     def data(self) -> dict[str, np.ndarray]:
         return self.make_data(np.random.default_rng(self.seed))
@@ -137,6 +139,20 @@ def squad_answers(rng):
     gold = np.empty(NUM_ITEMS, dtype=object)
     gold[:] = [[answer() for _ in range(rng.integers(1, 4))] for _ in range(NUM_ITEMS)]
     return {"predictions": predictions, "gold_answers": gold}
+
+
+def drop_answers(rng):
+    """DROP questions drawn (with repeats) from the oracle's metric cases (:data:`DROP_GOLDEN`: spans, numbers and
+    dates, one or more annotations), for which AllenNLP's own EM and F1 are known."""
+    cases = json.loads(DROP_GOLDEN.read_text())["metric_cases"]
+    picked = [cases[int(index)] for index in rng.integers(0, len(cases), NUM_ITEMS)]
+    as_objects = lambda items: np.array(items + [None], dtype=object)[:-1]  # noqa: E731 - lists stay lists
+    return {"prediction": as_objects([case["prediction"] for case in picked]),
+            "ground_truths": as_objects([case["annotations"] for case in picked])}
+
+
+#: AllenNLP 2.10.1's DropEmAndF1 on each of its cases (made by tests/allennlp_oracle/drop_outputs.py)
+DROP_GOLDEN = Path(__file__).resolve().parents[1] / "allennlp_golden" / "drop.json"
 
 
 def dependency_parses(rng):
@@ -319,6 +335,8 @@ CASES: dict[str, Case] = {
     "average": Case({"type": "average"}, values, seed=19),
     "sequence_accuracy": Case({"type": "sequence_accuracy"}, tag_id_sequences, seed=20),
     "squad_em_and_f1": Case({"type": "squad_em_and_f1"}, squad_answers, seed=21),
+    "drop_em_and_f1": Case({"type": "drop_em_and_f1"}, drop_answers, seed=23, per_item=True),
+    "drop": Case({"type": "drop"}, drop_answers, seed=29, per_item=True),
     "attachment_scores": Case({"type": "attachment_scores", "ignore_classes": [1]}, dependency_parses, seed=22),
     "srl_eval": Case({"type": "srl_eval"}, srl_frames, SRL_TAGS, seed=23),
     "evalb": Case({"type": "evalb"}, constituency_trees, seed=24),
@@ -354,9 +372,11 @@ def build_metric(case: Case):
     return metric
 
 
-def feed(metric, data: dict[str, np.ndarray], items: slice) -> None:
+def feed(metric, data: dict[str, np.ndarray], items: slice, per_item: bool = False) -> None:
     tensors = {name: list(array[items]) if array.dtype == object else torch.as_tensor(array[items])
                for name, array in data.items()}
+    if per_item:
+        metric = _item_by_item(metric)
     count = len(next(iter(tensors.values())))
     if count == 0:
         return  # a worker without data never calls the metric, as in the trainer
@@ -374,12 +394,29 @@ def feed(metric, data: dict[str, np.ndarray], items: slice) -> None:
         start += size
 
 
+class _item_by_item:
+    """A metric that scores one item a call, fed a batch: each item in turn (state and load_state passed on)."""
+
+    def __init__(self, metric) -> None:
+        self.metric = metric
+
+    def __call__(self, **batch) -> None:
+        for position in range(len(next(iter(batch.values())))):
+            self.metric(**{name: values[position] for name, values in batch.items()})
+
+    def state(self):
+        return self.metric.state()
+
+    def load_state(self, saved) -> None:
+        self.metric.load_state(saved)
+
+
 def compute_all(world, out_dir: str) -> None:
     """Every case on this worker's share; every worker writes what it read."""
     results = {}
     for name, case in CASES.items():
         metric = build_metric(case)
-        feed(metric, case.data(), share_of(world.rank, world.size))
+        feed(metric, case.data(), share_of(world.rank, world.size), case.per_item)
         results[name] = metric.get_metric(reset=True)
         results[name + "/after_reset"] = metric.get_metric()
     Path(out_dir, f"rank{world.rank}.json").write_text(json.dumps(results))
