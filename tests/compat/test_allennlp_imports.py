@@ -15,10 +15,13 @@ def python(code: str, **env: str) -> subprocess.CompletedProcess:
 
 
 def test_allennlp_names_are_distrains_own_modules_and_classes():
+    # allennlp.data's Instance is distrain.allennlp's (AllenNLP's padding API over distrain's own Instance)
     done = python("import allennlp.data, allennlp.nn.util as u, distrain.data.fields as f, distrain.allennlp.nn.util as d;"
-                  "print(allennlp.data.Instance is f.Instance, u is d, allennlp.__name__)")
+                  "import distrain.allennlp.data as a;"
+                  "print(allennlp.data.Instance is a.Instance, issubclass(a.Instance, f.Instance), u is d, "
+                  "allennlp.__name__)")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "True", "distrain.allennlp"]
+    assert done.stdout.split() == ["True", "True", "True", "distrain.allennlp"]
 
 
 def test_a_name_distrain_lacks_is_a_plain_module_not_found():
