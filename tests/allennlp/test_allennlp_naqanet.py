@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 
-from support.allennlp import golden_job, train_on_one_and_two_workers
+from support.allennlp import golden_job, plain_sgd_on, train_on_one_and_two_workers
 from support.allennlp_fixtures import ALLENNLP_MODELS, needs_fixtures
 from support.cli import run_cli
 from support.configs import write_config
@@ -98,13 +98,7 @@ def _small_naqanet(workers: int) -> dict:
     """The fixture's NAQANet (dropout and layer dropout off) and its moving average: 3 epochs of global batches of 2
     questions (the loader's batch size is each worker's), plain SGD (as for QANet: rounding noise in gradients that
     are zero in exact arithmetic would become Adam steps of the full rate)."""
-    config = json.loads(FIXTURE.read_text())
-    config["train_data_path"] = config["validation_data_path"] = "same_shapes.json"
-    config["data_loader"] = {"batch_size": 2 // workers}
-    config["trainer"] |= {"num_epochs": 3, "cuda_device": None, "optimizer": {"type": "sgd", "lr": 0.5}}
-    if workers > 1:
-        config["distributed"] = {"cuda_devices": [-1] * workers}
-    return config
+    return plain_sgd_on(json.loads(FIXTURE.read_text()), "same_shapes.json", workers, epochs=3)
 
 
 def test_two_workers_end_within_1e_5_of_one_worker(workdir):

@@ -92,12 +92,13 @@ def train_on_one_and_two_workers(workdir: Path, config_for) -> dict[int, Path]:
     return runs
 
 
-def plain_sgd_on(config: dict, data_path: str, workers: int, global_batch: int = 2, lr: float = 0.5) -> dict:
-    """``config`` trained and validated on ``data_path``: 2 epochs of plain SGD (its step is linear in the gradient)
-    over global batches of ``global_batch`` split among ``workers`` CPU workers."""
+def plain_sgd_on(config: dict, data_path: str, workers: int, global_batch: int = 2, lr: float = 0.5,
+                 epochs: int = 2) -> dict:
+    """``config`` trained and validated on ``data_path``: ``epochs`` of plain SGD (its step is linear in the
+    gradient) over global batches of ``global_batch`` split among ``workers`` CPU workers."""
     config["train_data_path"] = config["validation_data_path"] = data_path
     config["data_loader"] = {"batch_size": global_batch // workers}
-    config["trainer"] |= {"num_epochs": 2, "cuda_device": None, "optimizer": {"type": "sgd", "lr": lr}}
+    config["trainer"] |= {"num_epochs": epochs, "cuda_device": None, "optimizer": {"type": "sgd", "lr": lr}}
     if workers > 1:
         config["distributed"] = {"cuda_devices": [-1] * workers}
     return config
