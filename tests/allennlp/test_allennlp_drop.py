@@ -14,7 +14,8 @@ from distrain.data.fields import IndexField, LabelField, ListField, MetadataFiel
 from distrain.data.field import ArrayField
 from distrain.data.label_fields import SpanField
 from distrain.data.reader import DataError
-from distrain.zoo.rc.metrics.drop_em_and_f1 import DropEmAndF1, best_assignment, drop_em_and_f1, answer_strings
+from distrain.metrics.assignment import best_assignment
+from distrain.zoo.rc.metrics.drop_em_and_f1 import DropEmAndF1, drop_em_and_f1, answer_strings
 from distrain.zoo.rc.readers.drop import DropReader
 from support.allennlp_fixtures import ALLENNLP_MODELS, needs_fixtures
 from support.paths import TESTS

@@ -61,7 +61,7 @@ FRAMEWORK = {
     },
     "metrics": {
         "auc.py", "average.py", "boolean_accuracy.py", "categorical_accuracy.py", "classes.py", "covariance.py",
-        "entropy.py", "f1.py", "fbeta.py", "fbeta_multi_label.py",
+        "assignment.py", "entropy.py", "f1.py", "fbeta.py", "fbeta_multi_label.py",
         "mean_absolute_error.py", "metric.py", "pearson_correlation.py", "perplexity.py", "ranking.py",
         "sequence_accuracy.py", "span_based_f1.py", "span_f1.py", "spearman_correlation.py", "unigram_recall.py",
     },

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 import torch
 
+from distrain.metrics.assignment import best_assignment
 from distrain.metrics.metric import Metric
 
 Mention = tuple[int, int]
@@ -73,50 +74,13 @@ def b_cubed(clusters: Sequence[Cluster], other: Sequence[Cluster], singletons: b
     return numerator, denominator
 
 
-def best_assignment(scores: list[list[float]]) -> float:
-    """The largest sum of ``scores[i][j]`` over a one-to-one matching of rows and columns (the Hungarian method,
-    O(n³): the official scorer's Munkres)."""
-    if not scores or not scores[0]:
-        return 0.0
-    if len(scores) > len(scores[0]):
-        scores = [list(column) for column in zip(*scores)]
-    rows, columns = len(scores), len(scores[0])
-    cost = [[-value for value in row] for row in scores]
-    row_potential, column_potential = [0.0] * (rows + 1), [0.0] * (columns + 1)
-    matched = [0] * (columns + 1)  # matched[j]: the row (1-based) column j holds; 0: none
-    for row in range(1, rows + 1):
-        matched[0], column = row, 0
-        least, previous, used = [float("inf")] * (columns + 1), [0] * (columns + 1), [False] * (columns + 1)
-        while matched[column]:
-            used[column] = True
-            current, delta, step = matched[column], float("inf"), 0
-            for j in range(1, columns + 1):
-                if used[j]:
-                    continue
-                reduced = cost[current - 1][j - 1] - row_potential[current] - column_potential[j]
-                if reduced < least[j]:
-                    least[j], previous[j] = reduced, column
-                if least[j] < delta:
-                    delta, step = least[j], j
-            for j in range(columns + 1):
-                if used[j]:
-                    row_potential[matched[j]] += delta
-                    column_potential[j] -= delta
-                else:
-                    least[j] -= delta
-            column = step
-        while column:
-            matched[column] = matched[previous[column]]
-            column = previous[column]
-    return sum(scores[matched[j] - 1][j - 1] for j in range(1, columns + 1) if matched[j])
-
-
 def ceafe(predicted: Sequence[Cluster], gold: Sequence[Cluster]) -> tuple[float, int, float, int]:
     """The best alignment's summed entity similarity (φ4: 2|K∩R| / (|K|+|R|)) over the predicted entities (one-
     mention ones left out) and over the gold ones."""
     predicted = [cluster for cluster in predicted if len(cluster) != 1]
-    similarity = best_assignment([[2 * len(set(key) & set(response)) / (len(key) + len(response))
-                                   for response in predicted] for key in gold])
+    scores = [[2 * len(set(key) & set(response)) / (len(key) + len(response)) for response in predicted]
+              for key in gold]
+    similarity = sum(scores[row][column] for row, column in best_assignment(scores)) if predicted and gold else 0.0
     return similarity, len(predicted), similarity, len(gold)
 
 

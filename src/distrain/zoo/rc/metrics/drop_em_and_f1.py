@@ -18,6 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
+from distrain.metrics.assignment import best_assignment
 from distrain.metrics.metric import Metric
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
@@ -63,45 +64,6 @@ def _numbers_agree(gold: set[str], predicted: set[str]) -> bool:
     """No number in the gold span, or one the predicted span holds too."""
     gold_numbers = {word for word in gold if _is_number(word)}
     return not gold_numbers or bool(gold_numbers & {word for word in predicted if _is_number(word)})
-
-
-def best_assignment(scores: np.ndarray) -> list[tuple[int, int]]:
-    """The (row, column) pairs, one per row or column (the smaller side), of largest summed ``scores``: the
-    Hungarian method with potentials, on costs ``-scores``."""
-    if scores.shape[0] > scores.shape[1]:
-        return [(row, column) for column, row in best_assignment(scores.T)]
-    rows, columns = scores.shape
-    cost = -scores
-    row_potential, column_potential = np.zeros(rows + 1), np.zeros(columns + 1)
-    owner = [0] * (columns + 1)  # owner[j]: the row (1-based) holding column j; column 0 is the one being placed
-    previous = [0] * (columns + 1)
-    for row in range(1, rows + 1):
-        owner[0], column = row, 0
-        slack, visited = [np.inf] * (columns + 1), [False] * (columns + 1)
-        while True:
-            visited[column] = True
-            placing, step, nearest = owner[column], np.inf, 0
-            for j in range(1, columns + 1):
-                if visited[j]:
-                    continue
-                reduced = cost[placing - 1, j - 1] - row_potential[placing] - column_potential[j]
-                if reduced < slack[j]:
-                    slack[j], previous[j] = reduced, column
-                if slack[j] < step:
-                    step, nearest = slack[j], j
-            for j in range(columns + 1):
-                if visited[j]:
-                    row_potential[owner[j]] += step
-                    column_potential[j] -= step
-                else:
-                    slack[j] -= step
-            column = nearest
-            if owner[column] == 0:
-                break
-        while column:  # flip the augmenting path back to its start
-            owner[column] = owner[previous[column]]
-            column = previous[column]
-    return sorted((owner[j] - 1, j - 1) for j in range(1, columns + 1) if owner[j])
 
 
 def drop_em_and_f1(predicted: str | Sequence[str], gold: str | Sequence[str]) -> tuple[float, float]:
