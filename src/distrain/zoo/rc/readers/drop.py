@@ -39,7 +39,7 @@ from distrain.zoo.rc.readers.drop_answers import (
     answer_type_and_texts, find_valid_add_sub_expressions, find_valid_counts, find_valid_spans,
     split_tokens_by_hyphen, word_to_number,
 )
-from distrain.zoo.rc.readers.squad import word_tokenizer_and_indexers
+from distrain.zoo.rc.readers.squad import QuestionPassageRecords, word_tokenizer_and_indexers
 
 AnswerKind = Literal["passage_span", "question_span", "addition_subtraction", "counting"]
 ANSWER_FIELDS = ("answer_as_passage_spans", "answer_as_question_spans", "answer_as_add_sub_expressions",
@@ -47,7 +47,7 @@ ANSWER_FIELDS = ("answer_as_passage_spans", "answer_as_question_spans", "answer_
 
 
 @DatasetReader.register("drop")
-class DropReader(DatasetReader):
+class DropReader(QuestionPassageRecords, DatasetReader):
     """DROP JSON; see the module doc. Reads only its share of the questions; a passage is tokenized once, and only
     when this reader owns one of its questions."""
 
@@ -99,15 +99,6 @@ class DropReader(DatasetReader):
                 self.num_skipped += 1
                 continue
             yield instance
-
-    def record_to_instance(self, record: dict) -> dict:
-        """One question for ``distrain serve``: ``{"question": "...", "passage": "..."}`` (AllenNLP's predictor)."""
-        question = self.require(record, "question", str, "a string")
-        passage = self.require(record, "passage", str, "a string")
-        return self.text_to_instance(question, passage)
-
-    def input_fields(self) -> dict[str, str]:
-        return {"question": "text", "passage": "text"}
 
     def _words(self, text: str) -> list:
         tokens = split_tokens_by_hyphen(self.tokenizer.tokenize(text))

@@ -40,8 +40,25 @@ def word_tokenizer_and_indexers(tokenizer: Tokenizer | None, token_indexers: dic
     return tokenizer, token_indexers or {"tokens": SingleIdTokenIndexer()}
 
 
+class QuestionPassageRecords:
+    """``distrain serve``'s record of one question over a passage, ``{"question": "...", "passage": "..."}``
+    (AllenNLP's predictor input), for the readers whose ``text_to_instance`` starts ``(question, passage)``."""
+
+    def record_to_instance(self, record: dict) -> dict:
+        question = self.require(record, "question", str, "a string")
+        passage = self.require(record, "passage", str, "a string")
+        return self.text_to_instance(question, passage, **self.record_extras(record))
+
+    def record_extras(self, record: dict) -> dict[str, Any]:
+        """What else of the record ``text_to_instance`` takes."""
+        return {}
+
+    def input_fields(self) -> dict[str, str]:
+        return {"question": "text", "passage": "text"}
+
+
 @DatasetReader.register("squad")
-class SquadReader(DatasetReader):
+class SquadReader(QuestionPassageRecords, DatasetReader):
     """SQuAD v1.1/v2.0 JSON (``{"data": [{"paragraphs": [{"context", "qas": [...]}]}]}``); see the module doc.
 
     ``no_answer_token`` (SQuAD 2.0) is appended to every passage and is the answer of an impossible question;
@@ -91,14 +108,8 @@ class SquadReader(DatasetReader):
                 continue
             yield instance
 
-    def record_to_instance(self, record: dict) -> dict:
-        """One question for ``distrain serve``: ``{"question": "...", "passage": "..."}`` (AllenNLP's predictor)."""
-        question = self.require(record, "question", str, "a string")
-        passage = self.require(record, "passage", str, "a string")
-        return self.text_to_instance(question, passage, additional_metadata={"id": record.get("id")})
-
-    def input_fields(self) -> dict[str, str]:
-        return {"question": "text", "passage": "text"}
+    def record_extras(self, record: dict) -> dict[str, Any]:
+        return {"additional_metadata": {"id": record.get("id")}}
 
     def text_to_instance(self, question_text: str, passage_text: str, is_impossible: bool = False,
                          char_spans: Iterable[tuple[int, int]] | None = None, answer_texts: list[str] | None = None,
