@@ -105,9 +105,9 @@ def _without_decay(
     return split
 
 
-@Optimizer.register("adam")
-class AdamOptimizer(Optimizer, torch.optim.Adam):
-    """``torch.optim.Adam``, with parameter groups by regex and ``no_decay`` names."""
+def _adam_kind(torch_kind: type[torch.optim.Optimizer], default_weight_decay: float, name: str, summary: str) -> type:
+    """Adam and AdamW take the same keys and differ only in their update and in weight decay's default (AdamW's
+    decoupled decay wants a non-zero one), so one constructor serves both."""
 
     def __init__(
         self,
@@ -115,40 +115,28 @@ class AdamOptimizer(Optimizer, torch.optim.Adam):
         lr: NonNegativeFloat = 0.001,
         betas: Betas = (0.9, 0.999),
         eps: PositiveFloat = 1e-8,
-        weight_decay: NonNegativeFloat = 0.0,
+        weight_decay: NonNegativeFloat = default_weight_decay,
         amsgrad: bool = False,
         parameter_groups: ParameterGroups | None = None,
         no_decay: list[Regex] | None = None,
         implementation: Implementation = "auto",
     ) -> None:
         groups = make_parameter_groups(model_parameters, parameter_groups, no_decay)
-        torch.optim.Adam.__init__(
+        torch_kind.__init__(
             self, groups, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
             **kernel_options(implementation, groups),
         )
 
+    __init__.__qualname__ = f"{name}.__init__"
+    return type(name, (Optimizer, torch_kind), {"__init__": __init__, "__doc__": summary, "__module__": __name__,
+                                                "__qualname__": name})
 
-@Optimizer.register("adamw")
-class AdamWOptimizer(Optimizer, torch.optim.AdamW):
-    """``torch.optim.AdamW`` (decoupled weight decay), with parameter groups by regex and ``no_decay`` names."""
 
-    def __init__(
-        self,
-        model_parameters: list[tuple[str, torch.nn.Parameter]],
-        lr: NonNegativeFloat = 0.001,
-        betas: Betas = (0.9, 0.999),
-        eps: PositiveFloat = 1e-8,
-        weight_decay: NonNegativeFloat = 0.01,
-        amsgrad: bool = False,
-        parameter_groups: ParameterGroups | None = None,
-        no_decay: list[Regex] | None = None,
-        implementation: Implementation = "auto",
-    ) -> None:
-        groups = make_parameter_groups(model_parameters, parameter_groups, no_decay)
-        torch.optim.AdamW.__init__(
-            self, groups, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-            **kernel_options(implementation, groups),
-        )
+AdamOptimizer = Optimizer.register("adam")(_adam_kind(
+    torch.optim.Adam, 0.0, "AdamOptimizer", "``torch.optim.Adam``, with parameter groups by regex and ``no_decay`` names."))
+AdamWOptimizer = Optimizer.register("adamw")(_adam_kind(
+    torch.optim.AdamW, 0.01, "AdamWOptimizer",
+    "``torch.optim.AdamW`` (decoupled weight decay), with parameter groups by regex and ``no_decay`` names."))
 
 
 @Optimizer.register("sgd")
