@@ -79,6 +79,8 @@ class Tally:
     errors: int = 0
     skipped: int = 0
     broken_files: list[str] = field(default_factory=list)
+    #: each failing or erring test, ``file::Class::test: the first line of its message``
+    failures: list[str] = field(default_factory=list)
 
     @property
     def ran(self) -> int:
@@ -90,6 +92,7 @@ class Tally:
         self.errors += other.errors
         self.skipped += other.skipped
         self.broken_files += other.broken_files
+        self.failures += other.failures
 
 
 def count_tests(path: Path) -> int:
@@ -117,10 +120,15 @@ def read_report(report: Path, tests_root: Path) -> Tally:
             path = tests_root.parent / (module.replace(".", "/") + ".py")
             tally.errors += count_tests(path) if path.is_file() else 1
             tally.broken_files.append(module)
-        elif "error" in outcome:
-            tally.errors += 1
-        elif "failure" in outcome:
-            tally.failed += 1
+        elif outcome & {"error", "failure"}:
+            if "error" in outcome:
+                tally.errors += 1
+            else:
+                tally.failed += 1
+            problem = next(child for child in case if child.tag in ("error", "failure"))
+            message = (problem.get("message") or problem.text or "").strip().splitlines() or [""]
+            tally.failures.append(f"{case.get('classname', '')}::{case.get('name')}: "
+                                  f"{message[0][:240]}")
         elif "skipped" in outcome:
             tally.skipped += 1
         else:
@@ -155,14 +163,14 @@ def run_folder(folder: str, scratch: Path, tests: Path, environment: dict, limit
     report = scratch / f"report-{folder.replace('/', '-')}.xml"
     command = [sys.executable, "-m", "pytest", str(tests / folder), "-c", str(scratch / "pytest.ini"),
                "--rootdir", str(scratch), "-p", "no:cacheprovider", "-p", "allennlp_unit_test_timeout",
-               "-q", "-rN", "--continue-on-collection-errors", "--tb=line" if verbose else "--tb=no", f"--junitxml={report}"]
+               "-q", "-rN", "--continue-on-collection-errors", "--tb=short" if verbose else "--tb=no", f"--junitxml={report}"]
     try:
         finished = subprocess.run(command, cwd=scratch, env=environment, timeout=limit, capture_output=True, text=True)
     except subprocess.TimeoutExpired:
         print(f"allennlp_unit_tests: tests/{folder} ran over {limit} s; counted as it reported", file=sys.stderr)
         finished = None
-    if verbose and finished is not None:
-        print(finished.stdout[-20000:], finished.stderr[-5000:], sep="\n")
+    if verbose and finished is not None and finished.stderr.strip():
+        print(finished.stderr[-5000:])
     if not report.is_file():
         tail = finished.stdout[-2000:] + finished.stderr[-2000:] if finished else ""
         print(f"allennlp_unit_tests: tests/{folder} wrote no report\n{tail}", file=sys.stderr)
@@ -229,6 +237,8 @@ def measure(arguments: argparse.Namespace) -> int:
                   f"skipped={tally.skipped} files_not_importing={len(tally.broken_files)}")
             for module in tally.broken_files:
                 print(f"  does not import: {module}")
+            for failure in tally.failures if arguments.verbose else ():
+                print(f"  fails: {failure}")
     share = total.passed / total.ran if total.ran else 0.0
     print(f"total: passed={total.passed} failed={total.failed} errors={total.errors} skipped={total.skipped}")
     print(f"allennlp_unit_tests_passed_share={share:.4f}")

@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 
+from distrain.allennlp.training.metrics.statistic import Statistic
 from distrain.errors import ConfigError
 from distrain.metrics import auc, categorical_accuracy
 
@@ -16,17 +17,8 @@ __all__ = ["Auc", "CategoricalAccuracy", "Counts", "as_configuration_errors"]
 class Counts:
     """AllenNLP's ``correct_count`` and ``total_count``: this worker's summed ``correct`` and ``total``."""
 
-    _stats: dict[str, torch.Tensor]
-
-    @property
-    def correct_count(self) -> float:
-        value = self._stats.get("correct")
-        return 0.0 if value is None else float(value)
-
-    @property
-    def total_count(self) -> float:
-        value = self._stats.get("total")
-        return 0.0 if value is None else float(value)
+    correct_count = Statistic("correct")
+    total_count = Statistic("total")
 
 
 def as_configuration_errors(update: Any, *arguments: Any) -> None:

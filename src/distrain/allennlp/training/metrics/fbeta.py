@@ -11,6 +11,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
+from distrain.allennlp.training.metrics.statistic import Statistic, detached
 from distrain.config.errors import ConfigError
 from distrain.metrics.f1 import F1
 from distrain.metrics.fbeta import FBeta
@@ -20,23 +21,9 @@ from distrain.metrics.span_based_f1 import SpanBasedF1
 class AllenNLPCounts:
     """AllenNLP's counter attributes over distrain's summed ``true_positive``, ``predicted`` and ``gold``."""
 
-    _stats: dict[str, torch.Tensor]
-
-    def _count(self, name: str) -> torch.Tensor | None:
-        value = self._stats.get(name)
-        return None if value is None else value.detach().cpu().clone()
-
-    @property
-    def _true_positive_sum(self) -> torch.Tensor | None:
-        return self._count("true_positive")
-
-    @property
-    def _pred_sum(self) -> torch.Tensor | None:
-        return self._count("predicted")
-
-    @property
-    def _true_sum(self) -> torch.Tensor | None:
-        return self._count("gold")
+    _true_positive_sum = Statistic("true_positive", detached, None)
+    _pred_sum = Statistic("predicted", detached, None)
+    _true_sum = Statistic("gold", detached, None)
 
     def _items_per_class(self) -> torch.Tensor | None:
         """How many items each class was judged on (every item once for one label per item)."""
@@ -130,21 +117,10 @@ class F1Measure(NoPredictionRows, F1):
         total = float(stats[2].sum())
         return hits, predicted - hits, gold - hits, total - predicted - gold + hits
 
-    @property
-    def _true_positives(self) -> float:
-        return self._counts()[0]
-
-    @property
-    def _false_positives(self) -> float:
-        return self._counts()[1]
-
-    @property
-    def _false_negatives(self) -> float:
-        return self._counts()[2]
-
-    @property
-    def _true_negatives(self) -> float:
-        return self._counts()[3]
+    _true_positives = property(lambda self: self._counts()[0])
+    _false_positives = property(lambda self: self._counts()[1])
+    _false_negatives = property(lambda self: self._counts()[2])
+    _true_negatives = property(lambda self: self._counts()[3])
 
 
 class SpanBasedF1Measure(SpanBasedF1):

@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from distrain.allennlp.training.metrics.fbeta import AllenNLPCounts, NoPredictionRows, check_arguments, per_class_lists
+from distrain.allennlp.training.metrics.statistic import Statistic, detached
 from distrain.metrics.fbeta import COUNTS, FBeta, fbeta_score, ratio
 from distrain.metrics.fbeta_multi_label import FBetaMultiLabel
 
@@ -60,12 +61,14 @@ class FBetaMultiLabelMeasure(AllenNLPCounts, FBetaMultiLabel):
         check_arguments(beta, average, labels)
         super().__init__(beta, average, labels, threshold)
 
+    _items = Statistic("total", detached, None)
+
     def _items_per_class(self) -> torch.Tensor | None:
-        return self._count("total")
+        return self._items
 
     @property
     def _total_sum(self) -> torch.Tensor | None:
-        total = self._count("total")  # AllenNLP added every masked element to every class
+        total = self._items  # AllenNLP added every masked element to every class
         return None if total is None else total.sum().repeat(total.numel())
 
     def compute(self, stats: dict[str, torch.Tensor]) -> dict[str, Any]:

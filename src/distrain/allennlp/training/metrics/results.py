@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from distrain.allennlp.training.metrics.checked import Counts
+from distrain.allennlp.training.metrics.statistic import Statistic
 from distrain.errors import ConfigError
 from distrain.metrics import entropy, mean_absolute_error, sequence_accuracy, unigram_recall
 
@@ -43,27 +44,13 @@ class Entropy(entropy.Entropy):
     """AllenNLP's ``_entropy`` (the summed per-batch mean entropies) and ``_count`` (the batches) are this worker's
     statistics."""
 
-    @property
-    def _entropy(self) -> float:
-        value = self._stats.get("entropy")
-        return 0.0 if value is None else float(value)
-
-    @property
-    def _count(self) -> float:
-        value = self._stats.get("batches")
-        return 0.0 if value is None else float(value)
+    _entropy = Statistic("entropy")
+    _count = Statistic("batches")
 
 
 class UnigramRecall(unigram_recall.UnigramRecall):
     """AllenNLP's ``correct_count`` (the summed per-sequence recalls) and ``total_count`` (the sequences) are this
     worker's statistics."""
 
-    @property
-    def correct_count(self) -> float:
-        value = self._stats.get("recalled")
-        return 0.0 if value is None else float(value)
-
-    @property
-    def total_count(self) -> float:
-        value = self._stats.get("sequences")
-        return 0.0 if value is None else float(value)
+    correct_count = Statistic("recalled")
+    total_count = Statistic("sequences")

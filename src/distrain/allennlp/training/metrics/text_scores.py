@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from distrain.allennlp.training.metrics.statistic import Statistic
 from distrain.zoo.seq2seq.metrics.bleu import Bleu
 from distrain.zoo.seq2seq.metrics.rouge import Rouge
 
@@ -13,10 +14,6 @@ __all__ = ["BLEU", "ROUGE"]
 
 
 class _Sums:
-    def _sum(self, name: str) -> float:
-        value = self._stats.get(name)  # type: ignore[attr-defined]
-        return 0.0 if value is None else float(value)
-
     def _by_order(self, name: str, orders: int) -> dict[int, float]:
         value = self._stats.get(name)  # type: ignore[attr-defined]
         values = [] if value is None else value.reshape(-1).tolist()
@@ -40,13 +37,9 @@ class BLEU(_Sums, Bleu):
     def _precision_totals(self) -> dict[int, float]:
         return self._by_order("totals", len(self.ngram_weights))
 
-    @property
-    def _prediction_lengths(self) -> float:
-        return self._sum("prediction_lengths")
+    _prediction_lengths = Statistic("prediction_lengths")
 
-    @property
-    def _reference_lengths(self) -> float:
-        return self._sum("reference_lengths")
+    _reference_lengths = Statistic("reference_lengths")
 
     def _get_brevity_penalty(self) -> float:
         predicted, reference = self._prediction_lengths, self._reference_lengths
@@ -58,9 +51,7 @@ class BLEU(_Sums, Bleu):
 
 
 class ROUGE(_Sums, Rouge):
-    @property
-    def _total_sequence_count(self) -> float:
-        return self._sum("sequences")
+    _total_sequence_count = Statistic("sequences")
 
     @property
     def _total_rouge_n_recalls(self) -> dict[int, float]:
@@ -74,6 +65,4 @@ class ROUGE(_Sums, Rouge):
     def _total_rouge_n_f1s(self) -> dict[int, float]:
         return self._by_order("f1s", self.ngram_size)
 
-    @property
-    def _total_rouge_l_f1(self) -> float:
-        return self._sum("rouge_l")
+    _total_rouge_l_f1 = Statistic("rouge_l")
