@@ -10,13 +10,39 @@ pipeline while AllenNLP-style code (and AllenNLP's own tests) can still pad fiel
 from __future__ import annotations
 
 from copy import deepcopy
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
 from distrain.data.field import Field as DistrainField
 
-__all__ = ["Field", "same_value"]
+__all__ = ["Field", "ItemSequence", "padded_ids", "same_value"]
+
+
+class ItemSequence:
+    """AllenNLP's fields that hold a sequence (tokens, labels, fields) are that sequence to its code: ``field[i]``,
+    ``iter(field)``, ``len(field)`` read the attribute ``held`` names."""
+
+    held: str
+
+    def __getitem__(self, position: int) -> Any:
+        return getattr(self, self.held)[position]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(getattr(self, self.held))
+
+    def __len__(self) -> int:
+        return len(getattr(self, self.held))
+
+
+def padded_ids(ids: Any, length: int) -> Any:
+    """A sequence's ids as a long tensor of ``length``: cut to it, or padded with 0 (AllenNLP's padding id)."""
+    import torch
+
+    tensor = torch.zeros(length, dtype=torch.long)
+    kept = list(ids)[:length]
+    tensor[:len(kept)] = torch.tensor(kept, dtype=torch.long)
+    return tensor
 
 
 def same_value(first: Any, second: Any) -> bool:

@@ -6,15 +6,17 @@ Its padding lengths are ``num_fields`` and each element's keys prefixed ``list_`
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
-from distrain.allennlp.data.fields.field import Field
+from distrain.allennlp.data.fields.field import Field, ItemSequence
 from distrain.data.fields import ListField as DistrainListField
 
 __all__ = ["ListField"]
 
 
-class ListField(DistrainListField, Field):
+class ListField(ItemSequence, DistrainListField, Field):
+    held = "field_list"
+
     def __init__(self, field_list: Sequence[Any]) -> None:
         super().__init__(field_list)
 
@@ -49,15 +51,6 @@ class ListField(DistrainListField, Field):
 
     def human_readable_repr(self) -> list[Any]:
         return [field.human_readable_repr() for field in self.field_list]
-
-    def __getitem__(self, position: int) -> Any:
-        return self.field_list[position]
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self.field_list)
-
-    def __len__(self) -> int:
-        return len(self.field_list)
 
     def __str__(self) -> str:
         kinds = {type(field).__name__ for field in self.field_list}

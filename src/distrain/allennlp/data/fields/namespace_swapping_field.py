@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from distrain.allennlp.data.fields.field import Field
+from distrain.allennlp.data.fields.field import Field, padded_ids
 from distrain.data.tokenizer import Token
 from distrain.zoo.seq2seq.readers.copynet_seq2seq import NamespaceSwappingField as DistrainNamespaceSwappingField
 
@@ -32,13 +32,7 @@ class NamespaceSwappingField(DistrainNamespaceSwappingField, Field):
         return {"num_tokens": len(self.words)}
 
     def as_tensor(self, padding_lengths: dict[str, int]) -> Any:
-        import torch
-
-        length = padding_lengths["num_tokens"]
-        tensor = torch.zeros(length, dtype=torch.long)
-        kept = self._mapping_array[:length]
-        tensor[:len(kept)] = torch.tensor(kept, dtype=torch.long)
-        return tensor
+        return padded_ids(self._mapping_array, padding_lengths["num_tokens"])
 
     def empty_field(self) -> NamespaceSwappingField:
         return NamespaceSwappingField([], self._target_namespace)

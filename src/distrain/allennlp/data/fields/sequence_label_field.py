@@ -3,11 +3,11 @@ field API (labels as strings to index, or as int ids kept as they are; padded wi
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from distrain.allennlp.data.fields.field import Field
+from distrain.allennlp.data.fields.field import Field, ItemSequence, padded_ids
 from distrain.allennlp.data.fields.label_field import warn_once_about
 from distrain.config.errors import ConfigError
 from distrain.data.fields import SequenceLabelField as DistrainSequenceLabelField
@@ -15,7 +15,8 @@ from distrain.data.fields import SequenceLabelField as DistrainSequenceLabelFiel
 __all__ = ["SequenceLabelField"]
 
 
-class SequenceLabelField(DistrainSequenceLabelField, Field):
+class SequenceLabelField(ItemSequence, DistrainSequenceLabelField, Field):
+    held = "labels"
     flatten = None  # distrain's own protocol indexes it
 
     _already_warned_namespaces: set[str] = set()
@@ -52,15 +53,9 @@ class SequenceLabelField(DistrainSequenceLabelField, Field):
         return {"num_tokens": len(self.labels)}
 
     def as_tensor(self, padding_lengths: dict[str, int]) -> Any:
-        import torch
-
         if self._indexed_labels is None:
             raise ConfigError("a SequenceLabelField must be indexed (field.index(vocab)) before it becomes a tensor")
-        length = padding_lengths["num_tokens"]
-        tensor = torch.zeros(length, dtype=torch.long)
-        ids = self._indexed_labels[:length]
-        tensor[:len(ids)] = torch.tensor(ids, dtype=torch.long)
-        return tensor
+        return padded_ids(self._indexed_labels, padding_lengths["num_tokens"])
 
     def empty_field(self) -> SequenceLabelField:
         sequence = self.sequence_field.empty_field() if hasattr(self.sequence_field, "empty_field") else []
@@ -70,15 +65,6 @@ class SequenceLabelField(DistrainSequenceLabelField, Field):
 
     def human_readable_repr(self) -> list[Any]:
         return list(self.labels)
-
-    def __getitem__(self, position: int) -> Any:
-        return self.labels[position]
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self.labels)
-
-    def __len__(self) -> int:
-        return len(self.labels)
 
     def __str__(self) -> str:
         return (f"SequenceLabelField of length {len(self.labels)} with labels: {self.labels} in namespace: "

@@ -7,9 +7,9 @@
 from __future__ import annotations
 
 from copy import deepcopy
-from typing import Any, Iterator
+from typing import Any
 
-from distrain.allennlp.data.fields.field import Field
+from distrain.allennlp.data.fields.field import Field, ItemSequence
 from distrain.config.errors import ConfigError
 from distrain.data.fields import TextField as DistrainTextField
 
@@ -19,9 +19,11 @@ __all__ = ["TextField"]
 KEY_SEPARATOR = "___"
 
 
-class TextField(DistrainTextField, Field):
+class TextField(ItemSequence, DistrainTextField, Field):
     """AllenNLP's ``TextField(tokens, token_indexers)``. Without indexers it has distrain's one ``single_id``
     (AllenNLP 2's readers may leave them to ``apply_token_indexers``, which sets ``token_indexers``)."""
+
+    held = "tokens"
 
     def __init__(self, tokens: Any, token_indexers: Any = None, namespace: str = "tokens") -> None:
         super().__init__(tokens, token_indexers, namespace)
@@ -82,15 +84,6 @@ class TextField(DistrainTextField, Field):
         copy = TextField(deepcopy(self.tokens), self.token_indexers)
         copy._indexed_tokens = deepcopy(self._indexed_tokens)
         return copy
-
-    def __getitem__(self, position: int) -> Any:
-        return self.tokens[position]
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self.tokens)
-
-    def __len__(self) -> int:
-        return len(self.tokens)
 
     def __str__(self) -> str:
         indexers = {name: type(indexer).__name__ for name, indexer in self.token_indexers.items()}
