@@ -61,7 +61,8 @@ def test_the_predictor_answers_each_input_as_allennlps_does(name, imported, monk
         assert not differences(mine, theirs), (item, differences(mine, theirs)[:5])
 
 
-@pytest.mark.parametrize("name", ["basic_classifier_seq2vec", "esim", "bidaf", "copynet_seq2seq", "dialog_qa"])
+@pytest.mark.parametrize("name", ["basic_classifier_seq2vec", "esim", "bidaf", "copynet_seq2seq", "dialog_qa",
+                                  "biaffine_parser"])
 def test_a_batch_of_inputs_is_answered_as_allennlps_batch(name, imported, monkeypatch):
     case = CASES[name]
     monkeypatch.chdir(repository(case["repository"]))
@@ -79,9 +80,11 @@ def test_an_archive_without_a_predictor_named_gets_its_models_default(imported, 
     for seq2seq in ("simple_seq2seq", "composed_seq2seq", "copynet_seq2seq"):
         assert type(Predictor.from_path(str(GOLDEN / seq2seq / "model.tar.gz"))).__name__ == "Seq2SeqPredictor"
     assert type(Predictor.from_path(str(GOLDEN / "dialog_qa" / "model.tar.gz"))).__name__ == "DialogQAPredictor"
+    assert type(Predictor.from_path(str(GOLDEN / "biaffine_parser" / "model.tar.gz"))).__name__ == \
+        "BiaffineDependencyParserPredictor"
 
 
-@pytest.mark.parametrize("name", ["crf_tagger", "decomposable_attention", "simple_seq2seq"])
+@pytest.mark.parametrize("name", ["crf_tagger", "decomposable_attention", "simple_seq2seq", "biaffine_parser"])
 def test_distrain_predict_with_a_predictor_writes_allennlps_lines(name, tmp_path):
     case = CASES[name]
     inputs = tmp_path / "inputs.jsonl"

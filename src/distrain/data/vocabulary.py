@@ -130,10 +130,13 @@ class Vocabulary:
         return [indices.get(token, oov) for token in tokens]
 
     def label_index(self, label: str, namespace: str = "labels") -> int:
-        try:
-            return self._indices[namespace][label]
-        except KeyError:
-            raise UnknownLabel(label, namespace) from None
+        """The label's index; one the namespace lacks is its OOV entry where the namespace has one (a padded
+        namespace such as AllenNLP's ``pos``, as AllenNLP indexes it), else an :class:`UnknownLabel`."""
+        indices = self._indices.get(namespace, {})
+        found = indices.get(label, indices.get(OOV_TOKEN))
+        if found is None:
+            raise UnknownLabel(label, namespace)
+        return found
 
     def token(self, index: int, namespace: str = "tokens") -> str:
         return self._tokens[namespace][index]

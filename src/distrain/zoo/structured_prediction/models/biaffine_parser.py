@@ -100,6 +100,8 @@ class BiaffineDependencyParser(Model):
     """``text_field_embedder`` (+ ``pos_tag_embedding``) → ``encoder`` → a root sentinel prepended → arc and tag
     feedforwards (one ELU layer each by default) → biaffine arc scores and bilinear label scores."""
 
+    default_predictor = "biaffine_dependency_parser"
+
     def __init__(self, vocab: Vocabulary, text_field_embedder: TextFieldEmbedder, encoder: Lazy[Seq2SeqEncoder],
                  tag_representation_dim: PositiveInt, arc_representation_dim: PositiveInt,
                  tag_feedforward: Lazy[FeedForward] | None = None, arc_feedforward: Lazy[FeedForward] | None = None,
