@@ -20,10 +20,11 @@ from distrain.allennlp.modules.transformer.transformer_layer import AttentionLay
 from distrain.allennlp.modules.transformer.transformer_module import TransformerModule
 from distrain.allennlp.modules.transformer.transformer_pooler import TransformerPooler
 from distrain.allennlp.modules.transformer.transformer_stack import TransformerStack
+from distrain.allennlp.modules.transformer.t5 import T5
 
 __all__ = [
     "ActivationLayer", "AttentionLayer", "AttentionModule", "BiModalAttention", "BiModalEncoder", "Embeddings",
     "ImageFeatureEmbeddings", "LayerNorm", "OutputLayer", "SelfAttention", "SinusoidalPositionalEncoding",
-    "T5Attention", "TransformerEmbeddings", "TransformerLayer", "TransformerModule", "TransformerPooler",
+    "T5", "T5Attention", "TransformerEmbeddings", "TransformerLayer", "TransformerModule", "TransformerPooler",
     "TransformerStack",
 ]

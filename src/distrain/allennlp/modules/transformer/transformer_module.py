@@ -15,7 +15,7 @@ import logging
 import os
 import re
 import warnings
-from typing import Any, Dict, List, Optional, Type, TypeVar, Union
+from typing import Any, Dict, List, Optional, Tuple, Type, TypeVar, Union
 
 import torch
 
@@ -79,6 +79,12 @@ class TransformerModule(torch.nn.Module):
                                if not any(re.match(pattern, key) for pattern in patterns)})
         return cls._get_relevant_submodule_state(state_dict, relevant_module)
 
+    def _post_load_state_dict(self, missing_keys: List[str],
+                              unexpected_keys: List[str]) -> Tuple[List[str], List[str]]:
+        """The keys a loaded checkpoint lacked and had, less those this module accounts for otherwise (a weight
+        shared under another name); AllenNLP's hook."""
+        return missing_keys, unexpected_keys
+
     @classmethod
     def _from_config(cls: Type[_T], config: Any, **kwargs: Any) -> _T:
         """This module sized as the Hugging Face ``config`` says (``kwargs`` override)."""
@@ -101,8 +107,8 @@ class TransformerModule(torch.nn.Module):
         module = cls._from_config(pretrained_config(model_name, auto_config_kwargs or {}), **kwargs)
         if load_weights:
             state_dict = cls._get_pretrained_state_dict(model_name, weights_path, relevant_module, ignore)
-            missing, unexpected = module.load_state_dict(module._get_mapped_state_dict(state_dict, mapping),
-                                                         strict=False)
+            missing, unexpected = module._post_load_state_dict(*module.load_state_dict(
+                module._get_mapped_state_dict(state_dict, mapping), strict=False))
             allowed = allow_missing if allow_missing is not None else cls._pretrained_allow_missing or []
             missing = [key for key in missing if not any(re.match(pattern, key) for pattern in allowed)]
             if strict and (missing or unexpected):
