@@ -51,30 +51,38 @@ class T5FeedForwardProjection(TransformerModule, Registrable):
         raise NotImplementedError
 
 
-@T5FeedForwardProjection.register("relu")
-class T5DenseReluDense(T5FeedForwardProjection):
-    """``wo(dropout(relu(wi(x))))``: the original T5's."""
+class _T5Dense(T5FeedForwardProjection):
+    """The linear maps of a T5 feed-forward: one per name in ``_inputs`` from the model's width to ``ff_size``
+    (created in that order, so a seed gives AllenNLP's weights), and ``wo`` back."""
+
+    _inputs: Tuple[str, ...] = ()
 
     def __init__(self, hidden_size: int = 512, ff_size: int = 2048, dropout: float = 0.1):
         super().__init__()
-        self.wi = _t5_linear(hidden_size, ff_size)
+        for name in self._inputs:
+            setattr(self, name, _t5_linear(hidden_size, ff_size))
         self.wo = _t5_linear(ff_size, hidden_size)
         self.dropout = nn.Dropout(dropout)
+
+
+@T5FeedForwardProjection.register("relu")
+class T5DenseReluDense(_T5Dense):
+    """``wo(dropout(relu(wi(x))))``: the original T5's."""
+
+    _inputs = ("wi",)
 
     def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
         return self.wo(self.dropout(torch.relu(self.wi(hidden_states))))
 
 
 @T5FeedForwardProjection.register("gated-gelu")
-class T5DenseGatedGeluDense(T5FeedForwardProjection):
+class T5DenseGatedGeluDense(_T5Dense):
     """``wo(dropout(gelu(wi_0(x)) * wi_1(x)))``: T5 v1.1's gated form (with the tanh approximation of gelu)."""
 
+    _inputs = ("wi_0", "wi_1")
+
     def __init__(self, hidden_size: int = 512, ff_size: int = 2048, dropout: float = 0.1):
-        super().__init__()
-        self.wi_0 = _t5_linear(hidden_size, ff_size)
-        self.wi_1 = _t5_linear(hidden_size, ff_size)
-        self.wo = _t5_linear(ff_size, hidden_size)
-        self.dropout = nn.Dropout(dropout)
+        super().__init__(hidden_size, ff_size, dropout)
         self.gelu_act = activation_function("gelu_new")
 
     def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
