@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from distrain.allennlp.common.from_params import FromParams
 from distrain.allennlp.modules.transformer.attention_module import T5Attention
 from distrain.allennlp.modules.transformer.t5_layers import (KeyValueStates, T5Block, T5BlockOutput,
                                                              T5DenseGatedGeluDense, T5DenseReluDense,
@@ -28,7 +29,6 @@ from distrain.allennlp.modules.transformer.transformer_module import Transformer
 from distrain.allennlp.modules.transformer.util import BoolT, FloatT, IntT
 from distrain.config.lazy import Lazy
 from distrain.modules.beam_search import BeamSearch
-from distrain.registry import Registrable
 
 
 def _tied(config: Any) -> bool:
@@ -55,11 +55,13 @@ class T5Output(NamedTuple):
     predicted_log_probs: Optional[FloatT] = None
 
 
-class T5(TransformerModule, Registrable):
+class T5(TransformerModule, FromParams):
+    """AllenNLP registers T5 as a component of its own kind; here it is a plain class (no distrain config names it,
+    and the toolkit loads only when a user imports it)."""
+
     _pretrained_mapping = {"shared": "token_embeddings"}
     # Hugging Face's checkpoints carry a relative bias for the first cross-attention that T5 never uses
     _pretrained_ignore = [r"^decoder\.block\.0\.layer\.1\.EncDecAttention\.relative_attention_bias\.weight$"]
-    default_implementation = "default"
 
     def __init__(self, token_embeddings: Optional[nn.Embedding] = None,
                  encoder: Lazy[T5EncoderStack] = Lazy(T5EncoderStack.basic_encoder),
@@ -212,8 +214,6 @@ class T5(TransformerModule, Registrable):
         return [tuple(cache_dict[f"decoder_cache_{block}_{index}"].contiguous() for index in range(4))
                 for block in range(self.decoder.num_blocks)]
 
-
-T5.register("default")(T5)
 
 __all__ = [
     "KeyValueStates", "T5", "T5Block", "T5BlockOutput", "T5DecoderStack", "T5DenseGatedGeluDense", "T5DenseReluDense",

@@ -13,12 +13,12 @@ from typing import NamedTuple, Optional, Tuple, Union
 import torch
 from torch import nn
 
+from distrain.allennlp.common.checks import ConfigurationError
 from distrain.allennlp.common.from_params import FromParams
 from distrain.allennlp.modules.transformer.activation_layer import activation_function
 from distrain.allennlp.modules.transformer.attention_module import AttentionOutput, T5Attention
 from distrain.allennlp.modules.transformer.transformer_module import TransformerModule
 from distrain.allennlp.modules.transformer.util import FloatT
-from distrain.registry import Registrable
 
 
 class T5LayerNorm(TransformerModule, FromParams):
@@ -44,8 +44,17 @@ def _t5_linear(size_in: int, size_out: int) -> nn.Linear:
     return layer
 
 
-class T5FeedForwardProjection(TransformerModule, Registrable):
-    """The feed-forward inside a T5 block, by the config's ``feed_forward_proj`` name."""
+class T5FeedForwardProjection(TransformerModule, FromParams):
+    """The feed-forward inside a T5 block; ``by_name`` gives the kind a Hugging Face config's ``feed_forward_proj``
+    names. The kinds are looked up here rather than in distrain's registry: no distrain config names them, and
+    the toolkit loads only when a user imports it."""
+
+    @staticmethod
+    def by_name(name: str) -> type:
+        if name not in _PROJECTIONS:
+            raise ConfigurationError(f"unknown T5 feed-forward projection {name!r}; choose one of: "
+                                     f"{', '.join(_PROJECTIONS)}")
+        return _PROJECTIONS[name]
 
     def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
@@ -65,7 +74,6 @@ class _T5Dense(T5FeedForwardProjection):
         self.dropout = nn.Dropout(dropout)
 
 
-@T5FeedForwardProjection.register("relu")
 class T5DenseReluDense(_T5Dense):
     """``wo(dropout(relu(wi(x))))``: the original T5's."""
 
@@ -75,7 +83,6 @@ class T5DenseReluDense(_T5Dense):
         return self.wo(self.dropout(torch.relu(self.wi(hidden_states))))
 
 
-@T5FeedForwardProjection.register("gated-gelu")
 class T5DenseGatedGeluDense(_T5Dense):
     """``wo(dropout(gelu(wi_0(x)) * wi_1(x)))``: T5 v1.1's gated form (with the tanh approximation of gelu)."""
 
@@ -87,6 +94,9 @@ class T5DenseGatedGeluDense(_T5Dense):
 
     def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
         return self.wo(self.dropout(self.gelu_act(self.wi_0(hidden_states)) * self.wi_1(hidden_states)))
+
+
+_PROJECTIONS = {"relu": T5DenseReluDense, "gated-gelu": T5DenseGatedGeluDense}
 
 
 class T5LayerFF(TransformerModule, FromParams):
