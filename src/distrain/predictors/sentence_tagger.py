@@ -9,10 +9,9 @@ from distrain.data.reader import DatasetReader
 from distrain.models.model import Model
 
 
-@Predictor.register("sentence_tagger")
-class SentenceTaggerPredictor(Predictor):
-    """For any tagger (``simple_tagger``, ``crf_tagger``): the sentence is split by spaCy (``language``),
-    whatever the reader's own tokenization, and the tagger's reader makes the instance of those words."""
+class SpacySentencePredictor(Predictor):
+    """A predictor of ``{"sentence": ...}`` that splits the sentence with spaCy (``language``), whatever the
+    reader's own tokenization, as AllenNLP's sentence predictors do."""
 
     def __init__(self, model: Model, dataset_reader: DatasetReader, language: str = "en_core_web_sm",
                  frozen: bool = True) -> None:
@@ -23,6 +22,12 @@ class SentenceTaggerPredictor(Predictor):
 
     def predict(self, sentence: str) -> JsonDict:
         return self.predict_json({"sentence": sentence})
+
+
+@Predictor.register("sentence_tagger")
+class SentenceTaggerPredictor(SpacySentencePredictor):
+    """For any tagger (``simple_tagger``, ``crf_tagger``): the tagger's reader makes the instance of spaCy's
+    words."""
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         return self._dataset_reader.text_to_instance(self._tokenizer.tokenize(self.required(json_dict, "sentence")))

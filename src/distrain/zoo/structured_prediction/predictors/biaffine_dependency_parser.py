@@ -7,10 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from distrain.data.fields import Instance
-from distrain.data.reader import DatasetReader
-from distrain.models.model import Model
 from distrain.predictors.predictor import Predictor
 from distrain.predictors.sanitize import JsonDict
+from distrain.predictors.sentence_tagger import SpacySentencePredictor
 
 #: Hierplane's colour of a node by its dependency label: the root, then subjects, complements, function words and
 #: other modifiers (AllenNLP's demo palette; a label not named here is drawn plain)
@@ -29,7 +28,7 @@ LINK_TO_POSITION = {**dict.fromkeys("nsubj nsubjpass csubj csubjpass".split(), "
 
 
 @Predictor.register("biaffine_dependency_parser")
-class BiaffineDependencyParserPredictor(Predictor):
+class BiaffineDependencyParserPredictor(SpacySentencePredictor):
     """For ``biaffine_parser``: the sentence is split by spaCy (``language``), whose tags (universal, or the
     language's own where the reader reads ``use_language_specific_pos``) are the parser's part-of-speech input;
     without the spaCy model package every tag is empty, as AllenNLP's predictor then gives too."""
@@ -37,16 +36,6 @@ class BiaffineDependencyParserPredictor(Predictor):
     #: what AllenNLP's parser answers (distrain's model also gives its raw heads, scores and mask, which its own
     #: ``predict`` writes); the losses only for one sentence alone, as AllenNLP's
     answered = ("words", "pos", "predicted_heads", "predicted_dependencies", "arc_loss", "tag_loss", "loss")
-
-    def __init__(self, model: Model, dataset_reader: DatasetReader, language: str = "en_core_web_sm",
-                 frozen: bool = True) -> None:
-        super().__init__(model, dataset_reader, frozen)
-        from distrain.data.tokenizers.spacy import SpacyTokenizer
-
-        self._tokenizer = SpacyTokenizer(language=language)
-
-    def predict(self, sentence: str) -> JsonDict:
-        return self.predict_json({"sentence": sentence})
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         tokens = self._tokenizer.tokenize(self.required(json_dict, "sentence"))
