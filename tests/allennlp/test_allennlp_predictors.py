@@ -62,7 +62,7 @@ def test_the_predictor_answers_each_input_as_allennlps_does(name, imported, monk
 
 
 @pytest.mark.parametrize("name", ["basic_classifier_seq2vec", "esim", "bidaf", "copynet_seq2seq", "dialog_qa",
-                                  "biaffine_parser"])
+                                  "biaffine_parser", "constituency_parser"])
 def test_a_batch_of_inputs_is_answered_as_allennlps_batch(name, imported, monkeypatch):
     case = CASES[name]
     monkeypatch.chdir(repository(case["repository"]))
@@ -82,6 +82,8 @@ def test_an_archive_without_a_predictor_named_gets_its_models_default(imported, 
     assert type(Predictor.from_path(str(GOLDEN / "dialog_qa" / "model.tar.gz"))).__name__ == "DialogQAPredictor"
     assert type(Predictor.from_path(str(GOLDEN / "biaffine_parser" / "model.tar.gz"))).__name__ == \
         "BiaffineDependencyParserPredictor"
+    assert type(Predictor.from_path(str(GOLDEN / "constituency_parser" / "model.tar.gz"))).__name__ == \
+        "ConstituencyParserPredictor"
 
 
 @pytest.mark.parametrize("name", ["crf_tagger", "decomposable_attention", "simple_seq2seq", "biaffine_parser"])
@@ -117,17 +119,19 @@ def test_a_bad_input_line_is_one_line_naming_the_file_line_and_key(tmp_path):
     assert "textual_entailment" in unknown.stderr and "Traceback" not in unknown.stderr
 
 
-def test_serve_with_a_predictor_answers_its_json_and_names_a_missing_key(tmp_path):
+@pytest.mark.parametrize("name, incomplete, missing", [
+    ("esim", {"premise": "A man ."}, "hypothesis"), ("biaffine_parser", {"text": "A man ."}, "sentence")])
+def test_serve_with_a_predictor_answers_its_json_and_names_a_missing_key(name, incomplete, missing, tmp_path):
     import httpx
 
     from support.serving import ServerProcess
 
-    case = CASES["esim"]
-    with ServerProcess(GOLDEN / "esim" / "model.tar.gz", tmp_path / "server", "--predictor", "textual_entailment") as server:
+    case = CASES[name]
+    with ServerProcess(GOLDEN / name / "model.tar.gz", tmp_path / "server", "--predictor", case["predictor"]) as server:
         for item, theirs in zip(case["inputs"], case["outputs"]):
             answer = httpx.post(server.url + "/predict", json=item, timeout=60)
             assert answer.status_code == 200, answer.text
             assert not differences(answer.json(), theirs), differences(answer.json(), theirs)[:5]
-        refused = httpx.post(server.url + "/predict", json={"premise": "A man ."}, timeout=60)
-        assert refused.status_code == 422 and refused.json()["error"]["field"] == "hypothesis", refused.text
+        refused = httpx.post(server.url + "/predict", json=incomplete, timeout=60)
+        assert refused.status_code == 422 and refused.json()["error"]["field"] == missing, refused.text
         assert server.stop() == 0

@@ -90,6 +90,10 @@ CASES = [
         {"sentence": "The cat sat on the mat ."}, {"sentence": "John loves Mary ."},
         {"sentence": "Stocks fell sharply in early trading on Monday ."},
     ]),
+    ("constituency_parser", "allennlp-models", "constituency_parser", [
+        {"sentence": "The cat sat on the mat ."}, {"sentence": "John loves Mary ."},
+        {"sentence": "Stocks fell sharply in early trading on Monday ."},
+    ]),
     # dialog_qa on the fixture's QuAC dialog (its two copies are one): its first three turns, and its last three
     ("dialog_qa", "allennlp-models", "dialog_qa", "quac_dialogs"),
     # the linear head without a contextualizer sees the mask's embedding alone: the sentences differ in their words

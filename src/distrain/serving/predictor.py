@@ -204,10 +204,8 @@ class Predictor:
             groups.setdefault(record.fields, []).append(position)
         with self.model.metrics_frozen():  # labelled requests must not accumulate metric state
             for positions in groups.values():
-                if self.json_predictor is not None:
-                    from distrain.predictors.sanitize import sanitize
-
-                    outputs = sanitize(self.model.forward_on_instances([records[p].instance for p in positions]))
+                if self.json_predictor is not None:  # its answer, its own keys and additions included
+                    outputs = self.json_predictor.predict_batch_instance([records[p].instance for p in positions])
                     for position, output in zip(positions, outputs):
                         results[position] = output
                     continue

@@ -39,6 +39,8 @@ class SpanConstituencyParser(Model):
     """``text_field_embedder`` (+ ``pos_tag_embedding``) → ``encoder`` → ``span_extractor`` → ``feedforward`` → a
     linear layer to the ``labels``."""
 
+    default_predictor = "constituency_parser"
+
     def __init__(self, vocab: Vocabulary, text_field_embedder: TextFieldEmbedder, span_extractor: SpanExtractor,
                  encoder: Lazy[Seq2SeqEncoder], feedforward: Lazy[FeedForward] | None = None,
                  pos_tag_embedding: Lazy[Embedding] | None = None, evalb_directory_path: str | None = EVALB) -> None:
