@@ -94,6 +94,15 @@ CASES = [
         {"sentence": "The cat sat on the mat ."}, {"sentence": "John loves Mary ."},
         {"sentence": "Stocks fell sharply in early trading on Monday ."},
     ]),
+    # coreference on short documents of several sentences, split by spaCy's sentencizer in both
+    ("coref", "allennlp-models", "coreference_resolution", [
+        {"document": "John went to the store . He bought milk . Then he went home ."},
+        {"document": "Mary met her sister in Paris . The two women had lunch together ."},
+    ]),
+    ("coref_coarse_to_fine", "allennlp-models", "coreference_resolution", [
+        {"document": "John went to the store . He bought milk . Then he went home ."},
+        {"document": "The company said its profits rose . It will pay a dividend ."},
+    ]),
     # dialog_qa on the fixture's QuAC dialog (its two copies are one): its first three turns, and its last three
     ("dialog_qa", "allennlp-models", "dialog_qa", "quac_dialogs"),
     # the linear head without a contextualizer sees the mask's embedding alone: the sentences differ in their words
@@ -110,9 +119,15 @@ def patch_spacy() -> None:
     import allennlp.data.tokenizers.spacy_tokenizer as spacy_tokenizer
 
     def get_spacy_model(name: str, pos_tags: bool = True, parse: bool = False, ner: bool = False):
-        return spacy.blank(name[:2])
+        nlp = spacy.blank(name[:2])
+        if parse:  # the parse's sentence boundaries: spaCy's rule-based sentencizer stands in (distrain's fallback)
+            nlp.add_pipe("sentencizer")
+        return nlp
 
     util.get_spacy_model = spacy_tokenizer.get_spacy_model = get_spacy_model
+    for module in list(sys.modules.values()):  # modules that imported the function itself (coref's predictor)
+        if getattr(module, "__name__", "").startswith("allennlp") and hasattr(module, "get_spacy_model"):
+            module.get_spacy_model = get_spacy_model
 
 
 def quac_dialogs(workdir: Path) -> list[dict]:
@@ -136,6 +151,7 @@ def main() -> None:
     import allennlp_models.lm  # noqa: F401 - registers next_token_lm, masked_language_model and their predictors
     import allennlp_models.generation  # noqa: F401 - registers the seq2seq models, readers and predictor
     import allennlp_models.structured_prediction  # noqa: F401 - registers the parsers and their predictors
+    import allennlp_models.coref  # noqa: F401 - registers the coreference model, reader and predictor
     from allennlp.predictors import Predictor
 
     patch_spacy()

@@ -36,6 +36,12 @@ class SpacySentenceSplitter(SentenceSplitter):
                 for doc in self.nlp.pipe(texts)]
 
 
+def sentence_pipeline(language: str) -> Any:
+    """The spaCy pipeline that marks sentences in a ``Doc`` (``.sents``): the model package's parse, or without it
+    spaCy's rule-based sentencizer, as the splitter uses."""
+    return _pipeline(language, not model_installed(language))
+
+
 @functools.cache
 def _pipeline(language: str, rules: bool) -> Any:
     import spacy

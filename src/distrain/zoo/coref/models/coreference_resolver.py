@@ -54,6 +54,7 @@ class CoreferenceResolver(Model):
     mention score; pairs of kept spans (both vectors, their product, their distance) → ``antecedent_feedforward`` →
     an antecedent score."""
 
+    default_predictor = "coreference_resolution"
     allennlp_names = {
         r"_context_layer\._module": "context_layer.rnn",
         r"_mention_scorer\._module": "mention_scorer",
@@ -140,7 +141,8 @@ class CoreferenceResolver(Model):
             scores = self.coreference_scores(top_vectors, antecedent_indices, partial, antecedent_mask, offsets)
         predicted = (scores.argmax(2) - 1).masked_fill(~top_mask, -1)  # column 0 is "no antecedent"
         output: dict[str, Any] = {"top_spans": top_spans, "antecedent_indices": antecedent_indices,
-                                  "predicted_antecedents": predicted, "coreference_scores": scores}
+                                  "predicted_antecedents": predicted, "coreference_scores": scores,
+                                  "top_mask": top_mask}
         if span_labels is not None:
             top_labels = batched_index_select(span_labels.long().unsqueeze(-1), top_indices)
             candidate_labels = batched_index_select(top_labels, antecedent_indices).squeeze(-1)
@@ -174,15 +176,20 @@ class CoreferenceResolver(Model):
                 "mention_recall": self.metrics["mention_recall"].get_metric(reset)}
 
     def make_output_human_readable(self, output: dict[str, Any]) -> list[dict[str, Any]]:
-        """One ``{"document", "clusters", "top_spans", "predicted_antecedents"}`` per document: its clusters as
-        lists of inclusive ``[start, end]`` word spans, as AllenNLP's predictor gives."""
+        """One ``{"document", "clusters", "top_spans", "antecedent_indices", "predicted_antecedents"}`` per document:
+        its clusters as lists of inclusive ``[start, end]`` word spans, as AllenNLP's predictor gives. Each document's
+        spans and candidates stop at its own count (a batch pads them to its longest document's), so a document gets
+        the answer it gets alone."""
         spans, candidates = output["top_spans"].tolist(), output["antecedent_indices"].tolist()
-        chosen = output["predicted_antecedents"].tolist()
+        chosen, counts = output["predicted_antecedents"].tolist(), output["top_mask"].sum(1).tolist()
         items = []
         for row in range(len(spans)):
-            clusters = predicted_clusters(spans[row], candidates[row], chosen[row])
+            kept, width = counts[row], min(self.max_antecedents, counts[row])
+            row_candidates = [candidate[:width] for candidate in candidates[row][:kept]]
+            clusters = predicted_clusters(spans[row][:kept], row_candidates, chosen[row][:kept])
             item = {"clusters": [[list(mention) for mention in cluster] for cluster in clusters],
-                    "top_spans": spans[row], "predicted_antecedents": chosen[row]}
+                    "top_spans": spans[row][:kept], "antecedent_indices": row_candidates,
+                    "predicted_antecedents": chosen[row][:kept]}
             if "document" in output:
                 item["document"] = output["document"][row]
             items.append(item)
