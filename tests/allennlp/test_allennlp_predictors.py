@@ -49,10 +49,22 @@ def imported():
     plugins.import_plugins()
 
 
+def same_spacy(case: dict, monkeypatch) -> None:
+    """The spaCy pipeline the oracle used for the case: ``spacy.blank``, or the verb-tagging stand-in for a model
+    package (tests/support/spacy_verbs.py)."""
+    if case.get("spacy") == "verb_tagging_pipeline":
+        from support.spacy_verbs import verb_tagging_pipeline
+
+        import distrain.data.tokenizers.spacy as spacy_tokenizer
+
+        monkeypatch.setattr(spacy_tokenizer, "pipeline", lambda language, *options: verb_tagging_pipeline(language))
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_predictor_answers_each_input_as_allennlps_does(name, imported, monkeypatch):
     case = CASES[name]
     informative(case)
+    same_spacy(case, monkeypatch)
     monkeypatch.chdir(repository(case["repository"]))
     predictor = Predictor.from_path(str(GOLDEN / name / "model.tar.gz"), case["predictor"])
     assert predictor.predict_json(case["inputs"][0]) is not None
@@ -62,13 +74,32 @@ def test_the_predictor_answers_each_input_as_allennlps_does(name, imported, monk
 
 
 @pytest.mark.parametrize("name", ["basic_classifier_seq2vec", "esim", "bidaf", "copynet_seq2seq", "dialog_qa",
-                                  "biaffine_parser", "constituency_parser"])
+                                  "biaffine_parser", "constituency_parser", "srl"])
 def test_a_batch_of_inputs_is_answered_as_allennlps_batch(name, imported, monkeypatch):
     case = CASES[name]
+    same_spacy(case, monkeypatch)
     monkeypatch.chdir(repository(case["repository"]))
     predictor = Predictor.from_path(str(GOLDEN / name / "model.tar.gz"), case["predictor"])
     mine = json.loads(json.dumps(predictor.predict_batch_json(case["inputs"])))
     assert not differences(mine, case["batched"]), differences(mine, case["batched"])[:5]
+
+
+def test_semantic_role_labeling_without_a_tagging_spacy_answers_the_words_alone(imported, monkeypatch):
+    """With spaCy's blank pipeline (what this machine has) no word is a predicate: AllenNLP's answer then."""
+    monkeypatch.chdir(repository("allennlp-models"))
+    predictor = Predictor.from_path(str(GOLDEN / "srl" / "model.tar.gz"), "semantic_role_labeling")
+    assert predictor.predict(sentence="The cat sat on the mat .") == {
+        "verbs": [], "words": ["The", "cat", "sat", "on", "the", "mat", "."]}
+
+
+def test_a_predicate_tagged_sentence_splits_into_one_frame_per_verb(imported, monkeypatch):
+    case = CASES["srl"]
+    same_spacy(case, monkeypatch)
+    monkeypatch.chdir(repository("allennlp-models"))
+    predictor = Predictor.from_path(str(GOLDEN / "srl" / "model.tar.gz"))
+    theirs = case["outputs"][1]
+    mine = json.loads(json.dumps(predictor.predict_tokenized(theirs["words"])))
+    assert len(theirs["verbs"]) == 2 and not differences(mine, theirs), differences(mine, theirs)[:5]
 
 
 @pytest.mark.parametrize("name", ["coref", "coref_coarse_to_fine"])
@@ -97,6 +128,7 @@ def test_an_archive_without_a_predictor_named_gets_its_models_default(imported, 
     assert type(Predictor.from_path(str(GOLDEN / "constituency_parser" / "model.tar.gz"))).__name__ == \
         "ConstituencyParserPredictor"
     assert type(Predictor.from_path(str(GOLDEN / "coref" / "model.tar.gz"))).__name__ == "CorefPredictor"
+    assert type(Predictor.from_path(str(GOLDEN / "srl" / "model.tar.gz"))).__name__ == "SemanticRoleLabelerPredictor"
 
 
 @pytest.mark.parametrize("name", ["crf_tagger", "decomposable_attention", "simple_seq2seq", "biaffine_parser"])

@@ -103,6 +103,11 @@ CASES = [
         {"document": "John went to the store . He bought milk . Then he went home ."},
         {"document": "The company said its profits rose . It will pay a dividend ."},
     ]),
+    # one predicate, two, and none (AllenNLP then answers the words alone)
+    ("srl", "allennlp-models", "semantic_role_labeling", [
+        {"sentence": "The cat sat on the mat ."}, {"sentence": "John saw Mary and gave her a book ."},
+        {"sentence": "A quiet morning in the hills ."},
+    ]),
     # dialog_qa on the fixture's QuAC dialog (its two copies are one): its first three turns, and its last three
     ("dialog_qa", "allennlp-models", "dialog_qa", "quac_dialogs"),
     # the linear head without a contextualizer sees the mask's embedding alone: the sentences differ in their words
@@ -112,14 +117,21 @@ CASES = [
 ]
 
 
-def patch_spacy() -> None:
-    """Wherever AllenNLP asks for a spaCy model (the predictors import the function itself), ``spacy.blank``."""
+#: the cases whose spaCy tags verbs (tests/support/spacy_verbs.py): the semantic role labeller's predictor labels
+#: the predicates spaCy tags
+VERB_TAGGING = {"srl"}
+
+
+def patch_spacy(verbs: bool = False) -> None:
+    """Wherever AllenNLP asks for a spaCy model (the predictors import the function itself), ``spacy.blank``, or with
+    ``verbs`` the verb-tagging stand-in the tests use too."""
     import spacy
     from allennlp.common import util
     import allennlp.data.tokenizers.spacy_tokenizer as spacy_tokenizer
+    from support.spacy_verbs import verb_tagging_pipeline
 
     def get_spacy_model(name: str, pos_tags: bool = True, parse: bool = False, ner: bool = False):
-        nlp = spacy.blank(name[:2])
+        nlp = verb_tagging_pipeline(name) if verbs else spacy.blank(name[:2])
         if parse:  # the parse's sentence boundaries: spaCy's rule-based sentencizer stands in (distrain's fallback)
             nlp.add_pipe("sentencizer")
         return nlp
@@ -154,12 +166,12 @@ def main() -> None:
     import allennlp_models.coref  # noqa: F401 - registers the coreference model, reader and predictor
     from allennlp.predictors import Predictor
 
-    patch_spacy()
     results = []
     only = set(sys.argv[1:])  # case names: rerun those alone, keeping the file's other cases as they are
     for case, repository, name, inputs in CASES:
         if only and case not in only:
             continue
+        patch_spacy(verbs=case in VERB_TAGGING)
         archive = GOLDEN / case / "model.tar.gz"
         with tempfile.TemporaryDirectory() as scratch:
             workdir = copy_repository(repository, Path(scratch) / repository)
@@ -175,7 +187,8 @@ def main() -> None:
             finally:
                 os.chdir(previous)
         results.append({"case": case, "repository": repository, "predictor": name, "inputs": inputs,
-                        "outputs": one_at_a_time, "batched": batched, "dump_lines": lines})
+                        "outputs": one_at_a_time, "batched": batched, "dump_lines": lines,
+                        **({"spacy": "verb_tagging_pipeline"} if case in VERB_TAGGING else {})})
         print(f"{case}: {name}, {len(inputs)} inputs, keys {sorted(one_at_a_time[0])}")
     if only:
         kept = json.loads((GOLDEN / "predictors.json").read_text())["cases"]

@@ -31,6 +31,8 @@ SRL_EVAL = "srl-eval.pl"
 class RoleTagging(Model):
     """What both SRL models share: the loss, the BIO-constrained decoding and the span scores, given tag scores."""
 
+    default_predictor = "semantic_role_labeling"
+
     def setup_tagging(self, label_smoothing: float | None, ignore_span_metric: bool, srl_eval_path: str | None) -> None:
         self.label_smoothing = label_smoothing or 0.0
         self.ignore_span_metric = ignore_span_metric
