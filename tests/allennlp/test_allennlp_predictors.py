@@ -84,6 +84,24 @@ def test_a_batch_of_inputs_is_answered_as_allennlps_batch(name, imported, monkey
     assert not differences(mine, case["batched"]), differences(mine, case["batched"])[:5]
 
 
+def test_serve_answers_semantic_role_labeling_inputs_whole(tmp_path):
+    """One input is one instance per predicate: serve answers it through the predictor's whole-input path (the
+    server's spaCy is the blank one, so the predicate-free sentence is the one it can be compared on)."""
+    import httpx
+
+    from support.serving import ServerProcess
+
+    case = CASES["srl"]
+    with ServerProcess(GOLDEN / "srl" / "model.tar.gz", tmp_path / "server", "--predictor", case["predictor"]) as server:
+        answer = httpx.post(server.url + "/predict", json=case["inputs"][2], timeout=60)
+        assert answer.status_code == 200 and answer.json() == case["outputs"][2], answer.text
+        answer = httpx.post(server.url + "/predict", json={"sentence": "John saw Mary ."}, timeout=60)
+        assert answer.json() == {"verbs": [], "words": ["John", "saw", "Mary", "."]}, answer.text
+        refused = httpx.post(server.url + "/predict", json={"text": "A man ."}, timeout=60)
+        assert refused.status_code == 422 and refused.json()["error"]["field"] == "sentence", refused.text
+        assert server.stop() == 0
+
+
 def test_semantic_role_labeling_without_a_tagging_spacy_answers_the_words_alone(imported, monkeypatch):
     """With spaCy's blank pipeline (what this machine has) no word is a predicate: AllenNLP's answer then."""
     monkeypatch.chdir(repository("allennlp-models"))

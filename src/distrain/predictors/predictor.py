@@ -22,6 +22,10 @@ from distrain.registry import Registrable
 
 
 class Predictor(Registrable):
+    #: whether one JSON input is one instance (``_json_to_instance``); a predictor whose input becomes several
+    #: (one per predicate, say) answers whole inputs with ``predict_batch_json``, and checks one with ``validate_json``
+    one_instance_per_input = True
+
     def __init__(self, model: Model, dataset_reader: DatasetReader, frozen: bool = True) -> None:
         if frozen:
             model.eval()
@@ -85,6 +89,10 @@ class Predictor(Registrable):
         if key not in json_dict:
             raise RecordError(f"missing key {key!r} (the input has {sorted(json_dict)})", key)
         return json_dict[key]
+
+    def validate_json(self, json_dict: JsonDict) -> None:
+        """A :class:`RecordError` naming the key where the input cannot be answered (before it joins a batch)."""
+        self._json_to_instance(json_dict)
 
     def _batch_json_to_instances(self, json_dicts: list[JsonDict]) -> list[Instance]:
         return [self._json_to_instance(json_dict) for json_dict in json_dicts]

@@ -18,11 +18,13 @@ from distrain.serving.dtype import cast_model
 
 @dataclass(frozen=True)
 class Prepared:
-    """A validated record: its instance, the names of its fields, and its length (longest text field)."""
+    """A validated record: its instance, the names of its fields, and its length (longest text field); a JSON
+    predictor that answers whole inputs keeps the ``record`` itself (no instance, no fields)."""
 
     instance: dict
     fields: tuple[str, ...]
     length: int
+    record: dict | None = None
 
 
 class Predictor:
@@ -174,6 +176,9 @@ class Predictor:
         for name, kind in self.input_fields.items():
             if kind == "text" and isinstance(record.get(name), str) and not record[name].strip():
                 raise RecordError(f'"{name}" is empty', name)
+        if self.json_predictor is not None and not self.json_predictor.one_instance_per_input:
+            self.json_predictor.validate_json(record)
+            return Prepared({}, (), 1, record)
         if self.json_predictor is not None:
             instance = self.json_predictor._json_to_instance(record)
         else:
@@ -193,27 +198,30 @@ class Predictor:
     def predict(self, records: list[Prepared]) -> list[dict[str, Any]]:
         """What ``distrain predict`` writes for each record; records with different fields (some with
         a gold label, some without) run as separate sub-batches."""
-        import numpy as np
-
-        from distrain.data.dataset import IndexedDataset
-        from distrain.training.evaluation import predict_inputs
-
         results: list[Any] = [None] * len(records)
         groups: dict[tuple[str, ...], list[int]] = {}
         for position, record in enumerate(records):
             groups.setdefault(record.fields, []).append(position)
         with self.model.metrics_frozen():  # labelled requests must not accumulate metric state
             for positions in groups.values():
-                if self.json_predictor is not None:  # its answer, its own keys and additions included
-                    outputs = self.json_predictor.predict_batch_instance([records[p].instance for p in positions])
-                    for position, output in zip(positions, outputs):
-                        results[position] = output
-                    continue
-                dataset = IndexedDataset.from_instances([records[p].instance for p in positions], self.vocab)
-                outputs = predict_inputs(self.model, dataset.batch(np.arange(len(positions))), self.device)
-                for position, output in zip(positions, outputs):
+                for position, output in zip(positions, self._answers([records[p] for p in positions])):
                     results[position] = output
         return results
+
+    def _answers(self, records: list[Prepared]) -> list[Any]:
+        """One sub-batch's answers: the JSON predictor's (whole inputs, or its instances, its own keys and additions
+        included), else what ``distrain predict`` writes."""
+        import numpy as np
+
+        from distrain.data.dataset import IndexedDataset
+        from distrain.training.evaluation import predict_inputs
+
+        if records[0].record is not None:
+            return self.json_predictor.predict_batch_json([record.record for record in records])
+        if self.json_predictor is not None:
+            return self.json_predictor.predict_batch_instance([record.instance for record in records])
+        dataset = IndexedDataset.from_instances([record.instance for record in records], self.vocab)
+        return predict_inputs(self.model, dataset.batch(np.arange(len(records))), self.device)
 
 
 def _json_type(value: Any) -> str:

@@ -18,6 +18,8 @@ class SemanticRoleLabelerPredictor(SpacySentencePredictor):
     """For ``srl`` and ``srl_bert``. spaCy's tags pick the predicates: without a spaCy model package (none
     installs from PyPI; ``spacy.blank`` tags nothing) a sentence has none and only its words come back."""
 
+    one_instance_per_input = False
+
     def predict_tokenized(self, tokenized_sentence: list[str]) -> JsonDict:
         """The frames of a sentence already split into words (spaCy only tags them)."""
         from spacy.tokens import Doc
@@ -54,6 +56,9 @@ class SemanticRoleLabelerPredictor(SpacySentencePredictor):
             answers.append(self._frames(tokens, instances, outputs[used:used + len(instances)]))
             used += len(instances)
         return answers
+
+    def validate_json(self, json_dict: JsonDict) -> None:
+        self._sentence_tokens(json_dict)
 
     def _json_to_instance(self, json_dict: JsonDict) -> Instance:
         raise NotImplementedError("semantic_role_labeling answers a sentence with one instance per predicate: "
