@@ -302,7 +302,12 @@ def test_the_name_finder_sees_a_layer_name():
 #: T5 module's names to transformers' T5 (for loading its archives; nothing there is split)
 ALLENNLP_LAYERS = {"src/distrain/zoo/lm/modules/bidirectional_lm_transformer.py": {"self_attn"},
                    "src/distrain/zoo/seq2seq/modules/decoder_nets/stacked_self_attention.py": {"self_attn"},
-                   "src/distrain/zoo/seq2seq/models/t5.py": {"embed_tokens"}}
+                   "src/distrain/zoo/seq2seq/models/t5.py": {"embed_tokens"},
+                   # AllenNLP's transformer toolkit: the attribute names its tests and state dicts read
+                   "src/distrain/allennlp/modules/transformer/activation_layer.py": {"act_fn"},
+                   "src/distrain/allennlp/modules/transformer/transformer_layer.py": {"act_fn"},
+                   "src/distrain/allennlp/modules/transformer/t5.py": {"lm_head"},
+                   "src/distrain/allennlp/modules/transformer/t5_stack.py": {"embed_tokens"}}
 
 
 def test_distrain_names_no_layer_of_the_architectures_it_splits():
