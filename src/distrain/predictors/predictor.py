@@ -25,6 +25,8 @@ class Predictor(Registrable):
     #: whether one JSON input is one instance (``_json_to_instance``); a predictor whose input becomes several
     #: (one per predicate, say) answers whole inputs with ``predict_batch_json``, and checks one with ``validate_json``
     one_instance_per_input = True
+    #: an input ``distrain serve`` answers once before it says it is ready (None: no warm-up)
+    warm_up_input: JsonDict | None = None
 
     def __init__(self, model: Model, dataset_reader: DatasetReader, frozen: bool = True) -> None:
         if frozen:

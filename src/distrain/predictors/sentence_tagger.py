@@ -13,6 +13,8 @@ class SpacySentencePredictor(Predictor):
     """A predictor of ``{"sentence": ...}`` that splits the sentence with spaCy (``language``), whatever the
     reader's own tokenization, as AllenNLP's sentence predictors do."""
 
+    warm_up_input = {"sentence": "warm up"}
+
     def __init__(self, model: Model, dataset_reader: DatasetReader, language: str = "en_core_web_sm",
                  frozen: bool = True) -> None:
         super().__init__(model, dataset_reader, frozen)

@@ -12,6 +12,8 @@ class TextClassifierPredictor(Predictor):
     """For any model over one text (``basic_classifier`` and kin). A reader without a tokenizer of its own gets
     the sentence split by spaCy first, as AllenNLP does."""
 
+    warm_up_input = {"sentence": "warm up"}
+
     def predict(self, sentence: str) -> JsonDict:
         return self.predict_json({"sentence": sentence})
 

@@ -161,7 +161,10 @@ class Predictor:
         return described
 
     def warm_up_record(self) -> dict[str, Any] | None:
-        """A record to run once before declaring the server ready, or None if its fields cannot be made up."""
+        """A record to run once before declaring the server ready, or None if its fields cannot be made up (a JSON
+        predictor reads keys of its own: its ``warm_up_input``, if it names one)."""
+        if self.json_predictor is not None:
+            return self.json_predictor.warm_up_input
         if not self.input_fields or any(kind != "text" for kind in self.input_fields.values()):
             return None
         return {name: "warm up" for name in self.input_fields}
