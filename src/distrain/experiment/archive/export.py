@@ -90,7 +90,7 @@ def _write_plain(model: Any, folder: Path) -> str:
 def _write_adapter(model: Any, folder: Path) -> str:
     """The adapter alone, as peft writes it, naming the base folder; for models whose trained part is all
     inside the transformers model (a causal LM: no head of distrain's own)."""
-    from distrain.pretrained import locate
+    from distrain.pretrained import load_model
 
     if model.adapter_base is None:
         raise NotExportable("the adapter's base was built from a config, not loaded from a folder a PEFT adapter "
@@ -102,11 +102,10 @@ def _write_adapter(model: Any, folder: Path) -> str:
     if own:
         raise NotExportable(f"{type(model).__name__} trains a head of distrain's own ({', '.join(own)}), which a "
                             "PEFT adapter cannot carry; export with --merge-adapters")
-    import transformers
     from peft import get_peft_model
 
     exported = model.to_transformers()
-    base = getattr(transformers, exported.auto_class).from_pretrained(locate(model.adapter_base))
+    base = load_model(model.adapter_base, exported.auto_class)
     peft_model = get_peft_model(base, model.adapter.peft_config(base))
     ours = dict(transformer.named_parameters())
     with torch.no_grad():
