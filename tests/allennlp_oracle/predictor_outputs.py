@@ -108,6 +108,9 @@ CASES = [
         {"sentence": "The cat sat on the mat ."}, {"sentence": "John saw Mary and gave her a book ."},
         {"sentence": "A quiet morning in the hills ."},
     ]),
+    # questions on the fixture's SQuAD passages (one by "passage"), and one on a context of three passages, longer
+    # than the reader's length limit: its windows are answered apart and the best one kept
+    ("transformer_qa", "allennlp-models", "transformer_qa", "squad_questions"),
     # dialog_qa on the fixture's QuAC dialog (its two copies are one): its first three turns, and its last three
     ("dialog_qa", "allennlp-models", "dialog_qa", "quac_dialogs"),
     # the linear head without a contextualizer sees the mask's embedding alone: the sentences differ in their words
@@ -150,6 +153,17 @@ def quac_dialogs(workdir: Path) -> list[dict]:
             for turns in (paragraph["qas"][:3], paragraph["qas"][3:])]
 
 
+def squad_questions(workdir: Path) -> list[dict]:
+    """Three questions on the fixture's two SQuAD passages, the last on both of them and the first again."""
+    paragraphs = [paragraph for article in json.loads((workdir / "test_fixtures/rc/squad.json").read_text())["data"]
+                  for paragraph in article["paragraphs"]]
+    first, second = paragraphs[0], paragraphs[1]
+    return [{"question": first["qas"][0]["question"], "context": first["context"]},
+            {"question": second["qas"][2]["question"], "passage": second["context"]},
+            {"question": second["qas"][0]["question"],
+             "context": " ".join([first["context"], second["context"], first["context"]])}]
+
+
 def plain(value):
     """The predictor's sanitized output as JSON writes it (tuples become lists)."""
     return json.loads(json.dumps(value))
@@ -157,7 +171,7 @@ def plain(value):
 
 def main() -> None:
     import allennlp_models.pair_classification  # noqa: F401 - registers snli, esim, decomposable_attention
-    import allennlp_models.rc  # noqa: F401 - registers bidaf and its predictor
+    import allennlp_models.rc  # noqa: F401 - registers bidaf, transformer_qa and their predictors
     import allennlp_models.tagging  # noqa: F401 - registers crf_tagger
     import allennlp_models.mc  # noqa: F401 - registers transformer_mc and its predictor
     import allennlp_models.lm  # noqa: F401 - registers next_token_lm, masked_language_model and their predictors
@@ -180,9 +194,11 @@ def main() -> None:
             if isinstance(inputs, str):  # inputs made from the repository's fixtures
                 inputs = globals()[inputs](workdir)
             try:
+                # a fresh predictor for each pass (transformer_qa numbers its questions from 1 in each)
+                one_at_a_time = [plain(output) for predictor in [Predictor.from_path(str(archive), name)]
+                                 for output in map(predictor.predict_json, inputs)]
+                batched = plain(Predictor.from_path(str(archive), name).predict_batch_json(inputs))
                 predictor = Predictor.from_path(str(archive), name)
-                one_at_a_time = [plain(predictor.predict_json(item)) for item in inputs]
-                batched = plain(predictor.predict_batch_json(inputs))
                 lines = [predictor.dump_line(output) for output in predictor.predict_batch_json(inputs)]
             finally:
                 os.chdir(previous)

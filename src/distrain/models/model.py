@@ -226,23 +226,29 @@ def per_item(output: dict[str, Any]) -> list[dict[str, Any]]:
     return items
 
 
+def forward_batch(model: Model, instances: list[Any]) -> dict[str, Any]:
+    """The model's raw outputs on ``instances`` as one batch (indexed with its vocabulary, on its device, without
+    gradients): what a predictor that reads more than the readable outputs starts from."""
+    import numpy as np
+
+    from distrain.data.dataset import IndexedDataset
+    from distrain.data.loader import to_device
+
+    dataset = IndexedDataset.from_instances(instances, model.vocab)
+    parameter = next(model.parameters(), None)
+    inputs = to_device(dataset.batch(np.arange(len(instances))), "cpu" if parameter is None else parameter.device)
+    with torch.no_grad():
+        return model(**inputs)
+
+
 def forward_on_instances(model: Model, instances: list[Any]) -> list[dict[str, Any]]:
     """AllenNLP's ``Model.forward_on_instances``: the instances indexed with the model's vocabulary, one forward
     pass without gradients, made readable, and split per instance. A tensor as long as the batch gives each
     instance its row (a numpy array), a list its item; anything else is left out (the 0-d loss, except that a
     batch of one keeps it, as AllenNLP's does). A readable form of distrain's own kind (one dict per item) is laid
     over the forward pass's split outputs."""
-    import numpy as np
-
-    from distrain.data.dataset import IndexedDataset
-    from distrain.data.loader import to_device
-
     size = len(instances)
-    dataset = IndexedDataset.from_instances(instances, model.vocab)
-    parameter = next(model.parameters(), None)
-    inputs = to_device(dataset.batch(np.arange(size)), "cpu" if parameter is None else parameter.device)
-    with torch.no_grad():
-        output = model(**inputs)
+    output = forward_batch(model, instances)
     readable = model.make_output_human_readable(
         {key: value.cpu() if isinstance(value, torch.Tensor) else value for key, value in output.items()})
     separated = _separated(readable if isinstance(readable, dict) else output, size)

@@ -36,6 +36,7 @@ class TransformerQA(Model):
     allennlp_names = {r"_text_field_embedder\.token_embedder_tokens\.transformer_model": "encoder.transformer",
                       "_linear_layer": "qa_outputs"}
     allennlp_unused = (r"\.pooler\.", r"\.position_ids$")
+    default_predictor = "transformer_qa"
 
     def __init__(self, vocab: Vocabulary, transformer_model_name: PretrainedName = "bert-base-cased",
                  max_span_length: PositiveInt = 512) -> None:
@@ -60,7 +61,8 @@ class TransformerQA(Model):
         start_logits = logits[..., 0].masked_fill(padding, -1e7)
         end_logits = logits[..., 1].masked_fill(padding, -1e7)
         # AllenNLP's output names: each window's scores (padding at -1e7)
-        output: dict[str, Any] = {"span_start_logits": start_logits, "span_end_logits": end_logits}
+        output: dict[str, Any] = {"span_start_logits": start_logits, "span_end_logits": end_logits,
+                                  "window_logits": logits}  # raw, padding included: AllenNLP's probabilities
         if span_start is not None and span_end is not None:
             output["loss"] = self._loss(start_logits, end_logits, span_start[windows], span_end[windows], windows)
             self._window_accuracies(start_logits.detach(), end_logits.detach(), context_mask[windows] > 0,

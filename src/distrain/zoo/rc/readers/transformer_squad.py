@@ -75,6 +75,12 @@ class TransformerSquadReader(TokenizerOnFirstUse, DatasetReader):
             raise DataError(f"{self.transformer_model_name}: transformer_squad needs a fast tokenizer "
                             "(its character offsets map answers to tokens)")
 
+    @property
+    def pair_layout(self) -> PairLayout:
+        """Where the tokenizer puts its special tokens ([CLS] among them) around a question and a context."""
+        self._layout = self._layout or PairLayout.of(self.tokenizer)
+        return self._layout
+
     @classmethod
     def declared_fields(cls, arguments: Any) -> dict[str, bool]:
         return {name: True for name in FIELDS}
@@ -115,7 +121,7 @@ class TransformerSquadReader(TokenizerOnFirstUse, DatasetReader):
         context_ids, offsets = context_encoding["input_ids"], context_encoding["offset_mapping"]
         question_ids = tokenizer(question, add_special_tokens=False)["input_ids"]
         question_ids = question_ids[: self.max_query_length]
-        layout = self._layout = self._layout or PairLayout.of(tokenizer)
+        layout = self.pair_layout
         space = self.length_limit - len(question_ids) - layout.special_count
         if space <= 0:
             raise DataError(f"dataset_reader.length_limit: {self.length_limit} leaves no room for the context after "
