@@ -101,6 +101,19 @@ def test_serve_answers_semantic_role_labeling_inputs_whole(tmp_path):
         assert server.stop() == 0
 
 
+def test_distrain_predict_answers_semantic_role_labeling_inputs_whole(tmp_path):
+    """The CLI's spaCy is the blank one too: the predicate-free golden sentence, and one that would have verbs."""
+    case = CASES["srl"]
+    inputs = tmp_path / "inputs.jsonl"
+    inputs.write_text(json.dumps(case["inputs"][2]) + "\n" + json.dumps({"sentence": "John saw Mary ."}) + "\n")
+    out = tmp_path / "out.jsonl"
+    done = run_cli("predict", str(GOLDEN / "srl" / "model.tar.gz"), str(inputs), "--predictor", case["predictor"],
+                   "--batch-size", "2", "--output-file", str(out), cwd=repository(case["repository"]))
+    assert done.returncode == 0, done.stderr[-3000:]
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert written == [case["outputs"][2], {"verbs": [], "words": ["John", "saw", "Mary", "."]}]
+
+
 def test_semantic_role_labeling_without_a_tagging_spacy_answers_the_words_alone(imported, monkeypatch):
     """With spaCy's blank pipeline (what this machine has) no word is a predicate: AllenNLP's answer then."""
     monkeypatch.chdir(repository("allennlp-models"))
