@@ -101,8 +101,10 @@ def test_lm_head_fixture_on_two_workers_ends_within_1e_5_of_one(config, tmp_path
         assert trained.returncode == 0, trained.stderr
     one, two = final_metrics(runs[1]), final_metrics(runs[2])
     assert max_weight_difference(runs[1], runs[2]) < 1e-5
-    for name in ("training_loss", "validation_loss", "validation_perplexity"):
+    for name in ("training_loss", "validation_loss"):
         assert abs(one[name] - two[name]) < 1e-5, name
+    # exp of the loss: a loss within 1e-5 is a perplexity within a relative 1e-5 (55.66 was 1.3e-5 apart on one CPU)
+    assert two["validation_perplexity"] == pytest.approx(one["validation_perplexity"], rel=1e-5, abs=0)
 
 
 # ------------------------------------------------------------------------------------------- the readers
