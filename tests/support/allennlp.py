@@ -69,15 +69,22 @@ def sentences(count: int, seed: int) -> list[tuple[list[str], str]]:
 
 def check_and_train_an_epoch(workdir: Path, config: dict, name: str, metric: str = "validation_accuracy") -> Path:
     """``distrain check`` passes on the config as given, then ``train`` runs one epoch whose ``metric`` lies in
-    [0, 1]: its run folder."""
+    [0, 1] and is what ``distrain evaluate`` gives the archive on the validation data (the trainer's validation
+    pass and a fresh process over the archive, within 1e-6): its run folder."""
     path = write_config(workdir / f"{name}.json", config)
     checked = run_cli("check", str(path), cwd=workdir)
     assert checked.returncode == 0, checked.stderr
     trained = run_cli("train", str(path), "-s", f"runs/{name}", "-f", "-o", '{"trainer.num_epochs": 1}', cwd=workdir)
     assert trained.returncode == 0, trained.stderr
-    metrics = json.loads((workdir / "runs" / name / "metrics.json").read_text())
+    run = workdir / "runs" / name
+    metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["epoch"] == 0 and 0 <= metrics[metric] <= 1
-    return workdir / "runs" / name
+    evaluated = run_cli("evaluate", str(run / "model.tar.gz"), config["validation_data_path"], "--output-file",
+                        str(run / "evaluated.json"), cwd=workdir)
+    assert evaluated.returncode == 0, evaluated.stderr
+    again = json.loads((run / "evaluated.json").read_text())[metric.removeprefix("best_").removeprefix("validation_")]
+    assert abs(again - metrics[metric]) <= 1e-6, (metric, again, metrics[metric])
+    return run
 
 
 def train_on_one_and_two_workers(workdir: Path, config_for) -> dict[int, Path]:

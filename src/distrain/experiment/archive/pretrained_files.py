@@ -9,7 +9,7 @@ training). No weights: ``weights.safetensors`` holds them all. ``pretrained/inde
 config key path to its slot. Found by the schema, not by model: any component with a pretrained name
 is carried, with no code of its own.
 
-Loading points those keys at the extracted slots and builds the model inside
+Loading points those keys at the extracted slots (each in a folder named as the name it replaces) and builds the model inside
 :func:`~distrain.pretrained.weights_elsewhere` (architecture from the slot's config, weights left
 uninitialised until the archive's own are loaded). An archive without ``pretrained/`` loads as before:
 from the names it was trained with.
@@ -20,6 +20,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import re
 import shutil
 import tempfile
 import typing
@@ -141,12 +142,27 @@ def restore_pretrained_files(root: Path, config: dict[str, Any]) -> dict[str, An
     shutil.move(str(root / FOLDER), kept / FOLDER)
     for number, held in slots.items():
         _check_slot(kept / FOLDER / number, f"{FOLDER}/{number}", held)
+    named = {number: _under_its_name(kept, number, held.get("name")) for number, held in slots.items()}
     restored = json.loads(json.dumps(config))
     for path, number in paths:
         if number not in slots:
             raise DamagedPretrainedFiles(f"{FOLDER}/{INDEX} names slot {number!r}, which it does not list")
-        _set(restored, path, str(kept / FOLDER / number))
+        _set(restored, path, str(named[number]))
     return restored
+
+
+def _under_its_name(kept: Path, number: str, name: Any) -> Path:
+    """The extracted slot moved to a folder whose name is the one it was saved from (``/`` and other
+    characters a folder name cannot hold made ``--``), so code that reads a trait off the name reads it off the
+    path as it did in training: AllenNLP's srl reader lower-cases the words for a BERT whose name holds
+    ``uncased``, and the bare slot number made an archived uncased model read cased words."""
+    if not isinstance(name, str) or not name.strip():
+        return kept / FOLDER / number
+    tail = re.sub(r"[^A-Za-z0-9._-]+", "--", name).strip("-.")[-200:] or number
+    target = kept / "named" / number / tail
+    target.parent.mkdir(parents=True)
+    shutil.move(str(kept / FOLDER / number), target)
+    return target
 
 
 def _check_slot(slot: Path, member: str, held: dict[str, Any]) -> None:
