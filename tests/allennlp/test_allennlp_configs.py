@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from support.allennlp import CONFIGS, FILLER, NEGATIVE, POSITIVE, check_and_train_an_epoch, sentences
+from support.allennlp import (CONFIGS, FILLER, NEGATIVE, POSITIVE, assert_evaluate_gives, check_and_train_an_epoch,
+                              sentences)
 from support.allennlp_fixtures import ALLENNLP, available, needs_fixtures
 from support.cli import run_cli
 from support.distributed import final_metrics, max_weight_difference
@@ -76,6 +77,9 @@ def test_tsv_text_classifier_passes_check_and_trains_an_epoch_on_two_cpu_workers
     assert trained.returncode == 0, trained.stderr
     metrics = json.loads((workdir / "runs" / "tsv" / "metrics.json").read_text())
     assert metrics["epoch"] == 0 and 0 <= metrics["validation_accuracy"] <= 1
+    # the two workers' synced accuracy is one process's over the whole validation file
+    assert_evaluate_gives(workdir / "runs" / "tsv", config["validation_data_path"], "validation_accuracy",
+                          metrics["validation_accuracy"], workdir, *TSV)
     assert (workdir / "runs" / "tsv" / "model.tar.gz").exists()
     assert (workdir / "runs" / "tsv" / "out_worker1.log").exists()
 

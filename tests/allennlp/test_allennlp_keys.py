@@ -8,6 +8,7 @@ import json
 import pytest
 import torch
 
+from support.allennlp import assert_evaluate_gives
 from support.cli import run_cli
 from support.configs import text_config, write_config
 from support.data import sentiment_records, write_jsonl
@@ -42,6 +43,7 @@ def test_allennlp_keys_train_evaluate_on_test_and_keep_allennlp_vocabulary(tmp_p
     assert "initialised 1 parameter(s) by model.initializer" in (run / "out_worker0.log").read_text()
     metrics = json.loads((run / "metrics.json").read_text())
     assert {"test_loss", "test_accuracy"} <= metrics.keys() and 0 <= metrics["test_accuracy"] <= 1
+    assert_evaluate_gives(run, str(test_path), "test_accuracy", metrics["test_accuracy"], tmp_path)  # the best model's
     # keep 1 recent checkpoint (plus the best, which may be the same)
     assert len([p for p in (run / "checkpoints").iterdir() if p.name.startswith("epoch_")]) <= 2
     from distrain import load_archive

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from support.allennlp import assert_evaluate_gives
 from support.cli import run_cli
 from support.paths import TESTS
 from support.squad import squad_questions, write_squad
@@ -55,4 +56,6 @@ def test_transformer_qa_config_passes_check_and_trains_on_two_cpu_workers(workdi
     assert trained.returncode == 0, trained.stderr[-3000:]
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["epoch"] == 0 and 0 <= metrics["validation_per_instance_f1"] <= 1
+    assert_evaluate_gives(out, json.loads(path.read_text())["validation_data_path"], "validation_per_instance_f1",
+                          metrics["validation_per_instance_f1"], workdir)
     assert (out / "model.tar.gz").exists() and (out / "out_worker1.log").exists()

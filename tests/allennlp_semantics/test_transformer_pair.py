@@ -9,6 +9,7 @@ import json
 import random
 
 from distrain.data.tokenizers.pretrained_transformer import PretrainedTransformerTokenizer
+from support.allennlp import assert_evaluate_gives
 from support.cli import run_cli
 from support.configs import write_config
 from support.transformer_fixtures import write_tiny_bert
@@ -86,4 +87,7 @@ def test_a_pair_reader_trains_a_transformer_classifier(tmp_path):
     trained = run_cli("train", str(write_config(tmp_path / "config.json", config)), "-s", "run",
                       "--include-package", "user_pairs", cwd=tmp_path)
     assert trained.returncode == 0, trained.stderr
-    assert 0 <= json.loads((tmp_path / "run" / "metrics.json").read_text())["validation_accuracy"] <= 1
+    reported = json.loads((tmp_path / "run" / "metrics.json").read_text())["validation_accuracy"]
+    assert 0 <= reported <= 1
+    assert_evaluate_gives(tmp_path / "run", "validation.tsv", "validation_accuracy", reported, tmp_path,
+                          "--include-package", "user_pairs")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from support.allennlp import assert_evaluate_gives
 from support.cli import run_cli
 from support.configs import write_config
 from support.data import sentiment_records, write_jsonl
@@ -62,3 +63,5 @@ def test_a_user_encoder_with_kwargs_trains_in_basic_classifier(tmp_path):
                                                                     "stateful": False}
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert 0 <= metrics["validation_accuracy"] <= 1
+    assert_evaluate_gives(tmp_path / "run", config["validation_data_path"], "validation_accuracy",
+                          metrics["validation_accuracy"], tmp_path, "--include-package", "user_encoder")

@@ -54,6 +54,7 @@ def load_experiment_from_args(args: argparse.Namespace, config: dict | None = No
 
 def load_archive_job_from_args(args: argparse.Namespace, predicting: bool = False):
     """Plugins, overrides, archive and data of ``evaluate``/``predict``, all checked before any worker starts."""
+    import glob
     from pathlib import Path
 
     from distrain.experiment.archive.format import ArchiveError
@@ -65,7 +66,7 @@ def load_archive_job_from_args(args: argparse.Namespace, predicting: bool = Fals
         raise UsageError(f"--batch-size must be at least 1, got {args.batch_size}")
     if not Path(args.archive).is_file():  # answered before torch is imported
         raise ArchiveError(f"{args.archive}: archive not found")
-    if not Path(args.data).exists():
+    if not Path(args.data).exists() and not glob.glob(args.data):  # a sharded reader reads a glob, as in training
         raise DataError(f"data file not found: {args.data}")
     overrides = parse_overrides(args.overrides)
 
