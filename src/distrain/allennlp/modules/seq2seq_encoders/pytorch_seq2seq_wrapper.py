@@ -19,8 +19,9 @@ def wrapped_rnn(module: torch.nn.Module, stateful: bool, wrapper: str) -> torch.
 
 
 def rnn_widths(module: torch.nn.Module) -> tuple[int, int]:
-    """A torch RNN's input width and what comes out of it (both directions' states side by side)."""
-    return module.input_size, module.hidden_size * (2 if module.bidirectional else 1)
+    """A torch RNN's input width and what comes out of it (both directions' states side by side); a module
+    without ``bidirectional`` (AllenNLP's ``StackedAlternatingLstm``) reads one way."""
+    return module.input_size, module.hidden_size * (2 if getattr(module, "bidirectional", False) else 1)
 
 
 class PytorchSeq2SeqWrapper(_RnnSeq2Seq):

@@ -19,13 +19,14 @@ class PytorchSeq2VecWrapper(_RnnSeq2Vec):
 
     def forward(self, inputs: torch.Tensor, mask: torch.Tensor | None = None,
                 hidden_state: torch.Tensor | None = None) -> torch.Tensor:
-        if mask is None:
-            mask = inputs.new_ones(inputs.shape[:2], dtype=torch.bool)
+        if mask is None:  # AllenNLP's: the module's output at the last step, each direction's own
+            return self._module(inputs, hidden_state)[0][:, -1, :]
         lengths = mask.sum(1).clamp(min=1).cpu()
         packed = torch.nn.utils.rnn.pack_padded_sequence(inputs, lengths, batch_first=True, enforce_sorted=False)
         _, hidden = self._module(packed, hidden_state)
         hidden = hidden[0] if isinstance(hidden, tuple) else hidden
-        final = torch.cat([hidden[-2], hidden[-1]], dim=-1) if self._module.bidirectional else hidden[-1]
+        both_ways = getattr(self._module, "bidirectional", False)
+        final = torch.cat([hidden[-2], hidden[-1]], dim=-1) if both_ways else hidden[-1]
         return final * mask.any(1, keepdim=True).to(final.dtype)
 
 
