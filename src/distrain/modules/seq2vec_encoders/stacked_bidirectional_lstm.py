@@ -9,6 +9,7 @@ from distrain.config.constraints import PositiveInt, Probability
 from distrain.config.lazy import Lazy
 from distrain.modules.seq2seq_encoders.stacked_bidirectional_lstm import StackedBidirectionalLstmSeq2SeqEncoder
 from distrain.modules.seq2vec_encoder import Seq2VecEncoder
+from distrain.modules.tensor_ops import get_final_encoder_states
 
 
 @Seq2VecEncoder.register("stacked_bidirectional_lstm")
@@ -34,8 +35,4 @@ class StackedBidirectionalLstmSeq2VecEncoder(Seq2VecEncoder):
 
 
     def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        outputs = self.stack(inputs, mask)
-        half = self.output_dim // 2
-        last = (mask.sum(1) - 1).clamp(min=0)
-        forward_final = outputs[torch.arange(outputs.shape[0], device=outputs.device), last, :half]
-        return torch.cat([forward_final, outputs[:, 0, half:]], -1)
+        return get_final_encoder_states(self.stack(inputs, mask), mask, bidirectional=True)
