@@ -151,11 +151,34 @@ def _fitting_size(vocab: Any, namespace: str, stated: int | None) -> int:
     return size if stated is None else stated
 
 
+#: the extensions of an HDF5 vectors file (AllenNLP's): its ``embedding`` dataset is the whole matrix, row by id
+HDF5_EXTENSIONS = (".h5", ".hdf5")
+
+
+def read_hdf5_vectors(path: str, vocab: Any, namespace: str, dim: int) -> torch.Tensor:
+    """The ``embedding`` dataset of an HDF5 file, one row per id of ``namespace`` in the vocabulary's order (as
+    AllenNLP wrote and read them); a matrix of any other shape is a ValueError."""
+    try:
+        import h5py
+    except ImportError:
+        raise ImportError("reading an HDF5 vectors file needs h5py: pip install h5py") from None
+    with h5py.File(path, "r") as weights:
+        matrix = torch.from_numpy(weights["embedding"][...]).float()
+    expected = (vocab.get_vocab_size(namespace), dim)
+    if tuple(matrix.shape) != expected:
+        raise ValueError(f"pretrained_file {path}: its embedding matrix is {tuple(matrix.shape)}, the vocabulary's "
+                         f"namespace {namespace!r} and embedding_dim need {expected}")
+    return matrix
+
+
 def read_vectors(path: str, vocab: Any, namespace: str, dim: int) -> torch.Tensor:
     """A (vocabulary size, ``dim``) matrix: the file's vector for each token it has, random for the rest.
 
     Lines are ``token v1 ... v_dim``; a word2vec header (``count dim``) and lines of another width are
-    skipped. Only lines whose token is in ``namespace`` are parsed."""
+    skipped. Only lines whose token is in ``namespace`` are parsed. An ``.h5``/``.hdf5`` file is the whole
+    matrix (:func:`read_hdf5_vectors`)."""
+    if str(path).lower().endswith(HDF5_EXTENSIONS):
+        return read_hdf5_vectors(path, vocab, namespace, dim)
     wanted = vocab.get_token_to_index_vocabulary(namespace)
     found: dict[int, torch.Tensor] = {}
     with EmbeddingsTextFile(str(path)) as lines:
