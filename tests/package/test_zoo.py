@@ -35,7 +35,7 @@ FRAMEWORK = {
         "simple_tagger.py", "causal_language_model.py", "masked_language_model.py", "transformer_classifier.py",
     },
     "modules": {
-        "activation.py", "adapter.py", "adapters/lora.py", "attention.py", "attentions/additive.py", "attentions/bilinear.py",
+        "activation.py", "adapter.py", "allennlp_private_names.py", "adapters/lora.py", "attention.py", "attentions/additive.py", "attentions/bilinear.py",
         "attentions/cosine.py", "attentions/dot_product.py", "attentions/linear.py", "augmented_lstm.py",
         "beam_constraint.py", "beam_constraints/repeated_ngram_blocking.py", "beam_sampler.py",
         "beam_samplers/deterministic.py", "beam_samplers/gumbel.py", "beam_samplers/multinomial.py",
@@ -52,6 +52,7 @@ FRAMEWORK = {
         "seq2seq_encoders/stacked_bidirectional_lstm.py", "seq2vec_encoder.py", "seq2vec_encoders/bag_of_embeddings.py",
         "seq2vec_encoders/boe.py", "seq2vec_encoders/bert_pooler.py", "seq2vec_encoders/cls_pooler.py",
         "seq2vec_encoders/cnn.py", "seq2vec_encoders/cnn_highway.py", "seq2vec_encoders/rnn.py",
+        "seq2vec_encoders/stacked_bidirectional_lstm.py",
         "seq2vec_encoders/transformer.py", "sizes.py", "span_extractor.py", "span_extractors/bidirectional_endpoint.py",
         "span_extractors/endpoint.py", "span_extractors/max_pooling.py", "span_extractors/self_attentive.py", "tensor_ops.py", "text_field_embedder.py",
         "time_distributed.py", "token_embedder.py", "token_embedders/character_encoding.py", "token_embedders/elmo.py",

@@ -16,17 +16,22 @@ from typing import Any
 
 import torch
 
+from distrain.modules.augmented_lstm import recurrent_dropout_mask
+
 State = tuple[torch.Tensor, torch.Tensor]
 
 
 class LstmCellWithProjection(torch.nn.Module):
-    """One direction of one layer; ``go_forward: false`` reads each sequence from its last real step."""
+    """One direction of one layer; ``go_forward: false`` reads each sequence from its last real step.
+    ``recurrent_dropout_probability`` drops the projected state while training (one mask per sequence, applied
+    to each step's output and so to what the next step reads, as AllenNLP's)."""
 
     def __init__(self, input_size: int, hidden_size: int, cell_size: int, go_forward: bool = True,
-                 memory_cell_clip_value: float | None = None, state_projection_clip_value: float | None = None) -> None:
+                 memory_cell_clip_value: float | None = None, state_projection_clip_value: float | None = None,
+                 recurrent_dropout_probability: float = 0.0) -> None:
         super().__init__()
         self.input_size, self.hidden_size, self.cell_size = input_size, hidden_size, cell_size
-        self.go_forward = go_forward
+        self.go_forward, self.recurrent_dropout_probability = go_forward, recurrent_dropout_probability
         self.cell_clip, self.projection_clip = memory_cell_clip_value, state_projection_clip_value
         # gates in PyTorch's order: input, forget, memory, output
         self.input_linearity = torch.nn.Linear(input_size, 4 * cell_size, bias=False)
@@ -42,6 +47,7 @@ class LstmCellWithProjection(torch.nn.Module):
         hidden, memory = state
         projected_inputs = self.input_linearity(inputs)
         outputs = inputs.new_zeros(batch, steps, self.hidden_size)
+        dropout_mask = recurrent_dropout_mask(hidden, self.recurrent_dropout_probability, self.training)
         for step in range(steps) if self.go_forward else reversed(range(steps)):
             active = (lengths > step).unsqueeze(-1)
             gates = projected_inputs[:, step] + self.state_linearity(hidden)
@@ -52,6 +58,8 @@ class LstmCellWithProjection(torch.nn.Module):
             new_hidden = self.state_projection(torch.sigmoid(output_gate) * torch.tanh(new_memory))
             if self.projection_clip:
                 new_hidden = new_hidden.clamp(-self.projection_clip, self.projection_clip)
+            if dropout_mask is not None:
+                new_hidden = new_hidden * dropout_mask
             memory = torch.where(active, new_memory, memory)
             hidden = torch.where(active, new_hidden, hidden)
             outputs[:, step] = torch.where(active, new_hidden, torch.zeros_like(new_hidden))
@@ -81,17 +89,21 @@ class LstmCellWithProjection(torch.nn.Module):
 
 
 class ElmoLstm(torch.nn.Module):
-    """``num_layers`` forward and as many backward cells; the input width is ``hidden_size``."""
+    """``num_layers`` forward and as many backward cells; the input width is ``input_size`` (``hidden_size``,
+    ELMo's, when not given)."""
 
     def __init__(self, hidden_size: int, cell_size: int, num_layers: int, memory_cell_clip_value: float | None = None,
-                 state_projection_clip_value: float | None = None, requires_grad: bool = False) -> None:
+                 state_projection_clip_value: float | None = None, requires_grad: bool = False,
+                 input_size: int | None = None, recurrent_dropout_probability: float = 0.0) -> None:
         super().__init__()
         self.hidden_size, self.cell_size = hidden_size, cell_size
+        self.input_size = hidden_size if input_size is None else input_size
 
         def cells(go_forward: bool) -> torch.nn.ModuleList:
             return torch.nn.ModuleList(
-                LstmCellWithProjection(hidden_size, hidden_size, cell_size, go_forward, memory_cell_clip_value,
-                                       state_projection_clip_value) for _ in range(num_layers))
+                LstmCellWithProjection(self.input_size if index == 0 else hidden_size, hidden_size, cell_size,
+                                       go_forward, memory_cell_clip_value, state_projection_clip_value,
+                                       recurrent_dropout_probability) for index in range(num_layers))
 
         self.forward_layers, self.backward_layers = cells(True), cells(False)
         self.requires_grad_(requires_grad)

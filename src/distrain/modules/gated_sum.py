@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import torch
 
+from distrain.modules.allennlp_private_names import AllenNlpPrivateNames
 
-class GatedSum(torch.nn.Module):
+
+class GatedSum(AllenNlpPrivateNames):
     def __init__(self, input_dim: int) -> None:
         super().__init__()
         self.input_dim = input_dim

@@ -22,7 +22,7 @@ def build_from_params(cls: type, params: Any = None, **extras: Any) -> Any:
     """``cls`` (a registrable base: the block's ``type``) built from ``params`` (a ``Params``, a dict or, for a
     registrable base, a type name); a :class:`ConfigError` names every problem of the block."""
     block = params.as_dict() if hasattr(params, "as_dict") else params
-    block = {} if block is None else block
+    block = {} if block is None else _lists_for_tuples(block)
     if isinstance(block, dict) and "type" not in block and _is_implementation(cls):
         # AllenNLP builds a concrete class called on itself (BucketBatchSampler.from_params), not its base's default
         block = {**block, "type": cls.registry_base().name_of(cls) or f"{cls.__module__}.{cls.__qualname__}"}
@@ -31,6 +31,15 @@ def build_from_params(cls: type, params: Any = None, **extras: Any) -> Any:
     if problems:
         raise ConfigError(problems)
     return node.build(**extras) if isinstance(node, Build) else node.build()
+
+
+def _lists_for_tuples(value: Any) -> Any:
+    """A block written in Python (``("conv", "l1")`` pairs) as a config file has it: tuples are lists."""
+    if isinstance(value, (list, tuple)):
+        return [_lists_for_tuples(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _lists_for_tuples(item) for key, item in value.items()}
+    return value
 
 
 def _is_implementation(cls: type) -> bool:

@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from distrain.modules.elmo import Elmo, ElmoBiLm as _ElmoBiLm, open_weights, read_options, remove_sentence_boundaries
+from distrain.modules.elmo import Elmo, ElmoBiLm, open_weights, read_options, remove_sentence_boundaries
 from distrain.modules.elmo_character_encoder import ElmoCharacterEncoder
 
 __all__ = [
@@ -33,3 +33,18 @@ class _ElmoCharacterEncoder(torch.nn.Module):
     def forward(self, inputs: torch.Tensor) -> dict[str, Any]:
         vectors, mask = self._encoder(inputs)
         return {"mask": mask, "token_embedding": vectors}
+
+
+class _ElmoBiLm(ElmoBiLm):
+    """The pretrained biLM alone, as AllenNLP's code calls it: ``(batch, tokens, 50)`` character ids to
+    ``{"activations": [each layer's (batch, tokens + 2, dim)], "mask": (batch, tokens + 2)}``."""
+
+    def get_output_dim(self) -> int:
+        return self.output_dim
+
+    def get_num_layers(self) -> int:
+        return self.num_layers
+
+    def forward(self, inputs: torch.Tensor) -> dict[str, Any]:  # type: ignore[override]
+        activations, mask = super().forward(inputs)
+        return {"activations": activations, "mask": mask}

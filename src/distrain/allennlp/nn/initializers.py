@@ -6,6 +6,8 @@ AllenNLP's is built from a list of ``(regex, initializer)`` pairs and called on 
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from distrain.allennlp.common.from_params import FromParams
@@ -39,9 +41,11 @@ def block_orthogonal(tensor: torch.Tensor, split_sizes: list[int], gain: float =
 
 
 def uniform_unit_scaling(tensor: torch.Tensor, nonlinearity: str = "linear") -> torch.Tensor:
-    """Uniform values scaled so the output's variance matches the input's: bound ``sqrt(3 / fan_in) * gain``."""
-    fan_in = tensor.size(0) if tensor.dim() < 2 else tensor[0].numel()
-    bound = (3.0 / fan_in) ** 0.5 * torch.nn.init.calculate_gain(nonlinearity)
+    """Uniform values scaled so the output's variance matches the input's: bound ``sqrt(3 / size) * gain``,
+    ``size`` (AllenNLP's estimate of the input width) the product of every dimension but the last, which is
+    taken to be the output's."""
+    size = math.prod(tensor.shape[:-1])
+    bound = (3.0 / size) ** 0.5 * torch.nn.init.calculate_gain(nonlinearity)
     with torch.no_grad():
         return tensor.uniform_(-bound, bound)
 

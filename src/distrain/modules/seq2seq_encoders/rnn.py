@@ -46,7 +46,7 @@ class TorchRnn:
 
 class _RnnSeq2Seq(TorchRnn, Seq2SeqEncoder):
     def is_bidirectional(self) -> bool:
-        return self.rnn.bidirectional
+        return getattr(self.rnn, "bidirectional", False)  # a wrapped module of AllenNLP's may not say
 
     def forward(self, inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         output, _ = self.run_unpadded(inputs, mask)

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import torch
 
 from distrain.config.constraints import Must, PositiveFloat, PositiveInt
+from distrain.config.errors import ConfigError
 from distrain.config.lazy import Lazy
 from distrain.modules.token_embedder import TokenEmbedder
 from distrain.modules.token_embedders.embeddings_text_file import EmbeddingsTextFile, parse_embeddings_file_uri
@@ -81,8 +82,15 @@ class Embedding(TokenEmbedder):
         ones: their vectors in ``extension_pretrained_file`` where it has them, else Xavier-uniform (AllenNLP's
         ``extend_vocab``); the trained rows stay as they are. ``model_path`` is AllenNLP's, for its messages."""
         namespace = vocab_namespace or self.vocab_namespace
+        if namespace is None:  # an embedding that does not know its namespace: "tokens" would be a guess
+            logger.warning("extend_vocab: no vocab_namespace given and none known to this embedding; not extended")
+            return
         extra = vocab.get_vocab_size(namespace) - self.weight.shape[0]
-        if extra <= 0:
+        if extra < 0:
+            raise ConfigError(f"extend_vocab: namespace {namespace!r} has {vocab.get_vocab_size(namespace)} tokens, "
+                              f"fewer than this embedding's {self.weight.shape[0]} rows: probably not the vocabulary "
+                              f"it was trained with")
+        if extra == 0:
             return
         rows = torch.nn.init.xavier_uniform_(torch.empty(extra, self.weight.shape[1], dtype=self.weight.dtype))
         if extension_pretrained_file is not None:
@@ -97,6 +105,15 @@ class Embedding(TokenEmbedder):
                         rows[positions[token]] = torch.tensor([float(value) for value in values], dtype=rows.dtype)
         self.weight = torch.nn.Parameter(torch.cat([self.weight.detach(), rows.to(self.weight.device)]),
                                          requires_grad=self.weight.requires_grad)
+
+    @property
+    def _vocab_namespace(self) -> str | None:
+        """AllenNLP's name for :attr:`vocab_namespace` (its models set it to ``None`` when they predate it)."""
+        return self.vocab_namespace
+
+    @_vocab_namespace.setter
+    def _vocab_namespace(self, value: str | None) -> None:
+        self.vocab_namespace = value
 
     def allennlp_tensor(self, name: str, tensor: torch.Tensor, mine: torch.Tensor) -> torch.Tensor:
         """AllenNLP sizes a ``character_encoding``'s table by ``tokens`` (its default namespace): rows past this
@@ -134,11 +151,34 @@ def _fitting_size(vocab: Any, namespace: str, stated: int | None) -> int:
     return size if stated is None else stated
 
 
+#: the extensions of an HDF5 vectors file (AllenNLP's): its ``embedding`` dataset is the whole matrix, row by id
+HDF5_EXTENSIONS = (".h5", ".hdf5")
+
+
+def read_hdf5_vectors(path: str, vocab: Any, namespace: str, dim: int) -> torch.Tensor:
+    """The ``embedding`` dataset of an HDF5 file, one row per id of ``namespace`` in the vocabulary's order (as
+    AllenNLP wrote and read them); a matrix of any other shape is a ValueError."""
+    try:
+        import h5py
+    except ImportError:
+        raise ImportError("reading an HDF5 vectors file needs h5py: pip install h5py") from None
+    with h5py.File(path, "r") as weights:
+        matrix = torch.from_numpy(weights["embedding"][...]).float()
+    expected = (vocab.get_vocab_size(namespace), dim)
+    if tuple(matrix.shape) != expected:
+        raise ValueError(f"pretrained_file {path}: its embedding matrix is {tuple(matrix.shape)}, the vocabulary's "
+                         f"namespace {namespace!r} and embedding_dim need {expected}")
+    return matrix
+
+
 def read_vectors(path: str, vocab: Any, namespace: str, dim: int) -> torch.Tensor:
     """A (vocabulary size, ``dim``) matrix: the file's vector for each token it has, random for the rest.
 
     Lines are ``token v1 ... v_dim``; a word2vec header (``count dim``) and lines of another width are
-    skipped. Only lines whose token is in ``namespace`` are parsed."""
+    skipped. Only lines whose token is in ``namespace`` are parsed. An ``.h5``/``.hdf5`` file is the whole
+    matrix (:func:`read_hdf5_vectors`)."""
+    if str(path).lower().endswith(HDF5_EXTENSIONS):
+        return read_hdf5_vectors(path, vocab, namespace, dim)
     wanted = vocab.get_token_to_index_vocabulary(namespace)
     found: dict[int, torch.Tensor] = {}
     with EmbeddingsTextFile(str(path)) as lines:

@@ -12,6 +12,11 @@ from distrain.optim import regularizers as _regularizers
 class RegularizerApplicator(FromParams, _regularizers.RegularizerApplicator):
     """AllenNLP's ``from_params`` (``regexes`` of ``[regex, regularizer]`` pairs) and call on a module."""
 
+    @property
+    def _regularizers(self) -> list:
+        """AllenNLP's name for the ``(regex, regularizer)`` pairs."""
+        return list(self.regexes or [])
+
     def __call__(self, module: torch.nn.Module) -> torch.Tensor:
         return self.penalty(module.named_parameters())
 

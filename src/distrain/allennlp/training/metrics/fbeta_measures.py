@@ -63,6 +63,11 @@ class FBetaMultiLabelMeasure(AllenNLPCounts, FBetaMultiLabel):
 
     _items = Statistic("total", detached, None)
 
+    @property
+    def _threshold(self) -> float:
+        """AllenNLP's name for :attr:`threshold`."""
+        return self.threshold
+
     def _items_per_class(self) -> torch.Tensor | None:
         return self._items
 

@@ -36,6 +36,14 @@ def _same_label(first: str, second: str) -> bool:
     return first == second or any({first, second} == {a, b} for a, b in EQUAL_LABELS)
 
 
+def _parts(node: object) -> tuple[str, list]:
+    """A node's label and children: distrain's :class:`Tree`, or nltk's (a list of its children with a
+    ``label()`` method), which AllenNLP's parsers and their users hand the scorer."""
+    if isinstance(node, Tree):
+        return node.label, node.children
+    return node.label(), list(node)  # type: ignore[attr-defined]
+
+
 def brackets(tree: Tree) -> tuple[list[str], list[tuple[str, int, int]]]:
     """The tree's kept words and its phrase brackets ``(label, start, end)`` (end exclusive, over kept words), in
     EVALB's order (by where each opens), before any is left out."""
@@ -43,18 +51,19 @@ def brackets(tree: Tree) -> tuple[list[str], list[tuple[str, int, int]]]:
     found: list[tuple[str, int, int]] = []
 
     def visit(node: Tree) -> None:
-        if len(node.children) == 1 and isinstance(node.children[0], str):  # a POS tag over its word
-            if node.label not in DELETED_LABELS:
-                words.append(node.children[0])
+        label, children = _parts(node)
+        if len(children) == 1 and isinstance(children[0], str):  # a POS tag over its word
+            if label not in DELETED_LABELS:
+                words.append(children[0])
             return
         position = len(found)
-        found.append((node.label, len(words), -1))
-        for child in node.children:
-            if isinstance(child, Tree):
-                visit(child)
-            else:  # a word beside phrases: EVALB reads it as an error; here it counts as a word
+        found.append((label, len(words), -1))
+        for child in children:
+            if isinstance(child, str):  # a word beside phrases: EVALB reads it as an error; here it counts as a word
                 words.append(child)
-        found[position] = (node.label, found[position][1], len(words))
+            else:
+                visit(child)
+        found[position] = (label, found[position][1], len(words))
 
     visit(tree)
     return words, found
@@ -94,9 +103,10 @@ def sentence_counts(gold: Tree, predicted: Tree) -> tuple[int, int, int]:
 class EvalbBracketingScorer(Metric):
     """Labelled bracket precision, recall and F1 of predicted trees against gold ones (EVALB with COLLINS.prm).
 
-    Called with lists of predicted and gold :class:`~distrain.zoo.structured_prediction.trees.Tree`. ``evalb_directory_path``,
-    ``evalb_param_filename`` and ``evalb_num_errors_to_kill`` (AllenNLP's options for its external program) are
-    accepted and unused: the arithmetic is here, and only ``COLLINS.prm`` is known.
+    Called with lists of predicted and gold :class:`~distrain.zoo.structured_prediction.trees.Tree` (or nltk's
+    trees). ``evalb_directory_path``, ``evalb_param_filename`` and ``evalb_num_errors_to_kill`` (AllenNLP's
+    options for its external program) are accepted and unused: the arithmetic is here, and only ``COLLINS.prm``
+    is known.
     """
 
     summed = ("matched", "gold", "predicted")
@@ -106,6 +116,15 @@ class EvalbBracketingScorer(Metric):
         super().__init__()
         if evalb_param_filename != "COLLINS.prm":
             raise ValueError(f"only EVALB's COLLINS.prm is known, got {evalb_param_filename!r}")
+
+    @staticmethod
+    def compile_evalb(evalb_directory_path: str | None = None) -> None:
+        """AllenNLP built its EVALB program with this before scoring; the arithmetic here needs no program, so
+        code that calls it first (as AllenNLP's setup did) goes on to score as it did."""
+
+    @staticmethod
+    def clean_evalb(evalb_directory_path: str | None = None) -> None:
+        """AllenNLP removed the built EVALB program with this; there is none to remove."""
 
     def __call__(self, predicted_trees: Sequence[Tree], gold_trees: Sequence[Tree]) -> None:  # type: ignore[override]
         if len(predicted_trees) != len(gold_trees):
