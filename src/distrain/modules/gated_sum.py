@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from distrain.modules.allennlp_private_names import AllenNlpPrivateNames
 
-
-class GatedSum(AllenNlpPrivateNames):
+class GatedSum(torch.nn.Module):
     def __init__(self, input_dim: int) -> None:
         super().__init__()
         self.input_dim = input_dim

@@ -10,10 +10,8 @@ from typing import Callable
 
 import torch
 
-from distrain.modules.allennlp_private_names import AllenNlpPrivateNames
 
-
-class Highway(AllenNlpPrivateNames):
+class Highway(torch.nn.Module):
     """The gate's bias starts at 1, so a fresh layer mostly carries its input through."""
 
     def __init__(self, input_dim: int, num_layers: int = 1,

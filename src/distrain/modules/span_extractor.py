@@ -15,7 +15,6 @@ from typing import Any, Mapping
 import torch
 
 from distrain.config.errors import Problem
-from distrain.modules.allennlp_private_names import AllenNlpPrivateNames
 from distrain.registry import Registrable
 
 
@@ -31,7 +30,7 @@ def bucket_values(distances: torch.Tensor, num_identity_buckets: int = 4, num_to
     return torch.where(distances <= num_identity_buckets, distances, logspace).clamp(0, num_total_buckets - 1)
 
 
-class SpanExtractor(AllenNlpPrivateNames, Registrable):
+class SpanExtractor(torch.nn.Module, Registrable):
     default_implementation = "endpoint"
 
     def __init__(self, input_dim: int, num_width_embeddings: int | None = None,

@@ -9,16 +9,9 @@ from typing import Any, Mapping
 import torch
 
 from distrain.config.constraints import PositiveInt
-from distrain.config.errors import ConfigError, Problem
+from distrain.config.errors import Problem
 from distrain.modules.combinations import Combination, combine, combined_dim
 from distrain.modules.span_extractor import SpanExtractor, batched_index_select
-
-
-def _odd_width(input_dim: int) -> list[Problem]:
-    """The problem of an input that cannot be split into a forward and a backward half, if it is one."""
-    if input_dim % 2 == 0:
-        return []
-    return [Problem("input_dim", f"must be even (a forward and a backward half), got {input_dim}")]
 
 
 @SpanExtractor.register("bidirectional_endpoint")
@@ -32,8 +25,6 @@ class BidirectionalEndpointSpanExtractor(SpanExtractor):
                  backward_combination: Combination = "x-y", num_width_embeddings: PositiveInt | None = None,
                  span_width_embedding_dim: PositiveInt | None = None, bucket_widths: bool = False,
                  use_sentinels: bool = True) -> None:
-        if _odd_width(input_dim):  # validation said so already; this is for an extractor built in Python
-            raise ConfigError(_odd_width(input_dim))
         super().__init__(input_dim, num_width_embeddings, span_width_embedding_dim, bucket_widths)
         self.forward_combination, self.backward_combination = forward_combination, backward_combination
         self.use_sentinels = use_sentinels
@@ -43,7 +34,10 @@ class BidirectionalEndpointSpanExtractor(SpanExtractor):
 
     @classmethod
     def argument_problems(cls, arguments: Mapping[str, Any]) -> list[Problem]:
-        return super().argument_problems(arguments) + _odd_width(arguments["input_dim"])
+        problems = super().argument_problems(arguments)
+        if arguments["input_dim"] % 2:
+            problems.append(Problem("input_dim", f"must be even (a forward and a backward half), got {arguments['input_dim']}"))
+        return problems
 
     def span_dim(self) -> int:
         half = self.input_dim // 2
