@@ -35,7 +35,7 @@ FRAMEWORK = {
         "simple_tagger.py", "causal_language_model.py", "masked_language_model.py", "transformer_classifier.py",
     },
     "modules": {
-        "activation.py", "adapter.py", "allennlp_private_names.py", "adapters/lora.py", "attention.py", "attentions/additive.py", "attentions/bilinear.py",
+        "activation.py", "adapter.py", "adapters/lora.py", "attention.py", "attentions/additive.py", "attentions/bilinear.py",
         "attentions/cosine.py", "attentions/dot_product.py", "attentions/linear.py", "augmented_lstm.py",
         "beam_constraint.py", "beam_constraints/repeated_ngram_blocking.py", "beam_sampler.py",
         "beam_samplers/deterministic.py", "beam_samplers/gumbel.py", "beam_samplers/multinomial.py",
