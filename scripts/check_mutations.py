@@ -127,6 +127,27 @@ MUTATIONS = [
         "    return torch.compile(module)", "    return module",
         ("tests/training/test_compile.py::test_compiled_model_compiles_and_trains_like_the_eager_one",),
     ),
+    Mutation(
+        "patience-ignored", "trainer.patience never stops a run: it trains every epoch whatever the metric does",
+        "training/metric_tracker.py",
+        "return self.patience is not None and self.epochs_without_improvement >= self.patience",
+        "return False",
+        ("tests/distributed/test_distributed_no_hang.py::"
+         "test_early_stopping_on_reduced_metrics_with_uneven_shares_and_an_empty_validation_worker",),
+    ),
+    Mutation(
+        "resume-from-epoch-start", "a run resumed mid-epoch starts that epoch over instead of where it stopped",
+        "training/trainer.py",
+        "EpochProgress(saved[\"epoch\"], position_in_batches(self.checkpoints.sampler, saved))",
+        "EpochProgress(saved[\"epoch\"], 0)",
+        ("tests/training/test_recovery.py::test_kill_9_at_random_step_then_recover_is_bitwise_equal_on_one_worker",),
+    ),
+    Mutation(
+        "same-order-every-epoch", "every epoch reads the samples in the first epoch's order",
+        "data/sampler.py",
+        "rng = np.random.default_rng([self.seed, epoch])", "rng = np.random.default_rng([self.seed, 0])",
+        ("tests/data/test_epoch_order.py",),
+    ),
 ]
 
 

@@ -20,6 +20,8 @@ from support.distributed import (
 
 TOGETHER = "effective batch size 16 = 8 per worker x 2 worker(s) x 1 accumulation step(s)"
 SECONDS = 180
+#: plain SGD: Adam normalises a gradient's scale away, and a gradient scaled wrongly by the world size would pass
+SGD = {"type": "sgd", "lr": 0.5}
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +37,7 @@ def launcher_data(tmp_path_factory) -> dict[str, Path]:
 def one_process(launcher_data, tmp_path_factory) -> Path:
     """The reference: one plain process on the global batch of 16 the 2-worker jobs split 8 + 8."""
     folder = tmp_path_factory.mktemp("one-process")
-    config = text_config(launcher_data) | {"data_loader": {"batch_size": 16}}
+    config = text_config(launcher_data, optimizer=SGD) | {"data_loader": {"batch_size": 16}}
     result = run_cli("train", str(write_config(folder / "config.json", config)), "-s", str(folder / "out"))
     assert result.returncode == 0, result.stderr
     return folder / "out"
@@ -57,7 +59,7 @@ def finish(processes: dict, timeout: float = SECONDS) -> dict:
 
 
 def test_torchrun_processes_train_together_and_match_one_process(launcher_data, one_process, tmp_path):
-    path = write_config(tmp_path / "config.json", text_config(launcher_data))
+    path = write_config(tmp_path / "config.json", text_config(launcher_data, optimizer=SGD))
     out = tmp_path / "out"
     environment = cli_environment()
     # --standalone: torchrun's rendezvous binds port 0 itself, so no port is chosen here
@@ -82,7 +84,7 @@ def test_two_nodes_over_loopback_train_together_in_one_output_dir_and_match_one_
         out = tmp_path / f"out{attempt}"
         processes, logs = {}, {}
         for node_rank in (1, 0):  # the second node first: it must not get in the way of node 0's checks
-            config = text_config(launcher_data) | {
+            config = text_config(launcher_data, optimizer=SGD) | {
                 "distributed": {"cuda_devices": [-1], "num_nodes": 2, "node_rank": node_rank, "master_port": port}
             }
             path = write_config(tmp_path / f"node{node_rank}-{attempt}.json", config)
@@ -129,7 +131,7 @@ def test_tasks_started_by_srun_meet_on_the_node_list_and_job_id_port_and_match_o
 ):
     # what srun gives each of 2 tasks on one node: no MASTER_ADDR/MASTER_PORT, so distrain takes the
     # first host of the (bracketed) node list and derives the port from the job id
-    path = write_config(tmp_path / "config.json", text_config(launcher_data))
+    path = write_config(tmp_path / "config.json", text_config(launcher_data, optimizer=SGD))
     marker = cli_environment()["DISTRAIN_TEST_RUN_MARKER"]
     job_ids = (job_id for job_id in random.Random(18).sample(range(1, 10**6), 50)
                if port_is_free(15000 + job_id % 20000))
