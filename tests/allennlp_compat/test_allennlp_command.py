@@ -60,7 +60,10 @@ def test_allennlp_train_evaluate_and_predict_run_the_projects_command_lines(proj
                          "--cuda-device", "-1", "--file-friendly-logging", cwd=project)
     assert evaluated.returncode == 0, evaluated.stderr[-3000:]
     metrics = json.loads((project / "metrics.json").read_text())
-    assert 0.0 <= metrics["accuracy"] <= 1.0 and metrics["loss"] > 0
+    # the validation file is the file evaluated: allennlp evaluate gives what the training run validated
+    validated = json.loads((trained.parent / "metrics.json").read_text())
+    assert abs(metrics["accuracy"] - validated["validation_accuracy"]) <= 1e-6, (metrics, validated)
+    assert abs(metrics["loss"] - validated["validation_loss"]) <= 1e-6 and metrics["loss"] > 0
     # JSON lines in, through the model's default predictor (the project's), printed and written
     predicted = allennlp("predict", str(trained), "tests/fixtures/sentences.jsonl", "--output-file", "sentences.out",
                          cwd=project)

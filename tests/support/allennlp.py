@@ -68,10 +68,11 @@ def sentences(count: int, seed: int) -> list[tuple[list[str], str]]:
     return rows
 
 
-def check_and_train_an_epoch(workdir: Path, config: dict, name: str, metric: str = "validation_accuracy") -> Path:
+def check_and_train_an_epoch(workdir: Path, config: dict, name: str, metric: str = "validation_accuracy",
+                             also: tuple[str, ...] = ()) -> Path:
     """``distrain check`` passes on the config as given, then ``train`` runs one epoch whose ``metric`` lies in
-    [0, 1] and is what ``distrain evaluate`` gives the archive on the validation data (the trainer's validation
-    pass and a fresh process over the archive, within 1e-6): its run folder."""
+    [0, 1] and, with the metrics named in ``also``, is what ``distrain evaluate`` gives the archive on the validation
+    data (the trainer's validation pass and a fresh process over the archive, within 1e-6): its run folder."""
     path = write_config(workdir / f"{name}.json", config)
     checked = run_cli("check", str(path), cwd=workdir)
     assert checked.returncode == 0, checked.stderr
@@ -80,7 +81,8 @@ def check_and_train_an_epoch(workdir: Path, config: dict, name: str, metric: str
     run = workdir / "runs" / name
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["epoch"] == 0 and 0 <= metrics[metric] <= 1
-    assert_evaluate_gives(run, config["validation_data_path"], metric, metrics[metric], cwd=workdir)
+    assert_evaluate_gives_each(run, config["validation_data_path"], {name: metrics[name] for name in (metric, *also)},
+                               workdir)
     return run
 
 
@@ -88,12 +90,18 @@ def assert_evaluate_gives(run: Path, data: str, metric: str, reported: float, cw
     """``distrain evaluate`` of ``run``'s archive on ``data`` gives the ``metric`` the trainer reported (its
     ``best_``/``validation_``/``test_`` prefix dropped) within 1e-6: a fresh process reading the data with the
     archive's reader and the archived weights, against the training run's own pass (synced over its workers)."""
+    assert_evaluate_gives_each(run, data, {metric: reported}, cwd, *flags)
+
+
+def assert_evaluate_gives_each(run: Path, data: str, reported: dict[str, float], cwd: Path, *flags: str) -> None:
+    """:func:`assert_evaluate_gives` for several metrics of one run, from one ``distrain evaluate``."""
     out = run / f"evaluated_{Path(data).stem}.json"
     evaluated = run_cli("evaluate", str(run / "model.tar.gz"), str(data), "--output-file", str(out), *flags, cwd=cwd)
     assert evaluated.returncode == 0, evaluated.stderr[-3000:]
-    name = re.sub(r"^(best_)?(validation_|test_)", "", metric)
-    again = json.loads(out.read_text())[name]
-    assert abs(again - reported) <= 1e-6, (metric, again, reported)
+    again = json.loads(out.read_text())
+    for metric, value in reported.items():
+        name = re.sub(r"^(best_)?(validation_|test_)", "", metric)
+        assert abs(again[name] - value) <= 1e-6, (metric, again[name], value)
 
 
 def train_on_one_and_two_workers(workdir: Path, config_for) -> dict[int, Path]:
