@@ -6,16 +6,14 @@ equals a reference computed on the concatenated data by code that is not distrai
   EVALB (its C source, compiled);
 - packages that implement a task's scores: scorch (CoNLL-2012 coreference), torchmetrics (SQuAD v1.1 EM and F1),
   rouge-score (ROUGE-N, ROUGE-L) and sacrebleu (corpus BLEU), configured to AllenNLP's definitions;
-- no package computes tie-break accuracy, attachment scores or mention recall: they are formulated here over
-  scikit-learn another way than distrain computes them (accuracy over every class order; accuracy over words and
-  over sentences read as strings; micro multi-label recall). Their counting rules are this test's reading of
-  AllenNLP's; for attachment scores AllenNLP's own class is the oracle in test_attachment_scores.py.
+- no package computes tie-break accuracy, attachment scores, mention recall or unigram recall: AllenNLP 2.10.1's
+  own metrics are their oracle, run on the same cases' data (tests/allennlp_oracle/metric_references.py wrote
+  tests/allennlp_golden/metric_references.json).
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 
 import numpy as np
@@ -26,6 +24,7 @@ from sklearn import metrics as sk
 
 from support.evalb import official_reference as evalb_official
 from support.metric_cases import CASES, CLASS_NAMES, build_metric, compute_all, feed
+from support.paths import TESTS
 from support.rank_runner import run_on_ranks
 from support.srl_eval import official_reference
 
@@ -81,16 +80,6 @@ def fbeta_averaged(average, beta=1.0, labels=tuple(range(6))):
         return {"precision": precision, "recall": recall, "fscore": fscore}
 
     return reference
-
-
-def tie_break_accuracy(data):
-    """Not distrain's count of tied classes: the mean, over all 120 orders of the 5 classes, of scikit-learn's
-    accuracy of the argmax that takes the first top class in that order (a class tied with n - 1 others comes
-    first in 1/n of the orders, the expected accuracy of a uniformly random tie break)."""
-    scores, gold = data["predictions"], data["gold_labels"]
-    orders = [np.asarray(order) for order in itertools.permutations(range(scores.shape[-1]))]
-    return np.mean([sk.accuracy_score(gold, order[scores[:, order].argmax(-1)], sample_weight=data["mask"])
-                    for order in orders])
 
 
 def boolean_accuracy(data):
@@ -175,21 +164,6 @@ def drop_oracle(data):
     return {"em": sum(em for em, _ in scores) / len(scores), "f1": sum(f1 for _, f1 in scores) / len(scores)}
 
 
-def attachment_scores(data):
-    """scikit-learn's accuracy over the counted words (unmasked, gold label not 1), of heads (UAS) and of
-    (head, label) pairs (LAS); and over sentences, each one's counted heads (pairs) compared as one string (UEM,
-    LEM), so a sentence with no counted word is an exact match ("[]" is "[]"). Not distrain's masked sums; the
-    counting rules are AllenNLP's, whose own AttachmentScores gives distrain's values in test_attachment_scores.py."""
-    counted = (data["mask"] > 0) & (data["gold_labels"] != 1)
-    heads = {side: data[f"{side}_indices"] for side in ("gold", "predicted")}
-    pairs = {side: heads[side] * 10 + data[f"{side}_labels"] for side in ("gold", "predicted")}  # labels 0-3
-    words = lambda values: sk.accuracy_score(values["gold"][counted], values["predicted"][counted])  # noqa: E731
-    rows = lambda side: [str(row[keep].tolist()) for row, keep in zip(side, counted)]  # noqa: E731
-    sentences = lambda values: sk.accuracy_score(rows(values["gold"]), rows(values["predicted"]))  # noqa: E731
-    return {"UAS": words(heads), "LAS": words(pairs), "UEM": sentences(heads), "LEM": sentences(pairs)}
-
-
-
 def coref_clusters(data) -> tuple[list, list]:
     """A coreference case's gold clusters and the clusters its predicted links make, per document."""
     from distrain.zoo.coref.metrics.conll_coref_scores import predicted_clusters
@@ -210,17 +184,6 @@ def coref_scorch(data):
     """scorch's MUC, B³ and CEAFe on the predicted links' clusters, AllenNLP's means of them, computed once (the data
     is the case's)."""
     return _coref_scorch()
-
-
-def mention_recall(data):
-    """scikit-learn's micro-averaged recall of a multi-label problem: each document an item, its gold mentions
-    the true labels and its kept spans the predicted ones (not distrain's set intersections)."""
-    from sklearn.preprocessing import MultiLabelBinarizer
-
-    gold = [[tuple(m) for cluster in item["clusters"] for m in cluster] for item in data["batched_metadata"]]
-    kept = [[tuple(span) for span in spans] for spans in data["batched_top_spans"].tolist()]
-    labels = MultiLabelBinarizer().fit(gold + kept)
-    return sk.recall_score(labels.transform(gold), labels.transform(kept), average="micro")
 
 
 EXCLUDED_IDS = frozenset({0, 1, 2})  # the rouge and bleu cases' start, end and padding
@@ -280,15 +243,15 @@ def multi_label(average, threshold):
     return reference
 
 
-def unigram_recall(data):
-    """Each item's gold ids (unmasked) found in any of its beams, as a share, averaged over the items: a loop over
-    sets here, where distrain's metric sums per-item shares in torch."""
-    shares = []
-    for beams, gold, keep in zip(data["predictions"], data["gold_labels"], data["mask"] > 0):
-        wanted = [int(token) for token, kept in zip(gold, keep) if kept]
-        found = set(beams.reshape(-1).tolist())
-        shares.append(np.mean([token in found for token in wanted]) if wanted else 0.0)
-    return {"unigram_recall": float(np.mean(shares))}
+#: AllenNLP's own metrics on the data of the cases no package computes (tests/allennlp_oracle/metric_references.py)
+ORACLE_REFERENCES = json.loads((TESTS / "allennlp_golden" / "metric_references.json").read_text())["references"]
+
+
+def allennlps(case: str):
+    def reference(data):
+        return ORACLE_REFERENCES[case]
+
+    return reference
 
 
 REFERENCES = {
@@ -296,7 +259,8 @@ REFERENCES = {
     "categorical_accuracy_top3": lambda d: sk.top_k_accuracy_score(
         d["gold_labels"], d["predictions"], k=3, labels=list(range(5)), sample_weight=d["mask"]
     ),
-    "categorical_accuracy_tie_break": tie_break_accuracy,  # scikit-learn, another formulation
+    # AllenNLP 2.10.1's own metrics, on the case's data (golden)
+    "categorical_accuracy_tie_break": allennlps("categorical_accuracy_tie_break"),
     "boolean_accuracy": boolean_accuracy,
     "fbeta_per_label": fbeta_per_label,
     "fbeta_micro": fbeta_averaged("micro"),
@@ -320,16 +284,16 @@ REFERENCES = {
     "squad_em_and_f1": squad_torchmetrics,  # torchmetrics' SQuAD, the official v1.1 formula
     "drop_em_and_f1": drop_oracle,  # AllenNLP 2.10.1's own DropEmAndF1, question by question (golden)
     "drop": drop_oracle,
-    "attachment_scores": attachment_scores,  # scikit-learn, another formulation
+    "attachment_scores": allennlps("attachment_scores"),
     "srl_eval": official_reference,  # the CoNLL-2005 script itself (perl)
     "evalb": evalb_official,  # EVALB itself (its C source compiled with gcc), COLLINS.prm
     "conll_coref_scores": coref_scorch,  # scorch, an independent implementation of the CoNLL-2012 scores
-    "mention_recall": mention_recall,  # scikit-learn, another formulation
+    "mention_recall": allennlps("mention_recall"),
     "rouge": rouge_score_package,  # Google's rouge-score
     "bleu": bleu_sacrebleu,  # sacrebleu
     "fbeta_multi_label": multi_label("macro", 0.6),  # scikit-learn on the thresholded scores
     "f1_multi_label": multi_label("micro", 0.5),
-    "unigram_recall": unigram_recall,  # another formulation
+    "unigram_recall": allennlps("unigram_recall"),
 }
 
 
