@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
 import json
+import re
 import subprocess
 import sys
 import tarfile
@@ -32,6 +34,15 @@ def test_train_writes_allennlp_style_outputs(trained):
                 "validation_loss", "validation_accuracy", "best_validation_accuracy", "best_validation_loss"):
         assert key in metrics, key
     assert metrics["epoch"] == 2
+    # AllenNLP's form of the training time so far (str of a timedelta, to the microsecond), growing by epoch
+    durations = [json.loads((trained / f"metrics_epoch_{epoch}.json").read_text())["training_duration"]
+                 for epoch in range(3)]
+    seconds = [datetime.timedelta(**dict(zip(("hours", "minutes", "seconds"), map(float, text.split(":")))))
+               for text in durations]
+    # (a timedelta's str leaves out a fraction of exactly 0: one in a million)
+    assert all(re.fullmatch(r"\d+:\d\d:\d\d(\.\d{6})?", text) for text in durations), durations
+    assert any("." in text for text in durations), durations
+    assert seconds[0] < seconds[1] < seconds[2], durations
 
 
 def test_only_the_most_recent_checkpoints_are_kept_plus_the_best(trained):

@@ -3,6 +3,7 @@ summary (``metrics.json``), which carries the best epoch's validation metrics.""
 
 from __future__ import annotations
 
+import datetime
 from typing import Annotated, Any
 
 from distrain.config.constraints import Must
@@ -71,6 +72,6 @@ class MetricTracker:
 
 
 def _duration(seconds: float) -> str:
-    hours, rest = divmod(int(seconds), 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours:02d}:{minutes:02d}:{secs:02d}"
+    """AllenNLP's form (``str`` of a ``timedelta``, e.g. ``0:03:37.081524``): to the microsecond, so two epochs'
+    durations subtract to an epoch's time, and a tool that reads AllenNLP's ``metrics_epoch_N.json`` reads ours."""
+    return str(datetime.timedelta(seconds=seconds))
