@@ -175,11 +175,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=None, help="alternating rounds (default 3; quick 1)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], choices=[1, 2])
     parser.add_argument("--only", choices=sorted(CONFIGS), nargs="+", help="these configs only")
-    parser.add_argument("--limit", type=int, default=None, help="at most this many training examples (quick: 2000)")
-    parser.add_argument("--quick", action="store_true", help="a smoke run: 2,000 examples, 1 round, 1 worker")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many training examples (quick: 500)")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: 500 examples, 1 round, 1 worker")
     args = parser.parse_args()
     rounds = args.rounds or (1 if args.quick else 3)
-    limit = args.limit or (2000 if args.quick else None)
+    limit = args.limit or (500 if args.quick else None)
     workers = [1] if args.quick else args.workers
     oracle = Path(args.allennlp_python)
     if not oracle.is_file():
