@@ -87,7 +87,6 @@ STILL_DEGENERATE: dict[str, str] = {
     'bias_mitigation': 'probs: 1 for all 5 instances',
     'bidaf': 'em=0; end_acc=0; span_acc=0; start_acc=0',
     'bidirectional_lm_token_embedder': 'tags: ["O", "O", "O", "O", "O", "O", "O"] for all 2 instances',
-    'bimpm': 'accuracy=1',
     'composed_seq2seq_transformer': 'predicted_tokens: ["this", "is", "another"] for all 3 instances; '
                                     'predicted_tokens: every sequence 3 long',
     'copynet_seq2seq': 'BLEU=1',
@@ -98,7 +97,6 @@ STILL_DEGENERATE: dict[str, str] = {
     'dialog_qa': 'best_span_str: ["DJ", "DJ", "DJ", "DJ", "DJ", "DJ"] for all 2 instances; '
                  'yesno: ["x", "x", "x", "x", "x", "x"] for all 2 instances; '
                  'followup: ["n", "n", "n", "n", "n", "n"] for all 2 instances; end_acc=0; span_acc=0; start_acc=0',
-    'esim': 'accuracy=1',
     'graph_parser': 'arc_tags: every entry "compound"; recall=1',
     'masked_language_model': 'words: ["This", "the", "yet", "sentence.", "... for all 4 instances',
     'naqanet_numbers': 'loss=inf',
