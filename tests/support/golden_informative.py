@@ -93,7 +93,6 @@ STILL_DEGENERATE: dict[str, str] = {
     'copynet_seq2seq_transformer': 'predicted_tokens: ["the", "[UNK]"] for all 2 instances; '
                                    'predicted_tokens: every sequence 2 long',
     'crf_tagger': 'tags: ["I-ORG", "I-LOC", "O", "O", "O", "O"... for all 2 instances',
-    'decomposable_attention': 'label_probs: 0 for all 3 instances',
     'dialog_qa': 'best_span_str: ["DJ", "DJ", "DJ", "DJ", "DJ", "DJ"] for all 2 instances; '
                  'yesno: ["x", "x", "x", "x", "x", "x"] for all 2 instances; '
                  'followup: ["n", "n", "n", "n", "n", "n"] for all 2 instances; end_acc=0; span_acc=0; start_acc=0',
