@@ -81,7 +81,6 @@ STILL_DEGENERATE: dict[str, str] = {
     'basic_classifier_from_archive': 'probs: 0 for all 3 instances',
     'basic_classifier_seq2seq': 'probs: 0 for all 3 instances',
     'basic_classifier_seq2vec': 'probs: 1 for all 3 instances',
-    'bcn': 'class_probabilities: 2 for all 21 instances',
     'biaffine_parser': 'LAS=0; LEM=0; UEM=0',
     'biaffine_parser_greedy': 'LAS=0; LEM=0; UEM=0',
     'bias_mitigation': 'probs: 1 for all 5 instances',
