@@ -10,6 +10,7 @@ from pathlib import Path
 
 from support.cli import run_cli
 from support.configs import write_config
+from support.golden_informative import assert_outputs_vary
 from support.paths import TESTS
 
 #: allennlp-models' training configs, with only data paths and pretrained names changed (each names its source)
@@ -28,12 +29,14 @@ def archive_config(case: str) -> dict:
 
 def golden_job(case: str):
     """A golden case's archive loaded by distrain over its own validation data (relative paths: run from the
-    case's repository folder), and AllenNLP's outputs, one per validation instance."""
+    case's repository folder), and AllenNLP's outputs, one per validation instance, which vary across the instances
+    (tests/support/golden_informative.py; unless the case is listed as not telling yet)."""
     from distrain.experiment.archive.jobs import load_job
 
     job = load_job(str(GOLDEN / case / "model.tar.gz"), archive_config(case)["validation_data_path"], {})
     golden = json.loads((GOLDEN / case / "outputs.json").read_text())
     assert len(job.dataset) == len(golden)
+    assert_outputs_vary(case, golden)  # else outputs that ignore the input would match
     return job, golden
 
 
