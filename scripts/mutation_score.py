@@ -307,11 +307,12 @@ def main() -> None:
         scores = score_module(name, MODULES[name], args.max_children, args.timeout, survivors, used)
         module = Score(*(sum(getattr(score, field) for score in scores.values())
                          for field in ("killed", "survived", "equivalent")))
-        lines.append(module.line(name))
-        lines += [score.line("  " + path.removeprefix(PACKAGE + "/")) for path, score in scores.items()]
+        done = [module.line(name)] + [score.line("  " + path.removeprefix(PACKAGE + "/")) for path, score in scores.items()]
+        print("\n".join(done), flush=True)  # as each module ends: a run cut short keeps what it measured
+        lines += done
         for field in ("killed", "survived", "equivalent"):
             setattr(total, field, getattr(total, field) + getattr(module, field))
-    print("\n".join(lines))
+    print("\nper module:\n" + "\n".join(lines))
     listed = [key for key in EQUIVALENT if any(key[0].startswith(tuple(
         pattern.split("*")[0] for pattern in MODULES[name].sources)) for name in names)]
     print(f"\nequivalent mutants listed: {len(EQUIVALENT)} ({len(used)} of them met in this run)")
