@@ -105,6 +105,7 @@ MODULES: dict[str, Module] = {
     "beam_search": Module(("modules/beam_search.py", "modules/beam_sampler.py", "modules/beam_samplers/*.py",
                            "modules/beam_constraint.py", "modules/beam_constraints/*.py"), (
         "tests/modules/test_beam_search.py", "tests/modules/test_beam_search_samplers.py",
+        "tests/modules/test_beam_sampler_draws.py",
     )),
     "metrics": Module(("metrics/*.py", "zoo/*/metrics/*.py"), (
         "tests/metrics/test_metrics_distributed.py::test_each_metric_in_one_process_equals_the_reference",
@@ -112,7 +113,7 @@ MODULES: dict[str, Module] = {
         "tests/metrics/test_attachment_scores.py", "tests/metrics/test_fbeta_multi_label.py",
     )),
     "config": Module(("config/*.py",), (
-        "tests/config/test_loading.py", "tests/package/test_registry.py",
+        "tests/config/test_loading.py", "tests/config/test_schema_messages.py", "tests/package/test_registry.py",
         "tests/allennlp_semantics/test_kwargs_config_keys.py",
         "tests/config/test_schema.py::test_every_example_config_is_valid",
         "tests/config/test_schema.py::test_the_good_config_passes_both",
