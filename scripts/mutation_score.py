@@ -14,7 +14,7 @@ function and the mutated line (not mutmut's mutant number, which moves when the 
 is printed with its diff: a test to write. A timeout or a crash counts as killed (the tests did not pass); a mutant
 of a function no selected test calls (mutmut's "no tests") counts as survived.
 
-    .venv/bin/python scripts/mutation_score.py                    # every module (about 20 minutes on 2 cores)
+    .venv/bin/python scripts/mutation_score.py                    # every module (over 30 minutes on 2 cores)
     .venv/bin/python scripts/mutation_score.py --module balance   # one module
     .venv/bin/python scripts/mutation_score.py --list             # the modules, their files and tests
 
