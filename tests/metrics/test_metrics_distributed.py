@@ -325,6 +325,17 @@ def test_metric_on_uneven_workers_equals_reference_on_concatenated_data(results,
         assert_close(read[case], expected, f"{case} rank {rank}/{world_size}")
 
 
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_metric_in_one_process_equals_the_reference(case):
+    """Each case alone in this process, all its data on one plain worker: the reference, and after a reset what a
+    fresh metric reads. scripts/mutation_score.py runs these (a mutant of one metric runs its own case only)."""
+    data = CASES[case].data()
+    metric = build_metric(CASES[case])
+    feed(metric, data, slice(None), CASES[case].per_item)
+    assert_close(metric.get_metric(reset=True), REFERENCES[case](data), case)
+    assert_close(metric.get_metric(), build_metric(CASES[case]).get_metric(), f"{case} after reset")
+
+
 def test_conll_coref_scores_muc_b_cubed_and_ceafe_each_equal_scorchs():
     """Each of the three, not only their means: precision, recall and F1 within 1e-9 relative of scorch's on the
     case's documents, where all three have links right and wrong (on the coref archive's predictions MUC is 0)."""
