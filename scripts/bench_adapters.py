@@ -25,10 +25,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from harness import ROOT, environment, example_data
+from harness import ROOT, duration_seconds, environment, example_data
 
 CONFIGS = {"full": ROOT / "configs" / "drug_reviews_minilm.jsonnet",
            "lora": ROOT / "configs" / "drug_reviews_minilm_lora.jsonnet"}
@@ -52,7 +51,6 @@ def run(name: str, seed: int, out: Path, overrides: dict, data: Path) -> dict:
     # run through a parent of its own, which reports the largest resident set among the run's processes
     command = [sys.executable, "-c", MEASURED, sys.executable, "-m", "distrain", "train", str(CONFIGS[name]),
                "-s", str(run_dir), "-o", json.dumps(settings)]
-    started = time.perf_counter()
     result = subprocess.run(command, cwd=data, capture_output=True, text=True, env=environment())  # this checkout
     if result.returncode != 0:
         raise SystemExit(f"{name} seed {seed} failed:\n{result.stderr[-3000:]}")
@@ -62,9 +60,7 @@ def run(name: str, seed: int, out: Path, overrides: dict, data: Path) -> dict:
     held = re.search(r"rank 0 holds parameters ([\d,]+) B, gradients ([\d,]+) B, optimizer state ([\d,]+) B", log)
     checkpoints = sorted(p for p in (run_dir / "checkpoints").iterdir() if p.is_dir() and p.name.startswith("epoch_"))
     epochs = metrics.get("epoch", 0) + 1
-    hours, minutes, seconds = (int(part) for part in metrics["training_duration"].split(":"))
-    # whole seconds of the training loop (validation included); the process's wall time if under one second
-    training = 3600 * hours + 60 * minutes + seconds or (time.perf_counter() - started)
+    training = duration_seconds(metrics["training_duration"])  # the training loop's, validation included
     instances = len((data / "data" / "drug_reviews" / "train.jsonl").read_text().splitlines())
     return {
         "accuracy": metrics["best_validation_accuracy"],

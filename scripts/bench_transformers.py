@@ -2,7 +2,7 @@
 
 Runs ``distrain train`` on a slice of the data (``--instances``) for two epochs without validation
 and reports examples/s of the second epoch (the first pays for start-up and warm-up), from the
-``training_duration`` the trainer writes (whole seconds: keep epochs at 30 s or more).
+``training_duration`` the trainer writes (to the microsecond).
 
     python scripts/bench_transformers.py --config configs/shakespeare_mlm.jsonnet --instances 640
     python scripts/bench_transformers.py --config configs/drug_reviews_minilm.jsonnet --instances 160
@@ -19,12 +19,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from harness import ROOT, environment, run_distrain
-
-
-def seconds(duration: str) -> int:
-    hours, minutes, secs = (int(part) for part in duration.split(":"))
-    return hours * 3600 + minutes * 60 + secs
+from harness import ROOT, duration_seconds, environment, run_distrain
 
 
 def run(config: str, workers: int, global_batch: int, instances: int, extra: dict) -> float:
@@ -43,7 +38,7 @@ def run(config: str, workers: int, global_batch: int, instances: int, extra: dic
                      what=f"{config} on {workers} worker(s)", cwd=ROOT, tail=2000)
         first = json.loads((Path(out) / "metrics_epoch_0.json").read_text())
         second = json.loads((Path(out) / "metrics_epoch_1.json").read_text())
-    epoch_seconds = seconds(second["training_duration"]) - seconds(first["training_duration"])
+    epoch_seconds = duration_seconds(second["training_duration"]) - duration_seconds(first["training_duration"])
     used = instances - instances % global_batch
     return used / max(epoch_seconds, 1)
 

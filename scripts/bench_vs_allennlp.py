@@ -44,7 +44,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import available_cores, environment, median_and_range, threads_per_process, write_jsonl
+from harness import available_cores, duration_seconds, environment, median_and_range, threads_per_process, write_jsonl
 
 
 # ------------------------------------------------------------------------------------------------- data
@@ -197,13 +197,6 @@ CONFIGS = {
 
 
 # ------------------------------------------------------------------------------------------------ running
-def parse_duration(text: str) -> float:
-    """Seconds of a ``str(timedelta)`` (``1 day, 0:03:37.081524``), the form both frameworks write."""
-    days = re.match(r"(\d+) days?, (.*)", text)
-    hours, minutes, seconds = (days.group(2) if days else text).split(":")
-    return (int(days.group(1)) * 86400 if days else 0) + int(hours) * 3600 + int(minutes) * 60 + float(seconds)
-
-
 def train(system: str, config: dict, folder: Path, allennlp_python: str, threads: int) -> dict:
     """Train ``config`` with ``system`` in ``folder``; its steady epoch seconds, wall seconds and last metrics."""
     folder.mkdir(parents=True)
@@ -222,7 +215,7 @@ def train(system: str, config: dict, folder: Path, allennlp_python: str, threads
     if done.returncode != 0:
         raise SystemExit(f"{system} train {config_path} failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     epochs = [json.loads((folder / "run" / f"metrics_epoch_{epoch}.json").read_text()) for epoch in (0, 1)]
-    steady = parse_duration(epochs[1]["training_duration"]) - parse_duration(epochs[0]["training_duration"])
+    steady = duration_seconds(epochs[1]["training_duration"]) - duration_seconds(epochs[0]["training_duration"])
     return {"steady_s": steady, "wall_s": wall, "metrics": epochs[1]}
 
 

@@ -150,6 +150,14 @@ def clock_callback(output: Path | None = None, warmup: int = 0, **options: Any) 
 
 
 # --------------------------------------------------------------------------------------- summaries
+def duration_seconds(text: str) -> float:
+    """Seconds of a run folder's ``training_duration``: ``str`` of a ``timedelta`` (``1 day, 0:03:37.081524``), the
+    form AllenNLP and distrain write."""
+    days, _, clock = text.rpartition(", ")
+    hours, minutes, seconds = clock.split(":")
+    return (int(days.split()[0]) * 86400 if days else 0) + int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+
+
 def median_and_range(values: Iterable[float]) -> tuple[float, float, float]:
     values = list(values)
     return statistics.median(values), min(values), max(values)

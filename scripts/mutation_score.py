@@ -211,7 +211,9 @@ def mutated_files(copy: Path, module: Module) -> list[str]:
 
 
 def run_mutmut(copy: Path, children: int, timeout: float) -> tuple[int, str]:
-    environment = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    # the caller's PYTHONPATH would shadow the copy's tree, and its PYTEST_ADDOPTS (a test run's --junitxml, -n)
+    # would reach mutmut's own pytest runs
+    environment = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTEST_ADDOPTS")}
     environment.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", HF_HUB_OFFLINE="1", DISTRAIN_CURVES="off",
                        PYTHONPATH=str(copy / "tests" / "plugins"), DISTRAIN_CACHE=str(copy / "cache"))
     try:
