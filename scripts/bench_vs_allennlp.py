@@ -48,16 +48,21 @@ from harness import available_cores, duration_seconds, environment, median_and_r
 
 
 # ------------------------------------------------------------------------------------------------- data
-def kaomoji_data(folder: Path, limit: int | None) -> tuple[Path, Path, int]:
-    """The kaomoji as ``text_classification_json`` lines, 90% training, 10% validation (seed 0)."""
-    import kaomoji_dataset
-
-    rows = [{"text": row["text"], "label": row["category"]} for row in kaomoji_dataset.load()]
+def split_jsonl(folder: Path, rows: list[dict], limit: int | None) -> tuple[Path, Path, int]:
+    """``rows`` shuffled (seed 0), cut to ``limit``, written 90% to train.jsonl and 10% to validation.jsonl."""
     random.Random(0).shuffle(rows)
     rows = rows[:limit] if limit else rows
     cut = len(rows) * 9 // 10
     return (write_jsonl(folder / "train.jsonl", rows[:cut]), write_jsonl(folder / "validation.jsonl", rows[cut:]),
             cut)
+
+
+def kaomoji_data(folder: Path, limit: int | None) -> tuple[Path, Path, int]:
+    """The kaomoji as ``text_classification_json`` lines, 90% training, 10% validation (seed 0)."""
+    import kaomoji_dataset
+
+    rows = [{"text": row["text"], "label": row["category"]} for row in kaomoji_dataset.load()]
+    return split_jsonl(folder, rows, limit)
 
 
 def kjv_data(folder: Path, limit: int | None) -> tuple[Path, Path, int]:
@@ -72,11 +77,7 @@ def kjv_data(folder: Path, limit: int | None) -> tuple[Path, Path, int]:
     # "1:1 In the beginning ...", some passages several verses with their numbers inside; one is a heading alone
     rows = [{"text": re.sub(r"\b\d+:\d+\s*", "", text).strip(), "label": book} for text, book in verses
             if re.match(r"\d+:\d+ ", text)]
-    random.Random(0).shuffle(rows)
-    rows = rows[:limit] if limit else rows
-    cut = len(rows) * 9 // 10
-    return (write_jsonl(folder / "train.jsonl", rows[:cut]), write_jsonl(folder / "validation.jsonl", rows[cut:]),
-            cut)
+    return split_jsonl(folder, rows, limit)
 
 
 #: the cue words before an entity of each type and each type's word stems
